@@ -1,0 +1,54 @@
+//! From what the user typed to one dump file (requirement I1).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// The pass whose dump holds the final addresses.
+pub const DEFAULT_PASS: &str = "AllocateMemoryAddr";
+
+/// A file is taken as is; a folder yields its highest-numbered `NN_after_<pass>.py`, looking in the
+/// folder itself and then in its `passes_dump/`.
+pub fn resolve(path: &Path, pass_name: &str) -> Result<PathBuf> {
+    if path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if !path.exists() {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "{}: no such file or folder; give a pass dump (.py), a passes_dump/ folder or a case folder",
+                path.display()
+            ),
+        ));
+    }
+    for dir in [path.to_path_buf(), path.join("passes_dump")] {
+        if let Some(found) = highest_dump(&dir, pass_name) {
+            return Ok(found);
+        }
+    }
+    Err(Error::new(
+        ErrorKind::NotFound,
+        format!(
+            "{}: no '*_after_{pass_name}.py' dump here or in its passes_dump/. Compile the kernel with \
+             RunConfig(dump_passes=PassDumpLevel.EXPLICIT) (compile(), not lower(): lower() writes no \
+             dumps), or pick another pass with -p/--pass-name",
+            path.display()
+        ),
+    ))
+}
+
+/// The dump with the largest `NN` prefix; numbers compare as numbers, so `100_` beats `99_`.
+fn highest_dump(dir: &Path, pass_name: &str) -> Option<PathBuf> {
+    let suffix = format!("_after_{pass_name}.py");
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let num: u64 = name.strip_suffix(&suffix)?.parse().ok()?;
+            e.path().is_file().then(|| (num, e.path()))
+        })
+        .max()
+        .map(|(_, p)| p)
+}

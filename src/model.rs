@@ -1,0 +1,113 @@
+//! The memory map as data: what a dump says about on-chip memory, before any geometry.
+//!
+//! Serialized, this is the JSON back end, and it is the same schema PyPTO's own tool embeds in its
+//! page, so tooling written for one reads the other.
+
+use serde::{Deserialize, Serialize};
+
+/// One tile binding: a named value that owns bytes of an on-chip space for a range of dump lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tile {
+    pub name: String,
+    pub space: String,
+    /// The allocation the tile lives in (`mem_vec_3`, or a string base).
+    pub base: String,
+    pub offset: i64,
+    pub size: i64,
+    /// Static dimensions; empty when any dimension is symbolic.
+    pub shape: Vec<i64>,
+    pub dtype: String,
+    /// Producer op without the leading `pl.` (`tile.load`), `param` for a parameter, empty otherwise.
+    pub op: String,
+    /// First and last dump line (1-based) that mention the name.
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Tile {
+    /// One past the last byte.
+    pub fn stop(&self) -> i64 {
+        self.offset.saturating_add(self.size)
+    }
+}
+
+/// What is drawn: one tile, or several alias tiles that share a slot over touching lifetimes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    #[serde(flatten)]
+    pub tile: Tile,
+    /// The other names folded into this block, in order of their first line.
+    pub aliases: Vec<String>,
+    /// Overlaps a wider block of the same base while both are live: a view into it.
+    pub view: bool,
+    /// Overlaps a block of another base while both are live: two allocations share bytes.
+    pub conflict: bool,
+}
+
+/// Per-space totals of one function.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpaceUsage {
+    pub space: String,
+    /// High-water mark: the largest `offset + size` in the space.
+    pub hwm: i64,
+    /// Capacity from the backend, or the high-water mark where the backend does not describe it.
+    pub limit: i64,
+    /// Number of blocks.
+    pub tiles: usize,
+    /// Number of distinct bases.
+    pub bases: usize,
+}
+
+/// Everything needed to draw one compute function.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionMap {
+    pub name: String,
+    /// `AIC`, `AIV` or `InCore`.
+    pub ftype: String,
+    /// First line (the first decorator) and last line of the function in the dump.
+    pub src_start: u32,
+    pub src_end: u32,
+    /// The dump's lines `src_start..=src_end`.
+    pub source: Vec<String>,
+    /// In panel order.
+    pub spaces: Vec<SpaceUsage>,
+    /// Sorted by (panel order, offset, start).
+    #[serde(rename = "boxes")]
+    pub blocks: Vec<Block>,
+}
+
+/// Which backend supplied the capacities, and whether anything actually identified it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendChoice {
+    pub name: String,
+    pub arch: String,
+    pub detected: bool,
+}
+
+/// A whole dump's memory map.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryMap {
+    /// The dump's file name.
+    pub dump: String,
+    /// `32_after_AllocateMemoryAddr.py` gives `AllocateMemoryAddr`.
+    pub pass_name: String,
+    pub backend: BackendChoice,
+    /// Compute functions that bind tiles, in dump order.
+    pub functions: Vec<FunctionMap>,
+}
+
+impl MemoryMap {
+    /// Total number of blocks over all functions.
+    pub fn block_count(&self) -> usize {
+        self.functions.iter().map(|f| f.blocks.len()).sum()
+    }
+}
+
+/// Left-to-right panel order (D7); spaces not listed come after, by name.
+pub const SPACE_ORDER: [&str; 8] = ["Vec", "Mat", "Left", "LeftScale", "Right", "RightScale", "Acc", "Bias"];
+
+/// Sort key that puts spaces in panel order.
+pub fn space_rank(space: &str) -> (usize, &str) {
+    let rank = SPACE_ORDER.iter().position(|s| *s == space).unwrap_or(SPACE_ORDER.len());
+    (rank, if rank == SPACE_ORDER.len() { space } else { "" })
+}

@@ -1,0 +1,43 @@
+//! Back ends: one file per output format. Each draws what it is given and decides nothing.
+
+pub mod json;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+}
+
+impl Format {
+    pub const ALL: [Format; 1] = [Format::Json];
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Json => "application/json",
+        }
+    }
+
+    /// The format a file name asks for by its extension.
+    pub fn from_extension(path: &std::path::Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Format::ALL.into_iter().find(|f| f.extension() == ext)
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Format> {
+        Format::ALL.into_iter().find(|f| f.extension().eq_ignore_ascii_case(s)).ok_or_else(|| {
+            let known: Vec<&str> = Format::ALL.iter().map(|f| f.extension()).collect();
+            Error::new(ErrorKind::Usage, format!("unknown format '{s}'; known formats: {}", known.join(", ")))
+        })
+    }
+}

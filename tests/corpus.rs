@@ -1,0 +1,191 @@
+//! The built binary on every dump of the shared corpus (real compiler output), and the CLI's contract.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pto-memory-map")).args(args).output().expect("binary runs")
+}
+
+fn json_of(path: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![path.to_str().unwrap(), "-f", "json", "-o", "-"];
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn dumps_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            dumps_under(&path, out);
+        } else if path.extension().is_some_and(|e| e == "py") {
+            out.push(path);
+        }
+    }
+}
+
+/// Dumps before address assignment, and the one program that binds no tile, are refused.
+fn expected_refusal(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    if name == "vllm_ascend_prepare_token_metadata.py" {
+        return Some("AllocateMemoryAddr");
+    }
+    // One MemoryReuse dump already has a single base per space: a real layout (see corpus README).
+    let drawable_early = path.to_str()?.contains("matmul_mx_fp8e4m3fn");
+    (name.contains("_after_MemoryReuse") && !drawable_early).then_some("offset 0")
+}
+
+#[test]
+fn every_corpus_dump_is_drawn_or_refused_for_its_reason() {
+    let mut dumps = Vec::new();
+    dumps_under(&corpus(), &mut dumps);
+    assert!(dumps.len() >= 40, "corpus not found at {}", corpus().display());
+    for path in dumps {
+        if let Some(reason) = expected_refusal(&path) {
+            let out = run(&[path.to_str().unwrap(), "-o", "-"]);
+            assert_eq!(out.status.code(), Some(1), "{}", path.display());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.starts_with("error: ") && err.contains(reason), "{}: {err}", path.display());
+            continue;
+        }
+        check_invariants(&path, &json_of(&path, &[]));
+    }
+}
+
+fn check_invariants(path: &Path, map: &Value) {
+    let at = path.display();
+    for f in map["functions"].as_array().unwrap() {
+        let (lo, hi) = (f["src_start"].as_u64().unwrap(), f["src_end"].as_u64().unwrap());
+        assert_eq!(f["source"].as_array().unwrap().len() as u64, hi - lo + 1, "{at}");
+        let boxes = f["boxes"].as_array().unwrap();
+        for b in boxes {
+            let (s, e) = (b["start"].as_u64().unwrap(), b["end"].as_u64().unwrap());
+            assert!(lo <= s && s <= e && e <= hi, "{at}: {} lines {s}-{e} outside {lo}-{hi}", b["name"]);
+        }
+        for space in f["spaces"].as_array().unwrap() {
+            let mine: Vec<&Value> = boxes.iter().filter(|b| b["space"] == space["space"]).collect();
+            let hwm = mine.iter().map(|b| b["offset"].as_i64().unwrap() + b["size"].as_i64().unwrap()).max().unwrap();
+            assert_eq!(space["hwm"].as_i64(), Some(hwm), "{at}");
+            assert_eq!(space["tiles"].as_u64(), Some(mine.len() as u64), "{at}");
+            let mut bases: Vec<&str> = mine.iter().map(|b| b["base"].as_str().unwrap()).collect();
+            bases.sort();
+            bases.dedup();
+            assert_eq!(space["bases"].as_u64(), Some(bases.len() as u64), "{at}");
+        }
+    }
+}
+
+#[test]
+fn the_real_case_matches_pypto_s_own_tool() {
+    let case = corpus().join("cases/decode_fwd_layers");
+    let mut ours = json_of(&case, &[]);
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            corpus().join("reference/decode_fwd_layers.32_after_AllocateMemoryAddr.memory_map.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    // PyPTO's run had no ptoas/ beside the dump; ours detects the arch from it.
+    assert_eq!(ours["backend"]["detected"], true);
+    ours["backend"]["detected"] = reference["backend"]["detected"].clone();
+    assert_eq!(ours, reference);
+}
+
+#[test]
+fn the_three_path_forms_resolve_to_the_same_dump() {
+    let case = corpus().join("generated/Ascend910B/test_tile_softmax");
+    let by_case = json_of(&case, &[]);
+    let by_dir = json_of(&case.join("passes_dump"), &[]);
+    let by_file = json_of(&case.join("passes_dump/35_after_AllocateMemoryAddr.py"), &[]);
+    assert_eq!(by_case, by_file);
+    assert_eq!(by_dir, by_file);
+    assert_eq!(by_file["pass_name"], "AllocateMemoryAddr");
+    let later = json_of(&case, &["-p", "MaterializeValidShapeSymbols"]);
+    assert_eq!(later["pass_name"], "MaterializeValidShapeSymbols");
+    assert_eq!(
+        later["functions"][0]["boxes"].as_array().unwrap().len(),
+        by_file["functions"][0]["boxes"].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn a_folder_without_the_pass_says_how_to_produce_dumps() {
+    let out = run(&[corpus().join("generated/Ascend910B/test_tile_softmax").to_str().unwrap(), "-p", "NoSuchPass"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("NoSuchPass") && err.contains("dump_passes=PassDumpLevel.EXPLICIT"), "{err}");
+}
+
+#[test]
+fn backend_is_detected_from_ptoas_and_can_be_overridden() {
+    let a5 = corpus().join("generated/Ascend950/test_ffn_swiglu_64x64");
+    let detected = json_of(&a5, &[]);
+    assert_eq!(detected["backend"], serde_json::json!({"name": "Ascend950", "arch": "a5", "detected": true}));
+    let vec = |m: &Value| {
+        m["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["spaces"].as_array().unwrap().clone())
+            .find(|s| s["space"] == "Vec")
+            .unwrap()
+    };
+    assert_eq!(vec(&detected)["limit"], 245_760);
+    let forced = json_of(&a5, &["-b", "Ascend910B"]);
+    assert_eq!(forced["backend"]["name"], "Ascend910B");
+    assert_eq!(vec(&forced)["limit"], 188_416);
+    // No ptoas/ beside a loose dump: the default, marked as assumed.
+    let loose = json_of(&corpus().join("dumps/vllm_ascend_norm_rope.py"), &[]);
+    assert_eq!(loose["backend"]["detected"], false);
+}
+
+#[test]
+fn an_unknown_backend_is_a_usage_error_listing_the_known_ones() {
+    let out = run(&[corpus().join("dumps/vllm_ascend_norm_rope.py").to_str().unwrap(), "-b", "Ascend310"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Ascend910B") && err.contains("Ascend950"), "{err}");
+}
+
+#[test]
+fn default_output_goes_beside_the_dump() {
+    let dir = std::env::temp_dir().join(format!("pmm-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("7_after_AllocateMemoryAddr.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case/passes_dump/32_after_AllocateMemoryAddr.py"),
+        &dump,
+    )
+    .unwrap();
+    let out = run(&[dir.to_str().unwrap(), "-f", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = dir.join("7_after_AllocateMemoryAddr.memory_map.json");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("wrote {}", written.display()));
+    assert!(written.is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_path_and_bad_bytes_fail_with_exit_1() {
+    let out = run(&["/no/such/dump.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
+    let dir = std::env::temp_dir().join(format!("pmm-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("1_after_AllocateMemoryAddr.py");
+    std::fs::write(&bad, b"x = 1\n\xff\xfe\n").unwrap();
+    let out = run(&[bad.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1_after_AllocateMemoryAddr.py:2:1: not UTF-8"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
