@@ -9,8 +9,10 @@ pub mod analyze;
 pub mod backend;
 pub mod dump;
 pub mod error;
+pub mod layout;
 pub mod model;
 pub mod render;
+pub mod server;
 
 pub use analyze::build;
 pub use dump::Dump;
@@ -19,9 +21,45 @@ pub use model::MemoryMap;
 
 use std::path::Path;
 
+pub use layout::ViewOptions;
+pub use render::Format;
+
 /// Reads the dump at `path` (any form of I1) and builds its memory map.
 pub fn load(path: &Path, pass_name: &str, backend: Option<&str>) -> Result<MemoryMap> {
     let dump = Dump::open(path, pass_name)?;
     let choice = backend::choose(backend, dump.path.as_deref())?;
     build(&dump, choice)
+}
+
+/// Everything a caller can ask of one render.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    pub format: Format,
+    /// Backend name; `None` detects it (files) or assumes the default (posted text).
+    pub backend: Option<String>,
+    pub view: ViewOptions,
+    /// Device pixel ratio of PNG output, 1 to 4.
+    pub scale: f64,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions { format: Format::Html, backend: None, view: ViewOptions::default(), scale: 2.0 }
+    }
+}
+
+/// Renders a dump that arrived as bytes (a request body); `name` is how messages refer to it.
+pub fn render_bytes(name: &str, bytes: Vec<u8>, opts: &RenderOptions) -> Result<Vec<u8>> {
+    let dump = Dump::from_bytes(name, bytes)?;
+    let map = build(&dump, backend::choose(opts.backend.as_deref(), None)?)?;
+    render_map(&map, opts)
+}
+
+/// Renders a memory map in the requested format.
+pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
+    opts.view.validate(map)?;
+    match opts.format {
+        Format::Json => Ok(render::json::render(map).into_bytes()),
+        other => Err(Error::new(ErrorKind::Usage, format!("the {} back end is not built yet", other.extension()))),
+    }
 }

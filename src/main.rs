@@ -5,17 +5,39 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
-use pto_memory_map::render::{Format, json};
-use pto_memory_map::{Error, ErrorKind, MemoryMap, Result, dump, load};
+use clap::{Args, Parser, Subcommand};
+use pto_memory_map::layout::{RULES, Theme, XAxis};
+use pto_memory_map::server::{self, ServeConfig};
+use pto_memory_map::{Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load, render_map};
 
 /// Draws the on-chip memory map of a PyPTO pass dump.
 #[derive(Parser, Debug)]
-#[command(name = "pto-memory-map", version, about)]
+#[command(
+    name = "pto-memory-map",
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    render: RenderArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Serve maps over HTTP: POST a dump to /render, or store it with POST /maps.
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+struct RenderArgs {
     /// A pass dump (.py), a passes_dump/ folder, or a case folder that holds one.
-    path: PathBuf,
-    /// Where to write; `-` for standard output. Default: next to the dump, `<stem>.memory_map.<ext>`.
+    #[arg(required = true)]
+    path: Option<PathBuf>,
+    /// Where to write; `-` for standard output. Default: beside the dump, `<stem>.memory_map.<ext>`.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// The pass whose dump to pick when PATH is a folder.
@@ -25,14 +47,58 @@ struct Cli {
     /// case's ptoas/*.pto, else Ascend910B, marked assumed.
     #[arg(short, long)]
     backend: Option<String>,
-    /// Output format (json). Default: from the extension of -o, else json.
+    /// Output format: svg, png, html or json. Default: from the extension of -o, else html.
     #[arg(short, long)]
     format: Option<String>,
+    /// Lane span: `limit` (0 to capacity) or `used` (0 to the high-water mark).
+    #[arg(long = "x-axis", default_value = "limit")]
+    x_axis: String,
+    /// Multiplies the byte scale (0.2 to 64).
+    #[arg(long, default_value_t = 1.0)]
+    zoom: f64,
+    /// A memory space not to draw (repeatable).
+    #[arg(long = "hide", value_name = "SPACE")]
+    hide: Vec<String>,
+    /// Draw only this function (repeatable).
+    #[arg(long = "function", value_name = "NAME")]
+    function: Vec<String>,
+    /// Colours: light or dark.
+    #[arg(long, default_value = "light")]
+    theme: String,
+    /// Width in px that the lanes fill at zoom 1.
+    #[arg(long, default_value_t = RULES.panel_px)]
+    width: f64,
+    /// One file per function: `<stem>.<function>.<ext>`.
+    #[arg(long)]
+    split: bool,
+    /// PNG device pixel ratio (1 to 4).
+    #[arg(long, default_value_t = 2.0)]
+    scale: f64,
+}
+
+#[derive(Args, Debug)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    bind: String,
+    /// Where stored maps live.
+    #[arg(long = "data-dir", default_value = "pto-memory-map-data")]
+    data_dir: PathBuf,
+    /// Largest accepted request body, also after gunzip.
+    #[arg(long = "max-body-bytes", default_value_t = 32 * 1024 * 1024)]
+    max_body_bytes: usize,
+    /// Threads that render (each with a large stack); default: the number of cores.
+    #[arg(long = "render-threads")]
+    render_threads: Option<usize>,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(&cli) {
+    let result = match cli.command {
+        Some(Command::Serve(args)) => serve(args),
+        None => render(&cli.render),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");
@@ -41,32 +107,80 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> Result<()> {
-    let format = match (&cli.format, &cli.output) {
-        (Some(f), _) => f.parse()?,
-        (None, Some(out)) => Format::from_extension(out).unwrap_or(Format::Json),
-        (None, None) => Format::Json,
+fn serve(args: ServeArgs) -> Result<()> {
+    let threads = args.render_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let config = ServeConfig {
+        bind: args.bind,
+        data_dir: args.data_dir,
+        max_body_bytes: args.max_body_bytes,
+        render_threads: threads.max(1),
     };
-    let map = load(&cli.path, &cli.pass_name, cli.backend.as_deref())?;
-    let bytes = render(&map, format);
-    let target = match &cli.output {
-        Some(out) => out.clone(),
-        None => default_output(&cli.path, &cli.pass_name, format)?,
-    };
-    write_output(&target, &bytes)
+    server::serve(config).map_err(|e| Error::new(ErrorKind::Io, format!("the service stopped: {e}")))
 }
 
-fn render(map: &MemoryMap, format: Format) -> Vec<u8> {
-    match format {
-        Format::Json => json::render(map).into_bytes(),
+fn render(args: &RenderArgs) -> Result<()> {
+    let path = args.path.as_deref().unwrap_or(Path::new("."));
+    let format = match (&args.format, &args.output) {
+        (Some(f), _) => f.parse()?,
+        (None, Some(out)) => Format::from_extension(out).unwrap_or(Format::Html),
+        (None, None) => Format::Html,
+    };
+    if !(1.0..=4.0).contains(&args.scale) {
+        return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", args.scale)));
     }
+    let view = ViewOptions {
+        x_axis: args.x_axis.parse::<XAxis>()?,
+        zoom: args.zoom,
+        hidden: args.hide.clone(),
+        functions: args.function.clone(),
+        theme: args.theme.parse::<Theme>()?,
+        width: args.width,
+    };
+    let map = load(path, &args.pass_name, args.backend.as_deref())?;
+    let opts = RenderOptions { format, backend: args.backend.clone(), view, scale: args.scale };
+    if !args.split {
+        let target = match &args.output {
+            Some(out) => out.clone(),
+            None => default_output(path, &args.pass_name, None, format)?,
+        };
+        return write_output(&target, &render_map(&map, &opts)?);
+    }
+    opts.view.validate(&map)?;
+    let names: Vec<String> = map
+        .functions
+        .iter()
+        .map(|f| f.name.clone())
+        .filter(|n| opts.view.functions.is_empty() || opts.view.functions.contains(n))
+        .collect();
+    for name in names {
+        let one =
+            RenderOptions { view: ViewOptions { functions: vec![name.clone()], ..opts.view.clone() }, ..opts.clone() };
+        let target = split_output(path, &args.pass_name, args.output.as_deref(), &name, format)?;
+        write_output(&target, &render_map(&map, &one)?)?;
+    }
+    Ok(())
 }
 
 /// `<dump stem>.memory_map.<ext>` beside the dump.
-fn default_output(path: &Path, pass: &str, format: Format) -> Result<PathBuf> {
+fn default_output(path: &Path, pass: &str, function: Option<&str>, format: Format) -> Result<PathBuf> {
     let dump = dump::resolve(path, pass)?;
     let stem = dump.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(dump.with_file_name(format!("{stem}.memory_map.{}", format.extension())))
+    let middle = function.map(|f| format!(".{f}")).unwrap_or_default();
+    Ok(dump.with_file_name(format!("{stem}.memory_map{middle}.{}", format.extension())))
+}
+
+/// With `--split`, `-o map.svg` gives `map.<function>.svg`; without `-o`, the default name per function.
+fn split_output(path: &Path, pass: &str, output: Option<&Path>, function: &str, format: Format) -> Result<PathBuf> {
+    match output {
+        Some(out) if out == Path::new("-") => {
+            Err(Error::new(ErrorKind::Usage, "--split writes one file per function; give -o a file name, not -"))
+        }
+        Some(out) => {
+            let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            Ok(out.with_file_name(format!("{stem}.{function}.{}", format.extension())))
+        }
+        None => default_output(path, pass, Some(function), format),
+    }
 }
 
 fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {

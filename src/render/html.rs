@@ -165,10 +165,11 @@ fn pill(out: &mut String, s: &SpaceUsage, th: &Thresholds) {
 /// `24 KB`, `40.1 KB`, `512 B`: the same wording as the page script's labels.
 fn format_bytes(n: i64) -> String {
     const KB: f64 = 1024.0;
-    let v = n as f64;
-    let (value, unit) = if n.abs() < 1024 {
+    if n.abs() < 1024 {
         return format!("{n} B");
-    } else if v.abs() < KB * KB {
+    }
+    let v = n as f64;
+    let (value, unit) = if v.abs() < KB * KB {
         (v / KB, "KB")
     } else {
         (v / (KB * KB), "MB")

@@ -7,20 +7,29 @@ use crate::error::{Error, ErrorKind, Result};
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    Svg,
+    Png,
+    Html,
     Json,
 }
 
 impl Format {
-    pub const ALL: [Format; 1] = [Format::Json];
+    pub const ALL: [Format; 4] = [Format::Svg, Format::Png, Format::Html, Format::Json];
 
     pub fn extension(self) -> &'static str {
         match self {
+            Format::Svg => "svg",
+            Format::Png => "png",
+            Format::Html => "html",
             Format::Json => "json",
         }
     }
 
     pub fn content_type(self) -> &'static str {
         match self {
+            Format::Svg => "image/svg+xml",
+            Format::Png => "image/png",
+            Format::Html => "text/html; charset=utf-8",
             Format::Json => "application/json",
         }
     }
