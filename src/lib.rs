@@ -60,6 +60,15 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     opts.view.validate(map)?;
     match opts.format {
         Format::Json => Ok(render::json::render(map).into_bytes()),
+        Format::Svg => Ok(render::svg::render(map, &layout::layout(map, &opts.view)).into_bytes()),
+        Format::Png => {
+            if !(1.0..=4.0).contains(&opts.scale) {
+                return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", opts.scale)));
+            }
+            let svg = render::svg::render(map, &layout::layout(map, &opts.view));
+            let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
+            render::png::render(&svg, opts.scale, &meta)
+        }
         other => Err(Error::new(ErrorKind::Usage, format!("the {} back end is not built yet", other.extension()))),
     }
 }

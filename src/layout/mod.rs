@@ -1,5 +1,594 @@
 //! The one place that knows geometry: from a memory map and view options to a [`Scene`] in pixels.
+//!
+//! Every number about where things go lives here; back ends only draw the scene. The byte scale is
+//! shared by all lanes of a card (D5): a lane is its span times one px/byte factor wide, in absolute
+//! pixels, so a 512 KiB Mat lane is exactly eight times a 64 KiB Left lane and box widths compare
+//! across spaces.
 
 mod options;
+mod scene;
+pub mod style;
+pub mod text;
 
 pub use options::{RULES, Rules, Theme, ViewOptions, XAxis};
+pub use scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
+
+use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
+use style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
+
+/// Margin around the page and between cards.
+const PAGE_PAD: f64 = 24.0;
+const CARD_GAP: f64 = 16.0;
+/// Inner left/right padding of a card.
+const CARD_PAD: f64 = 12.0;
+const TITLE_ROW: f64 = 44.0;
+/// Gap between the title row and the column headers.
+const PLOT_GAP: f64 = 12.0;
+const COLUMN_HEADER: f64 = 40.0;
+const FOOTER: f64 = 36.0;
+const HEADER_HEIGHT: f64 = 134.0;
+/// Text sizes: labels in boxes, small print, titles.
+const LABEL: f64 = 11.0;
+const SMALL: f64 = 10.0;
+/// Inset of a label from its box's left edge.
+const LABEL_INSET: f64 = 4.0;
+
+/// Lays out `map` as `view` asks. `view` should have been validated against `map`.
+pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
+    let pal = palette(view.theme);
+    let header = header(map, &pal);
+    let chosen: Vec<(usize, &FunctionMap)> = map
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| view.functions.is_empty() || view.functions.contains(&f.name))
+        .collect();
+    // Cards share one width so the page reads as a column; lanes keep their own widths.
+    let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
+    let inner = chosen.iter().map(|(_, f)| card_width(f, view)).fold(header_width, f64::max).ceil();
+    let mut y = HEADER_HEIGHT;
+    let mut cards: Vec<Card> = Vec::new();
+    for (index, f) in chosen {
+        let card = card(f, index, view, &pal, y, inner);
+        y = card.frame.y + card.frame.h + CARD_GAP;
+        cards.push(card);
+    }
+    Scene {
+        width: (inner + 2.0 * PAGE_PAD).ceil(),
+        height: (y - CARD_GAP + PAGE_PAD).ceil(),
+        background: pal.page,
+        font_family: text::FONT_FAMILY,
+        header,
+        cards,
+    }
+}
+
+/// The px/byte factor of a card (D5): fill `width` with the sum of spans, grow until the narrowest
+/// lane reaches the minimum, then apply the zoom.
+pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
+    let total: i64 = spans.iter().sum();
+    let narrowest = spans.iter().copied().min().unwrap_or(1).max(1) as f64;
+    let fill = width / total.max(1) as f64;
+    fill.max(RULES.min_lane_px / narrowest) * zoom
+}
+
+/// Bytes a lane spans under `axis`; never less than what is allocated, so no box leaves its lane.
+pub fn span(space: &SpaceUsage, axis: XAxis) -> i64 {
+    match axis {
+        XAxis::Limit => space.limit.max(space.hwm),
+        XAxis::Used => space.hwm,
+    }
+    .max(1)
+}
+
+/// The width a card needs: its lanes, or its title row, whichever is wider.
+fn card_width(f: &FunctionMap, view: &ViewOptions) -> f64 {
+    let (spans, factor) = scale(f, view);
+    let lanes: f64 = spans.iter().flatten().map(|&sp| sp as f64 * factor).sum();
+    let title = 16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0;
+    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes).max(title + pills_width(f) + 12.0)
+}
+
+fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, y: f64, w: f64) -> Card {
+    let (spans, factor) = scale(f, view);
+    let x = PAGE_PAD;
+    let lines = f.src_end - f.src_start + 1;
+    let gutter = gutter_width(f.src_end);
+    let plot_top = y + TITLE_ROW + PLOT_GAP;
+    let body_top = plot_top + COLUMN_HEADER;
+    let body_h = lines as f64 * RULES.line_px;
+
+    let mut lanes = Vec::new();
+    let mut lx = x + CARD_PAD + gutter;
+    for (s, sp) in f.spaces.iter().zip(spans) {
+        let Some(sp) = sp else { continue };
+        let width = sp as f64 * factor;
+        lanes.push(lane(f, s, sp, factor, (lx, plot_top, width, COLUMN_HEADER + body_h), body_top, pal));
+        lx += width;
+    }
+    let mut decorations = vec![Shape::Rect(Rect {
+        x,
+        y,
+        w,
+        h: 0.0, // set below, once the height is known
+        radius: 6.0,
+        fill: Some(pal.card),
+        stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
+    })];
+    decorations.extend(title_row(f, pal, x, y, w));
+    decorations.extend(gutter_shapes(f, pal, x + CARD_PAD, gutter, plot_top, body_top));
+    let footer_y = body_top + body_h;
+    decorations.push(Shape::Text(Text {
+        x: x + CARD_PAD,
+        y: footer_y + 22.0,
+        size: LABEL,
+        color: pal.muted,
+        anchor: Anchor::Start,
+        content: format!(
+            "{lines} lines · dump L{}–L{} · {} B per px · lifetimes are lexical (first to last mention)",
+            f.src_start,
+            f.src_end,
+            fmt_num(1.0 / factor)
+        ),
+    }));
+    let h = footer_y + FOOTER - y;
+    if let Some(Shape::Rect(frame)) = decorations.first_mut() {
+        frame.h = h;
+    }
+    let frame = Rect { x, y, w, h, radius: 6.0, fill: Some(pal.card), stroke: None };
+    let mut card = Card {
+        function: f.name.clone(),
+        index,
+        px_per_byte: factor,
+        frame,
+        body_top,
+        first_line: f.src_start,
+        decorations,
+        lanes,
+    };
+    place_pills(&mut card, f, pal);
+    card
+}
+
+/// The span of each space of `f` (`None` where hidden) and the card's one px/byte factor, computed
+/// over the visible spans: hiding a space gives its width back to the others at one shared scale,
+/// which is how hiding a tiny space keeps the `used` axis readable (reference guide, show/hide).
+fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
+    let visible = visible_spaces(f, view);
+    let spans: Vec<Option<i64>> =
+        f.spaces.iter().map(|s| visible.contains(&s.space.as_str()).then(|| span(s, view.x_axis))).collect();
+    let shown: Vec<i64> = spans.iter().flatten().copied().collect();
+    (spans, px_per_byte(&shown, view.width, view.zoom))
+}
+
+/// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays, as in H3).
+fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
+    let shown: Vec<&str> =
+        f.spaces.iter().map(|s| s.space.as_str()).filter(|s| !view.hidden.iter().any(|h| h == s)).collect();
+    if shown.is_empty() { f.spaces.iter().take(1).map(|s| s.space.as_str()).collect() } else { shown }
+}
+
+fn gutter_width(last_line: u32) -> f64 {
+    let digits = last_line.max(1).ilog10() as f64 + 1.0;
+    (digits.max(4.0) * text::advance_em() * SMALL + 20.0).ceil()
+}
+
+fn lane(
+    f: &FunctionMap,
+    s: &SpaceUsage,
+    span: i64,
+    factor: f64,
+    (x, y, width, height): (f64, f64, f64, f64),
+    body_top: f64,
+    pal: &Palette,
+) -> Lane {
+    let color = space_color(&s.space, pal.theme);
+    let mut decorations = vec![
+        Shape::Rect(Rect { x, y, w: width, h: height, radius: 0.0, fill: Some(pal.wash(color)), stroke: None }),
+        Shape::Rect(Rect { x, y, w: width, h: 3.0, radius: 0.0, fill: Some(color), stroke: None }),
+        Shape::Line(Line {
+            x1: x + 0.5,
+            y1: y,
+            x2: x + 0.5,
+            y2: y + height,
+            stroke: Stroke { color: pal.border, width: 1.0, dash: None },
+        }),
+    ];
+    let name_room = width - 22.0;
+    decorations.push(Shape::Rect(Rect {
+        x: x + 8.0,
+        y: y + 11.0,
+        w: 8.0,
+        h: 8.0,
+        radius: 1.5,
+        fill: Some(color),
+        stroke: None,
+    }));
+    if let Some(name) = text::fit(&s.space, 12.0, name_room) {
+        decorations.push(text_at(x + 20.0, y + 19.0, 12.0, pal.text, &name));
+    }
+    decorations.push(text_at(x + 6.0, y + 34.0, SMALL, pal.muted, "0"));
+    let end_label = fmt_bytes(span);
+    if text::width(&end_label, SMALL) + text::width("0", SMALL) + 18.0 <= width {
+        decorations.push(Shape::Text(Text {
+            x: x + width - 6.0,
+            y: y + 34.0,
+            size: SMALL,
+            color: pal.muted,
+            anchor: Anchor::End,
+            content: end_label,
+        }));
+    }
+    let body_bottom = y + height;
+    for line in f.src_start..=f.src_end {
+        if line % 5 == 0 {
+            let gy = body_top + (line - f.src_start) as f64 * RULES.line_px + 0.5;
+            decorations.push(Shape::Line(Line {
+                x1: x + 1.0,
+                y1: gy,
+                x2: x + width,
+                y2: gy,
+                stroke: Stroke { color: pal.grid, width: 1.0, dash: None },
+            }));
+        }
+    }
+    let mut blocks: Vec<(usize, &Block)> =
+        f.blocks.iter().enumerate().filter(|(_, b)| b.tile.space == s.space).collect();
+    // Views are drawn over the blocks they look into.
+    blocks.sort_by_key(|(_, b)| b.view);
+    let blocks = blocks.into_iter().map(|(i, b)| block(f, i, b, x, width, factor, body_top, color, pal)).collect();
+    let hx = (x + s.hwm as f64 * factor).min(x + width - 0.5).max(x + 0.5);
+    let hwm = Some(Line {
+        x1: hx,
+        y1: body_top,
+        x2: hx,
+        y2: body_bottom,
+        stroke: Stroke { color, width: 1.0, dash: Some((4.0, 3.0)) },
+    });
+    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, hwm }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn block(
+    f: &FunctionMap,
+    index: usize,
+    b: &Block,
+    lane_x: f64,
+    lane_w: f64,
+    factor: f64,
+    body_top: f64,
+    color: Color,
+    pal: &Palette,
+) -> BlockShape {
+    let t = &b.tile;
+    let w = (t.size.max(0) as f64 * factor).max(RULES.min_box_px);
+    // A negative offset is drawn from the lane's edge rather than outside it.
+    let x = (lane_x + t.offset as f64 * factor).clamp(lane_x, lane_x + lane_w - w);
+    let y = body_top + (t.start - f.src_start) as f64 * RULES.line_px;
+    let h = (t.end - t.start + 1) as f64 * RULES.line_px;
+    let rect = Rect { x, y, w, h, radius: 0.0, fill: Some(pal.fill(color)), stroke: None };
+    let stroke = if b.conflict {
+        Stroke { color: CRITICAL, width: 2.0, dash: None }
+    } else {
+        Stroke { color, width: 1.0, dash: b.view.then_some((3.0, 2.0)) }
+    };
+    let half = stroke.width / 2.0;
+    let outline = Rect {
+        x: x - half,
+        y: y - half,
+        w: w + stroke.width,
+        h: h + stroke.width,
+        radius: 0.0,
+        fill: None,
+        stroke: Some(stroke),
+    };
+    BlockShape {
+        index,
+        name: t.name.clone(),
+        space: t.space.clone(),
+        base: t.base.clone(),
+        offset: t.offset,
+        size: t.size,
+        start: t.start,
+        end: t.end,
+        aliases: b.aliases.clone(),
+        view: b.view,
+        conflict: b.conflict,
+        label: label(b, x, y, w, h, pal),
+        tooltip: tooltip(b),
+        rect,
+        outline,
+    }
+}
+
+/// The name (shortened to fit) and its `+N` alias badge, then size and address range if there is a
+/// second line of room. A label that does not fit is left out; the tooltip still has it all.
+fn label(b: &Block, x: f64, y: f64, w: f64, h: f64, pal: &Palette) -> Vec<Text> {
+    let room = w - 2.0 * LABEL_INSET;
+    let badge = if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) };
+    let badge_w = if badge.is_empty() { 0.0 } else { text::width(&badge, LABEL) + 4.0 };
+    let mut out = Vec::new();
+    let tx = x + LABEL_INSET;
+    let mut name_w = 0.0;
+    if let Some(name) = text::fit(&b.tile.name, LABEL, room - badge_w) {
+        name_w = text::width(&name, LABEL) + 4.0;
+        out.push(run(tx, y + 12.0, LABEL, pal.text, &name));
+    }
+    if !badge.is_empty() && badge_w <= room {
+        out.push(run(tx + name_w, y + 12.0, LABEL, pal.muted, &badge));
+    }
+    if h >= 2.0 * RULES.line_px {
+        let t = &b.tile;
+        let full = format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop());
+        let short = fmt_bytes(t.size);
+        // The address range is dropped before the size is cut: a whole number reads better.
+        let detail = [full, short].into_iter().find(|d| text::width(d, SMALL) <= room);
+        if let Some(detail) = detail {
+            out.push(run(tx, y + 12.0 + RULES.line_px, SMALL, pal.muted, &detail));
+        }
+    }
+    out
+}
+
+/// The tooltip (H7): space, shape and dtype, op, base, size, address range, lines, aliases, marks.
+fn tooltip(b: &Block) -> Vec<String> {
+    let t = &b.tile;
+    let shape = if t.shape.is_empty() {
+        "shape ?".to_string()
+    } else {
+        format!("[{}]", t.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+    };
+    let mut lines = vec![
+        t.name.clone(),
+        format!("{} · {} {} · {}", t.space, shape, t.dtype, if t.op.is_empty() { "(no op)" } else { &t.op }),
+        format!("base {} · {} ({} B)", t.base, fmt_bytes(t.size), t.size),
+        format!("address [{}, {})", t.offset, t.stop()),
+        format!("lines {}–{} (lexical)", t.start, t.end),
+    ];
+    if !b.aliases.is_empty() {
+        lines.push(format!("aliases: {}", b.aliases.join(", ")));
+    }
+    if b.view {
+        lines.push("view into a wider tile of the same base".into());
+    }
+    if b.conflict {
+        lines.push("conflict: overlaps another base in address and lifetime".into());
+    }
+    lines
+}
+
+fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shape> {
+    let name_x = x + 16.0;
+    let badge_x = name_x + text::width(&f.name, 15.0) + 10.0;
+    let badge_w = text::width(&f.ftype, SMALL) + 10.0;
+    vec![
+        text_at(name_x, y + 27.0, 15.0, pal.text, &f.name),
+        Shape::Rect(Rect {
+            x: badge_x,
+            y: y + 13.0,
+            w: badge_w,
+            h: 18.0,
+            radius: 3.0,
+            fill: None,
+            stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
+        }),
+        text_at(badge_x + 5.0, y + 26.0, SMALL, pal.muted, &f.ftype),
+        Shape::Line(Line {
+            x1: x,
+            y1: y + TITLE_ROW + 0.5,
+            x2: x + w,
+            y2: y + TITLE_ROW + 0.5,
+            stroke: Stroke { color: pal.border, width: 1.0, dash: None },
+        }),
+    ]
+}
+
+/// `Vec 24 KB/184 KB` and the occupancy, as a pill.
+fn pill_texts(s: &SpaceUsage) -> (String, String, f64) {
+    let occupancy = if s.limit > 0 { s.hwm as f64 / s.limit as f64 } else { 0.0 };
+    (
+        format!("{} {}/{}", s.space, fmt_bytes(s.hwm), fmt_bytes(s.limit)),
+        format!("{:.1}%", occupancy * 100.0),
+        occupancy,
+    )
+}
+
+fn pill_width(s: &SpaceUsage) -> f64 {
+    let (label, pct, _) = pill_texts(s);
+    8.0 + 8.0 + 6.0 + text::width(&label, LABEL) + 6.0 + text::width(&pct, LABEL) + 8.0
+}
+
+fn pills_width(f: &FunctionMap) -> f64 {
+    f.spaces.iter().map(|s| pill_width(s) + 6.0).sum()
+}
+
+/// Pills sit right-aligned in the title row, so they are placed once the card's width is known.
+fn place_pills(card: &mut Card, f: &FunctionMap, pal: &Palette) {
+    let mut right = card.frame.x + card.frame.w - 12.0;
+    let y = card.frame.y + 10.0;
+    for s in f.spaces.iter().rev() {
+        let (label, pct, occupancy) = pill_texts(s);
+        let w = pill_width(s);
+        let px = right - w;
+        let level = if occupancy >= RULES.occupancy_crit {
+            CRITICAL
+        } else if occupancy >= RULES.occupancy_warn {
+            WARNING
+        } else {
+            GOOD
+        };
+        let border = if level == CRITICAL { CRITICAL } else { pal.border };
+        card.decorations.push(Shape::Rect(Rect {
+            x: px,
+            y,
+            w,
+            h: 24.0,
+            radius: 4.0,
+            fill: Some(pal.card),
+            stroke: Some(Stroke { color: border, width: 1.0, dash: None }),
+        }));
+        let color = space_color(&s.space, pal.theme);
+        card.decorations.push(Shape::Rect(Rect {
+            x: px + 8.0,
+            y: y + 8.0,
+            w: 8.0,
+            h: 8.0,
+            radius: 1.5,
+            fill: Some(color),
+            stroke: None,
+        }));
+        card.decorations.push(text_at(px + 22.0, y + 16.0, LABEL, pal.text, &label));
+        let pct_x = px + 22.0 + text::width(&label, LABEL) + 6.0;
+        card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &pct));
+        right = px - 6.0;
+    }
+}
+
+fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f64, body_top: f64) -> Vec<Shape> {
+    let mut out = vec![text_at(x + 6.0, plot_top + 19.0, SMALL, pal.muted, "LINE")];
+    for (i, line) in (f.src_start..=f.src_end).enumerate() {
+        let y = body_top + i as f64 * RULES.line_px;
+        out.push(Shape::Text(Text {
+            x: x + width - 10.0,
+            y: y + 12.0,
+            size: SMALL,
+            color: pal.muted,
+            anchor: Anchor::End,
+            content: line.to_string(),
+        }));
+        if line % 5 == 0 {
+            out.push(Shape::Line(Line {
+                x1: x,
+                y1: y + 0.5,
+                x2: x + width,
+                y2: y + 0.5,
+                stroke: Stroke { color: pal.grid, width: 1.0, dash: None },
+            }));
+        }
+    }
+    out
+}
+
+fn header(map: &MemoryMap, pal: &Palette) -> Vec<Shape> {
+    let x = PAGE_PAD;
+    let mut out = vec![
+        text_at(x, PAGE_PAD + 10.0, SMALL, pal.muted, "PTO · MEMORY MAP"),
+        text_at(x, PAGE_PAD + 36.0, 22.0, pal.text, &format!("Memory map — {}", map.pass_name)),
+    ];
+    let b = &map.backend;
+    let capacities = format!("{} ({}){}", b.name, b.arch, if b.detected { "" } else { " assumed" });
+    let chips = [
+        ("dump", map.dump.clone()),
+        ("compute functions", map.functions.len().to_string()),
+        ("tiles", map.block_count().to_string()),
+        ("capacities", capacities),
+    ];
+    let mut cx = x;
+    let cy = PAGE_PAD + 48.0;
+    for (label, value) in chips {
+        let w = text::width(label, LABEL) + 6.0 + text::width(&value, LABEL) + 16.0;
+        out.push(Shape::Rect(Rect {
+            x: cx,
+            y: cy,
+            w,
+            h: 22.0,
+            radius: 3.0,
+            fill: Some(pal.card),
+            stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
+        }));
+        out.push(text_at(cx + 8.0, cy + 15.0, LABEL, pal.muted, label));
+        let warn = label == "capacities" && !b.detected;
+        let vx = cx + 8.0 + text::width(label, LABEL) + 6.0;
+        out.push(text_at(vx, cy + 15.0, LABEL, if warn { WARNING } else { pal.text }, &value));
+        cx += w + 6.0;
+    }
+    out.extend(legend(pal, x, PAGE_PAD + 82.0));
+    out
+}
+
+/// The marks and what they mean (D8).
+fn legend(pal: &Palette, x: f64, y: f64) -> Vec<Shape> {
+    let neutral = space_color("", pal.theme);
+    let fill = Some(pal.fill(neutral));
+    let items: [(Option<Stroke>, &str); 3] = [
+        (Some(Stroke { color: neutral, width: 1.0, dash: None }), "tile live range"),
+        (Some(Stroke { color: neutral, width: 1.0, dash: Some((3.0, 2.0)) }), "view into the same base"),
+        (Some(Stroke { color: CRITICAL, width: 2.0, dash: None }), "cross-base address + lifetime overlap"),
+    ];
+    let mut out = Vec::new();
+    let mut lx = x;
+    for (stroke, label) in items {
+        out.push(Shape::Rect(Rect { x: lx + 0.5, y: y + 0.5, w: 16.0, h: 10.0, radius: 2.0, fill, stroke }));
+        out.push(text_at(lx + 22.0, y + 9.5, LABEL, pal.muted, label));
+        lx += 22.0 + text::width(label, LABEL) + 18.0;
+    }
+    out.push(Shape::Line(Line {
+        x1: lx + 4.5,
+        y1: y - 1.0,
+        x2: lx + 4.5,
+        y2: y + 12.0,
+        stroke: Stroke { color: neutral, width: 1.0, dash: Some((4.0, 3.0)) },
+    }));
+    out.push(text_at(lx + 12.0, y + 9.5, LABEL, pal.muted, "high-water mark"));
+    lx += 12.0 + text::width("high-water mark", LABEL) + 18.0;
+    out.push(text_at(lx, y + 9.5, LABEL, pal.muted, "+N: aliases merged into one box"));
+    out
+}
+
+fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
+    Shape::Text(run(x, y, size, color, content))
+}
+
+fn run(x: f64, y: f64, size: f64, color: Color, content: &str) -> Text {
+    Text { x, y, size, color, anchor: Anchor::Start, content: content.to_string() }
+}
+
+fn right_edge(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Rect(r) => r.x + r.w,
+        Shape::Line(l) => l.x1.max(l.x2),
+        Shape::Text(t) if t.anchor == Anchor::Start => t.x + text::width(&t.content, t.size),
+        Shape::Text(t) => t.x,
+    }
+}
+
+/// Bytes for people: `512 B`, `24 KB`, `40.1 KB`, `1.5 MB` (KB = 1024 B, as PyPTO's page).
+pub fn fmt_bytes(n: i64) -> String {
+    let a = n.unsigned_abs() as f64;
+    let sign = if n < 0 { "-" } else { "" };
+    if a < 1024.0 {
+        format!("{n} B")
+    } else if a < 1024.0 * 1024.0 {
+        format!("{sign}{} KB", fmt_num(a / 1024.0))
+    } else {
+        format!("{sign}{} MB", fmt_num(a / (1024.0 * 1024.0)))
+    }
+}
+
+/// One decimal, without a trailing `.0`.
+fn fmt_num(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_read_like_pypto_s_pills() {
+        assert_eq!(fmt_bytes(24576), "24 KB");
+        assert_eq!(fmt_bytes(41062), "40.1 KB");
+        assert_eq!(fmt_bytes(512), "512 B");
+        assert_eq!(fmt_bytes(188_416), "184 KB");
+    }
+
+    #[test]
+    fn the_factor_fills_the_panel_then_grows_for_the_narrowest_lane() {
+        let f = px_per_byte(&[524_288, 65_536], 1180.0, 1.0);
+        assert!((f * (524_288.0 + 65_536.0) - 1180.0).abs() < 1e-6);
+        let f = px_per_byte(&[524_288, 1_024], 1180.0, 1.0);
+        assert!((f * 1024.0 - 72.0).abs() < 1e-9, "the Bias lane is held at 72 px");
+        assert!((px_per_byte(&[1000], 1000.0, 2.0) - 2.0).abs() < 1e-12);
+    }
+}

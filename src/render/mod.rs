@@ -1,6 +1,9 @@
 //! Back ends: one file per output format. Each draws what it is given and decides nothing.
 
 pub mod json;
+pub mod png;
+pub mod svg;
+pub mod xml;
 
 use crate::error::{Error, ErrorKind, Result};
 

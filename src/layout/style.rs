@@ -1,0 +1,94 @@
+//! Colours: the space colours of PyPTO's own page (so a space looks the same in both) and the
+//! neutrals of each theme. Fills are mixed here, not with opacity, so every back end shows the same
+//! pixel values.
+
+use super::Theme;
+
+/// An sRGB colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Color(pub u8, pub u8, pub u8);
+
+impl Color {
+    const fn hex(v: u32) -> Color {
+        Color((v >> 16) as u8, (v >> 8) as u8, v as u8)
+    }
+
+    /// `self` blended over `under`, `amount` of `self`.
+    pub fn over(self, under: Color, amount: f64) -> Color {
+        let mix = |a: u8, b: u8| (a as f64 * amount + b as f64 * (1.0 - amount)).round() as u8;
+        Color(mix(self.0, under.0), mix(self.1, under.1), mix(self.2, under.2))
+    }
+
+    /// `#rrggbb`.
+    pub fn css(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+}
+
+/// Occupancy levels of a pill (D1).
+pub const GOOD: Color = Color::hex(0x0ca30c);
+pub const WARNING: Color = Color::hex(0xfab219);
+pub const CRITICAL: Color = Color::hex(0xd03b3b);
+
+/// The colours of one theme.
+#[derive(Debug, Clone, Copy)]
+pub struct Palette {
+    pub theme: Theme,
+    pub page: Color,
+    pub card: Color,
+    pub border: Color,
+    pub text: Color,
+    pub muted: Color,
+    pub grid: Color,
+}
+
+pub fn palette(theme: Theme) -> Palette {
+    match theme {
+        Theme::Light => Palette {
+            theme,
+            page: Color::hex(0xf6f6f4),
+            card: Color::hex(0xfdfdfc),
+            border: Color::hex(0xd9d9d4),
+            text: Color::hex(0x1d1f21),
+            muted: Color::hex(0x6b6f73),
+            grid: Color::hex(0xe4e4df),
+        },
+        Theme::Dark => Palette {
+            theme,
+            page: Color::hex(0x16171a),
+            card: Color::hex(0x1e2024),
+            border: Color::hex(0x3a3d42),
+            text: Color::hex(0xe6e6e3),
+            muted: Color::hex(0x9a9da1),
+            grid: Color::hex(0x2c2f34),
+        },
+    }
+}
+
+/// The colour of a memory space; an unknown space gets the fallback colour.
+pub fn space_color(space: &str, theme: Theme) -> Color {
+    let light = match space {
+        "Vec" => (0x2a78d6, 0x3987e5),
+        "Mat" => (0xeb6834, 0xd95926),
+        "Left" => (0x1baf7a, 0x199e70),
+        "LeftScale" => (0x5ecfa3, 0x4fc496),
+        "Right" => (0xeda100, 0xc98500),
+        "RightScale" => (0xf0c45a, 0xdbb34a),
+        "Acc" => (0xe87ba4, 0xd55181),
+        "Bias" => (0x8a5cd0, 0x9b71dd),
+        _ => (0x7b858c, 0x82837d),
+    };
+    Color::hex(if theme == Theme::Light { light.0 } else { light.1 })
+}
+
+impl Palette {
+    /// The wash behind a lane.
+    pub fn wash(&self, space: Color) -> Color {
+        space.over(self.card, 0.05)
+    }
+
+    /// The fill of a box.
+    pub fn fill(&self, space: Color) -> Color {
+        space.over(self.card, if self.theme == Theme::Light { 0.16 } else { 0.28 })
+    }
+}

@@ -1,0 +1,141 @@
+//! A small XML writer: element and attribute names are fixed strings of this crate, and every value
+//! and text passes through the escaper, so text from a dump cannot change the document's structure.
+
+use std::fmt::Write;
+
+/// Builds a document element by element.
+pub struct Xml {
+    out: String,
+    stack: Vec<&'static str>,
+    /// Whether the last start tag still waits for its `>`.
+    pending: bool,
+}
+
+impl Xml {
+    pub fn new() -> Self {
+        Xml { out: String::with_capacity(64 * 1024), stack: Vec::new(), pending: false }
+    }
+
+    /// Opens `<tag a="v" ...>`; children follow until [`Xml::close`].
+    pub fn open(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+        self.start(tag, attrs);
+        self.stack.push(tag);
+        self.pending = true;
+    }
+
+    /// Writes `<tag a="v" .../>`.
+    pub fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+        self.start(tag, attrs);
+        self.out.push_str("/>");
+    }
+
+    /// Writes `<tag ...>text</tag>`.
+    pub fn element(&mut self, tag: &'static str, attrs: &[(&'static str, &str)], text: &str) {
+        self.open(tag, attrs);
+        self.text(text);
+        self.close();
+    }
+
+    /// Character data, escaped.
+    pub fn text(&mut self, text: &str) {
+        self.finish_start();
+        escape_into(&mut self.out, text);
+    }
+
+    /// Closes the innermost open element.
+    pub fn close(&mut self) {
+        if let Some(tag) = self.stack.pop() {
+            if self.pending {
+                self.out.push_str("/>");
+                self.pending = false;
+            } else {
+                let _ = write!(self.out, "</{tag}>");
+            }
+        }
+    }
+
+    /// Closes whatever is open and returns the document.
+    pub fn finish(mut self) -> String {
+        while !self.stack.is_empty() {
+            self.close();
+        }
+        self.out.push('\n');
+        self.out
+    }
+
+    fn start(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+        self.finish_start();
+        let _ = write!(self.out, "<{tag}");
+        for (name, value) in attrs {
+            let _ = write!(self.out, " {name}=\"");
+            escape_into(&mut self.out, value);
+            self.out.push('"');
+        }
+    }
+
+    fn finish_start(&mut self) {
+        if self.pending {
+            self.out.push('>');
+            self.pending = false;
+        }
+    }
+}
+
+impl Default for Xml {
+    fn default() -> Self {
+        Xml::new()
+    }
+}
+
+/// Escapes the five XML specials; also fine for HTML text and attribute values.
+pub fn escape_into(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            // Control characters other than tab and newline are not allowed in XML 1.0 at all.
+            c if (c as u32) < 0x20 && c != '\t' && c != '\n' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+}
+
+/// `escape_into`, returning a new string.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text);
+    out
+}
+
+/// A coordinate with at most two decimals and no trailing zeros, so output is stable and small.
+pub fn num(v: f64) -> String {
+    let v = (v * 100.0).round() / 100.0;
+    let v = if v == 0.0 { 0.0 } else { v }; // no "-0"
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_and_text_are_escaped() {
+        let mut x = Xml::new();
+        x.open("g", &[("data-name", "a\"<b>&'c")]);
+        x.text("</g><script>");
+        x.close();
+        assert_eq!(x.finish(), "<g data-name=\"a&quot;&lt;b&gt;&amp;&#39;c\">&lt;/g&gt;&lt;script&gt;</g>\n");
+    }
+
+    #[test]
+    fn numbers_are_short_and_stable() {
+        assert_eq!(num(12.0), "12");
+        assert_eq!(num(0.125), "0.13");
+        assert_eq!(num(-0.001), "0");
+        assert_eq!(num(3.5), "3.5");
+    }
+}
