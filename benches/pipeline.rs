@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use pto_memory_map::{Dump, backend, build, render};
+use pto_memory_map::layout::{ViewOptions, layout};
+use pto_memory_map::render::{json, png, svg};
+use pto_memory_map::{Dump, backend, build};
 
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {
     f(); // warm up
@@ -21,10 +23,12 @@ fn median(mut f: impl FnMut(), runs: usize) -> Duration {
     times[runs / 2]
 }
 
-fn report(what: &str, t: Duration, bytes: usize) {
+fn report(what: &str, t: Duration, bytes: Option<usize>) {
     let ms = t.as_secs_f64() * 1e3;
-    let mbps = bytes as f64 / 1e6 / t.as_secs_f64();
-    println!("{what:<28} {ms:>9.2} ms {mbps:>9.1} MB/s");
+    match bytes {
+        Some(b) => println!("{what:<36} {ms:>9.2} ms {:>9.1} MB/s", b as f64 / 1e6 / t.as_secs_f64()),
+        None => println!("{what:<36} {ms:>9.2} ms"),
+    }
 }
 
 fn main() {
@@ -34,12 +38,47 @@ fn main() {
     let bytes = dump.text.len();
     println!("{} ({} bytes)", dump.name, bytes);
     let choice = backend::choose(None, dump.path.as_deref()).unwrap();
+    let view = ViewOptions::default();
 
     let parse = median(|| drop(ruff_python_parser::parse_module(&dump.text).unwrap()), 21);
-    report("parse only (ruff)", parse, bytes);
+    report("parse only (ruff)", parse, Some(bytes));
     let walk = median(|| drop(pto_memory_map::dump::parse(&dump.text, &dump.name).unwrap()), 21);
-    report("parse + tile walk", walk, bytes);
-    let to_json = median(|| drop(render::json::render(&build(&dump, choice.clone()).unwrap())), 21);
-    report("dump to JSON", to_json, bytes);
+    report("parse + tile walk", walk, Some(bytes));
+    let to_json = median(|| drop(json::render(&build(&dump, choice.clone()).unwrap())), 21);
+    report("dump to JSON", to_json, Some(bytes));
+    let to_svg = median(
+        || {
+            let map = build(&dump, choice.clone()).unwrap();
+            drop(svg::render(&map, &layout(&map, &view)))
+        },
+        21,
+    );
+    report("dump to SVG", to_svg, Some(bytes));
     println!("dump-to-JSON / parse-only: {:.2}x", to_json.as_secs_f64() / parse.as_secs_f64());
+    println!("dump-to-SVG / dump-to-JSON: {:.2}x", to_svg.as_secs_f64() / to_json.as_secs_f64());
+
+    // PNG stages for the largest function (most lines x widest card), at scale 2.
+    let map = build(&dump, choice.clone()).unwrap();
+    let largest = map.functions.iter().max_by_key(|f| (f.src_end - f.src_start) as usize * f.blocks.len()).unwrap();
+    println!(
+        "PNG of the largest function: {} ({} lines, {} boxes), scale 2",
+        largest.name,
+        largest.src_end - largest.src_start + 1,
+        largest.blocks.len()
+    );
+    let one = ViewOptions { functions: vec![largest.name.clone()], ..ViewOptions::default() };
+    let doc = svg::render(&map, &layout(&map, &one));
+    let t_svg = median(|| drop(svg::render(&map, &layout(&map, &one))), 21);
+    let tree = png::parse(&doc).unwrap();
+    let t_parse = median(|| drop(png::parse(&doc).unwrap()), 11);
+    let (w, h) = ((tree.size().width() * 2.0).ceil() as u32, (tree.size().height() * 2.0).ceil() as u32);
+    let pixmap = png::rasterize(&tree, w, h, 2.0).unwrap();
+    let t_raster = median(|| drop(png::rasterize(&tree, w, h, 2.0).unwrap()), 11);
+    let meta = png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
+    let t_encode = median(|| drop(png::encode(&pixmap, &meta).unwrap()), 11);
+    report("  layout + SVG", t_svg, None);
+    report("  usvg parse", t_parse, None);
+    report(&format!("  rasterize {w}x{h}"), t_raster, None);
+    report("  PNG encode", t_encode, None);
+    report("  total", t_svg + t_parse + t_raster + t_encode, None);
 }

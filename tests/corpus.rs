@@ -189,3 +189,41 @@ fn missing_path_and_bad_bytes_fail_with_exit_1() {
     assert!(err.contains("1_after_AllocateMemoryAddr.py:2:1: not UTF-8"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn split_writes_one_file_per_function() {
+    let dir = std::env::temp_dir().join(format!("pmm-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case");
+    for ext in ["svg", "png"] {
+        let out = run(&[
+            example.to_str().unwrap(),
+            "--split",
+            "--scale",
+            "1",
+            "-o",
+            dir.join(format!("map.{ext}")).to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        for f in ["qk_matmul", "row_softmax"] {
+            let file = dir.join(format!("map.{f}.{ext}"));
+            assert!(file.metadata().unwrap().len() > 1000, "{}", file.display());
+        }
+    }
+    let one = std::fs::read_to_string(dir.join("map.row_softmax.svg")).unwrap();
+    assert!(one.contains("data-function=\"row_softmax\"") && !one.contains("data-function=\"qk_matmul\""));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unknown_space_or_function_names_the_valid_ones() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case");
+    let out = run(&[example.to_str().unwrap(), "-f", "svg", "-o", "-", "--hide", "Ub"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Vec, Mat, Left, Right, Acc, Bias"));
+    let out = run(&[example.to_str().unwrap(), "-f", "svg", "-o", "-", "--function", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("qk_matmul, row_softmax"));
+    let out = run(&[example.to_str().unwrap(), "-f", "svg", "-o", "-", "--zoom", "100"]);
+    assert_eq!(out.status.code(), Some(2));
+}

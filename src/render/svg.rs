@@ -5,7 +5,7 @@
 use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Text};
 use crate::model::MemoryMap;
 
-use super::xml::{Xml, num};
+use super::xml::{Value, Xml, num};
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
@@ -28,7 +28,7 @@ pub fn render(map: &MemoryMap, scene: &Scene) -> String {
             stroke: None,
         },
     );
-    x.open("g", &[("class", "header")]);
+    x.open("g", &[("class", "header".into())]);
     shapes(&mut x, &scene.header);
     x.close();
     for card in &scene.cards {
@@ -54,19 +54,26 @@ fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, scene: &Scene) {
     x.open(
         "svg",
         &[
-            ("xmlns", SVG_NS),
-            ("width", w),
-            ("height", h),
-            ("viewBox", view_box),
-            ("font-family", scene.font_family),
-            ("role", "img"),
+            ("xmlns", SVG_NS.into()),
+            ("width", w.into()),
+            ("height", h.into()),
+            ("viewBox", view_box.into()),
+            ("font-family", scene.font_family.into()),
+            ("role", "img".into()),
         ],
     );
 }
 
 fn draw_card(x: &mut Xml, card: &Card) {
     let factor = format!("{}", card.px_per_byte);
-    x.open("g", &[("class", "card"), ("data-function", &card.function), ("data-px-per-byte", &factor)]);
+    x.open(
+        "g",
+        &[
+            ("class", "card".into()),
+            ("data-function", card.function.as_str().into()),
+            ("data-px-per-byte", factor.as_str().into()),
+        ],
+    );
     shapes(x, &card.decorations);
     for lane in &card.lanes {
         draw_lane(x, lane);
@@ -75,17 +82,22 @@ fn draw_card(x: &mut Xml, card: &Card) {
 }
 
 fn draw_lane(x: &mut Xml, lane: &Lane) {
-    let (span, lx, lw) = (lane.span.to_string(), num(lane.x), num(lane.width));
     x.open(
         "g",
-        &[("class", "lane"), ("data-space", &lane.space), ("data-span", &span), ("data-x", &lx), ("data-width", &lw)],
+        &[
+            ("class", "lane".into()),
+            ("data-space", lane.space.as_str().into()),
+            ("data-span", Value::Int(lane.span)),
+            ("data-x", lane.x.into()),
+            ("data-width", lane.width.into()),
+        ],
     );
     shapes(x, &lane.decorations);
     for block in &lane.blocks {
         draw_block(x, block);
     }
     if let Some(line) = &lane.hwm {
-        x.open("g", &[("class", "hwm")]);
+        x.open("g", &[("class", "hwm".into())]);
         line_leaf(x, line);
         x.close();
     }
@@ -99,20 +111,19 @@ fn draw_block(x: &mut Xml, b: &BlockShape) {
         (false, true) => "box conflict",
         (true, true) => "box view conflict",
     };
-    let (offset, size, start, end) = (b.offset.to_string(), b.size.to_string(), b.start.to_string(), b.end.to_string());
     let aliases = b.aliases.join(",");
     x.open(
         "g",
         &[
-            ("class", class),
-            ("data-name", &b.name),
-            ("data-space", &b.space),
-            ("data-base", &b.base),
-            ("data-offset", &offset),
-            ("data-size", &size),
-            ("data-start", &start),
-            ("data-end", &end),
-            ("data-aliases", &aliases),
+            ("class", class.into()),
+            ("data-name", b.name.as_str().into()),
+            ("data-space", b.space.as_str().into()),
+            ("data-base", b.base.as_str().into()),
+            ("data-offset", Value::Int(b.offset)),
+            ("data-size", Value::Int(b.size)),
+            ("data-start", Value::Int(b.start.into())),
+            ("data-end", Value::Int(b.end.into())),
+            ("data-aliases", aliases.as_str().into()),
         ],
     );
     x.element("title", &[], &b.tooltip.join("\n"));
@@ -135,41 +146,47 @@ fn shapes(x: &mut Xml, shapes: &[Shape]) {
 }
 
 fn rect_leaf(x: &mut Xml, r: &Rect) {
-    let (rx, ry, rw, rh, radius) = (num(r.x), num(r.y), num(r.w), num(r.h), num(r.radius));
-    let fill = r.fill.map_or_else(|| "none".to_string(), |c| c.css());
-    let mut attrs: Vec<(&'static str, &str)> =
-        vec![("x", &rx), ("y", &ry), ("width", &rw), ("height", &rh), ("fill", &fill)];
+    let mut attrs: Vec<(&'static str, Value)> = Vec::with_capacity(9);
+    attrs.extend([("x", r.x.into()), ("y", r.y.into()), ("width", r.w.into()), ("height", r.h.into())]);
+    attrs.push(("fill", r.fill.map_or(Value::Str("none"), Value::Color)));
     if r.radius > 0.0 {
-        attrs.push(("rx", &radius));
+        attrs.push(("rx", r.radius.into()));
     }
-    let stroke = r.stroke.map(|s| (s.color.css(), num(s.width), s.dash.map(|(a, b)| format!("{} {}", num(a), num(b)))));
-    if let Some((color, width, dash)) = &stroke {
-        attrs.push(("stroke", color));
-        attrs.push(("stroke-width", width));
-        if let Some(dash) = dash {
-            attrs.push(("stroke-dasharray", dash));
-        }
+    let dash = r.stroke.and_then(|s| s.dash).map(|(a, b)| format!("{} {}", num(a), num(b)));
+    if let Some(s) = r.stroke {
+        attrs.push(("stroke", s.color.into()));
+        attrs.push(("stroke-width", s.width.into()));
+    }
+    if let Some(dash) = &dash {
+        attrs.push(("stroke-dasharray", dash.as_str().into()));
     }
     x.leaf("rect", &attrs);
 }
 
 fn line_leaf(x: &mut Xml, l: &Line) {
-    let (x1, y1, x2, y2) = (num(l.x1), num(l.y1), num(l.x2), num(l.y2));
-    let (color, width) = (l.stroke.color.css(), num(l.stroke.width));
     let dash = l.stroke.dash.map(|(a, b)| format!("{} {}", num(a), num(b)));
-    let mut attrs: Vec<(&'static str, &str)> =
-        vec![("x1", &x1), ("y1", &y1), ("x2", &x2), ("y2", &y2), ("stroke", &color), ("stroke-width", &width)];
+    let mut attrs: Vec<(&'static str, Value)> = vec![
+        ("x1", l.x1.into()),
+        ("y1", l.y1.into()),
+        ("x2", l.x2.into()),
+        ("y2", l.y2.into()),
+        ("stroke", l.stroke.color.into()),
+        ("stroke-width", l.stroke.width.into()),
+    ];
     if let Some(dash) = &dash {
-        attrs.push(("stroke-dasharray", dash));
+        attrs.push(("stroke-dasharray", dash.as_str().into()));
     }
     x.leaf("line", &attrs);
 }
 
 fn text_leaf(x: &mut Xml, t: &Text) {
-    let (tx, ty, size, fill) = (num(t.x), num(t.y), num(t.size), t.color.css());
-    let mut attrs: Vec<(&'static str, &str)> = vec![("x", &tx), ("y", &ty), ("font-size", &size), ("fill", &fill)];
-    if t.anchor == Anchor::End {
-        attrs.push(("text-anchor", "end"));
-    }
-    x.element("text", &attrs, &t.content);
+    let attrs: [(&'static str, Value); 5] = [
+        ("x", t.x.into()),
+        ("y", t.y.into()),
+        ("font-size", t.size.into()),
+        ("fill", t.color.into()),
+        ("text-anchor", "end".into()),
+    ];
+    let n = if t.anchor == Anchor::End { 5 } else { 4 };
+    x.element("text", &attrs[..n], &t.content);
 }

@@ -3,6 +3,36 @@
 
 use std::fmt::Write;
 
+use crate::layout::style::Color;
+
+/// An attribute value: text is escaped, numbers are written short and stable.
+#[derive(Clone, Copy)]
+pub enum Value<'a> {
+    Str(&'a str),
+    /// A coordinate: at most two decimals.
+    Num(f64),
+    Int(i64),
+    Color(Color),
+}
+
+impl<'a> From<&'a str> for Value<'a> {
+    fn from(s: &'a str) -> Self {
+        Value::Str(s)
+    }
+}
+
+impl From<f64> for Value<'_> {
+    fn from(v: f64) -> Self {
+        Value::Num(v)
+    }
+}
+
+impl From<Color> for Value<'_> {
+    fn from(c: Color) -> Self {
+        Value::Color(c)
+    }
+}
+
 /// Builds a document element by element.
 pub struct Xml {
     out: String,
@@ -17,20 +47,20 @@ impl Xml {
     }
 
     /// Opens `<tag a="v" ...>`; children follow until [`Xml::close`].
-    pub fn open(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+    pub fn open(&mut self, tag: &'static str, attrs: &[(&'static str, Value)]) {
         self.start(tag, attrs);
         self.stack.push(tag);
         self.pending = true;
     }
 
     /// Writes `<tag a="v" .../>`.
-    pub fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+    pub fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, Value)]) {
         self.start(tag, attrs);
         self.out.push_str("/>");
     }
 
     /// Writes `<tag ...>text</tag>`.
-    pub fn element(&mut self, tag: &'static str, attrs: &[(&'static str, &str)], text: &str) {
+    pub fn element(&mut self, tag: &'static str, attrs: &[(&'static str, Value)], text: &str) {
         self.open(tag, attrs);
         self.text(text);
         self.close();
@@ -63,12 +93,24 @@ impl Xml {
         self.out
     }
 
-    fn start(&mut self, tag: &'static str, attrs: &[(&'static str, &str)]) {
+    fn start(&mut self, tag: &'static str, attrs: &[(&'static str, Value)]) {
         self.finish_start();
-        let _ = write!(self.out, "<{tag}");
+        self.out.push('<');
+        self.out.push_str(tag);
         for (name, value) in attrs {
-            let _ = write!(self.out, " {name}=\"");
-            escape_into(&mut self.out, value);
+            self.out.push(' ');
+            self.out.push_str(name);
+            self.out.push_str("=\"");
+            match *value {
+                Value::Str(s) => escape_into(&mut self.out, s),
+                Value::Num(v) => write_num(&mut self.out, v),
+                Value::Int(v) => {
+                    let _ = write!(self.out, "{v}");
+                }
+                Value::Color(c) => {
+                    let _ = write!(self.out, "#{:02x}{:02x}{:02x}", c.0, c.1, c.2);
+                }
+            }
             self.out.push('"');
         }
     }
@@ -89,6 +131,10 @@ impl Default for Xml {
 
 /// Escapes the five XML specials; also fine for HTML text and attribute values.
 pub fn escape_into(out: &mut String, text: &str) {
+    if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || b < 0x20) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -112,10 +158,33 @@ pub fn escape(text: &str) -> String {
 
 /// A coordinate with at most two decimals and no trailing zeros, so output is stable and small.
 pub fn num(v: f64) -> String {
-    let v = (v * 100.0).round() / 100.0;
-    let v = if v == 0.0 { 0.0 } else { v }; // no "-0"
-    let s = format!("{v:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    let mut s = String::new();
+    write_num(&mut s, v);
+    s
+}
+
+/// Writes `v` rounded to hundredths without allocating: this runs for every coordinate of a map.
+pub fn write_num(out: &mut String, v: f64) {
+    let cents = (v * 100.0).round();
+    if !cents.is_finite() || cents.abs() > 1e15 {
+        out.push('0');
+        return;
+    }
+    let cents = cents as i64;
+    if cents < 0 {
+        out.push('-');
+    }
+    let (whole, frac) = (cents.unsigned_abs() / 100, cents.unsigned_abs() % 100);
+    let _ = write!(out, "{whole}");
+    match frac {
+        0 => {}
+        f if f % 10 == 0 => {
+            let _ = write!(out, ".{}", f / 10);
+        }
+        f => {
+            let _ = write!(out, ".{f:02}");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -125,7 +194,7 @@ mod tests {
     #[test]
     fn values_and_text_are_escaped() {
         let mut x = Xml::new();
-        x.open("g", &[("data-name", "a\"<b>&'c")]);
+        x.open("g", &[("data-name", "a\"<b>&'c".into())]);
         x.text("</g><script>");
         x.close();
         assert_eq!(x.finish(), "<g data-name=\"a&quot;&lt;b&gt;&amp;&#39;c\">&lt;/g&gt;&lt;script&gt;</g>\n");

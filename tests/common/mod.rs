@@ -1,0 +1,87 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use pto_memory_map::model::MemoryMap;
+use pto_memory_map::{Dump, backend, build};
+
+pub fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+pub fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case")
+}
+
+/// Every dump under the corpus that has something to draw, with its map.
+pub fn drawable_corpus() -> Vec<(PathBuf, MemoryMap)> {
+    let mut files = Vec::new();
+    walk(&corpus(), &mut files);
+    files.sort();
+    let maps: Vec<(PathBuf, MemoryMap)> = files
+        .into_iter()
+        .filter_map(|p| pto_memory_map::load(&p, "AllocateMemoryAddr", None).ok().map(|m| (p, m)))
+        .collect();
+    assert!(maps.len() >= 30, "corpus not found at {}", corpus().display());
+    maps
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.extension().is_some_and(|e| e == "py") {
+            out.push(path);
+        }
+    }
+}
+
+/// The map of a dump given as text.
+pub fn map_of(text: &str) -> MemoryMap {
+    build(&Dump::from_bytes("t.py", text.as_bytes().to_vec()).unwrap(), backend::choose(None, None).unwrap()).unwrap()
+}
+
+/// A small deterministic generator (xorshift), so "random" maps are the same on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A dump with `functions` AIV/AIC functions of random tiles in random spaces, some of them unknown.
+pub fn random_dump(rng: &mut Rng, functions: usize) -> String {
+    let spaces = ["Vec", "Mat", "Left", "Right", "Acc", "Bias", "LeftScale", "Mystery"];
+    let mut text = String::from("import pypto.language as pl\n@pl.program\nclass g:\n");
+    for f in 0..functions {
+        text += &format!("    @pl.function(type=pl.FunctionType.AIV)\n    def f{f}(self):\n");
+        let tiles = 1 + rng.below(12);
+        let mut names = Vec::new();
+        for t in 0..tiles {
+            let space = spaces[rng.below(spaces.len() as u64) as usize];
+            let size = 32 << rng.below(12);
+            let offset = 32 * rng.below(4096);
+            let base = rng.below(3);
+            let name = format!("t{t}");
+            text += &format!(
+                "        {name}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_{base}, {offset}, {size}), pl.Mem.{space}] = pl.tile.load(x)\n"
+            );
+            if let Some(prev) = names.get(rng.below(names.len() as u64 + 1) as usize) {
+                text += &format!("        y = pl.tile.add({prev}, {name})\n");
+            }
+            names.push(name);
+        }
+        text += "        return\n";
+    }
+    text
+}

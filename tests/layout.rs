@@ -1,0 +1,126 @@
+//! Properties of the scene (D5, D6, H3) over every corpus dump and over generated maps.
+
+mod common;
+
+use common::{Rng, drawable_corpus, map_of, random_dump};
+use pto_memory_map::layout::{RULES, ViewOptions, XAxis, layout, span};
+use pto_memory_map::model::MemoryMap;
+
+const EPS: f64 = 0.01;
+
+/// Checks every geometric promise of one view of one map.
+fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
+    let scene = layout(map, view);
+    assert_eq!(scene.cards.len(), map.functions.len(), "{what}");
+    for card in &scene.cards {
+        let f = &map.functions[card.index];
+        let factor = card.px_per_byte;
+        assert!(factor > 0.0 && factor.is_finite(), "{what}");
+        let mut right = f64::MIN;
+        for lane in &card.lanes {
+            let usage = f.spaces.iter().find(|s| s.space == lane.space).unwrap();
+            assert_eq!(lane.span, span(usage, view.x_axis), "{what}");
+            if view.x_axis == XAxis::Used {
+                assert_eq!(lane.span, usage.hwm.max(1), "{what}: used spans the high-water mark");
+            }
+            assert!((lane.width - lane.span as f64 * factor).abs() < EPS, "{what}: one factor per card");
+            assert!(lane.x >= right - EPS, "{what}: lanes never overlap");
+            right = lane.x + lane.width;
+            if view.zoom == 1.0 {
+                assert!(lane.width >= RULES.min_lane_px - EPS, "{what}: {} is {} px", lane.space, lane.width);
+            }
+            assert!(!view.hidden.contains(&lane.space) || card.lanes.len() == 1, "{what}: hidden lane drawn");
+            for b in &lane.blocks {
+                let r = &b.rect;
+                let want = (b.size.max(0) as f64 * factor).max(RULES.min_box_px);
+                assert!((r.w - want).abs() < EPS, "{what}: {} is {} px, not {want}", b.name, r.w);
+                assert!(
+                    r.x >= lane.x - EPS && r.x + r.w <= lane.x + lane.width + EPS,
+                    "{what}: {} leaves its lane",
+                    b.name
+                );
+                let top = card.body_top + (b.start - f.src_start) as f64 * RULES.line_px;
+                assert!((r.y - top).abs() < EPS, "{what}: {} top", b.name);
+                assert!((r.h - (b.end - b.start + 1) as f64 * RULES.line_px).abs() < EPS, "{what}");
+                let o = &b.outline;
+                assert!(o.x <= r.x && o.x + o.w >= r.x + r.w, "{what}: the outline is drawn outside the box");
+            }
+        }
+        let drawn: usize = card.lanes.iter().map(|l| l.blocks.len()).sum();
+        let visible = f.blocks.iter().filter(|b| card.lanes.iter().any(|l| l.space == b.tile.space)).count();
+        assert_eq!(drawn, visible, "{what}: every block of a visible space is drawn once");
+    }
+}
+
+fn views(map: &MemoryMap) -> Vec<(String, ViewOptions)> {
+    let first_space = map.functions[0].spaces[0].space.clone();
+    vec![
+        ("default".into(), ViewOptions::default()),
+        ("used".into(), ViewOptions { x_axis: XAxis::Used, ..Default::default() }),
+        ("zoom 2.56".into(), ViewOptions { zoom: 2.56, ..Default::default() }),
+        ("zoom 0.2".into(), ViewOptions { zoom: 0.2, ..Default::default() }),
+        ("narrow".into(), ViewOptions { width: 400.0, ..Default::default() }),
+        (format!("hide {first_space}"), ViewOptions { hidden: vec![first_space], ..Default::default() }),
+    ]
+}
+
+#[test]
+fn scene_properties_hold_on_every_corpus_dump() {
+    for (path, map) in drawable_corpus() {
+        for (name, view) in views(&map) {
+            check(&map, &view, &format!("{} ({name})", path.display()));
+        }
+    }
+}
+
+#[test]
+fn scene_properties_hold_on_generated_maps() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..60 {
+        let text = random_dump(&mut rng, 1 + (round % 4));
+        let map = map_of(&text);
+        for (name, view) in views(&map) {
+            check(&map, &view, &format!("generated #{round} ({name})"));
+        }
+    }
+}
+
+#[test]
+fn hiding_a_space_gives_its_width_to_the_others_at_one_scale() {
+    let map = pto_memory_map::load(
+        &common::corpus().join("generated/Ascend910B/matmul_128x64x128"),
+        "AllocateMemoryAddr",
+        None,
+    )
+    .unwrap();
+    let all = layout(&map, &ViewOptions::default());
+    let hidden = layout(&map, &ViewOptions { hidden: vec!["Left".into()], ..Default::default() });
+    let (a, h) = (&all.cards[0], &hidden.cards[0]);
+    assert!(a.lanes.iter().any(|l| l.space == "Left") && !h.lanes.iter().any(|l| l.space == "Left"));
+    assert_eq!(h.lanes.len(), a.lanes.len() - 1);
+    let total = |c: &pto_memory_map::layout::Card| c.lanes.iter().map(|l| l.width).sum::<f64>();
+    assert!((total(a) - total(h)).abs() < 1.0, "the panel stays filled: {} vs {}", total(a), total(h));
+    assert!(h.px_per_byte > a.px_per_byte);
+}
+
+#[test]
+fn the_last_visible_space_stays() {
+    let map = pto_memory_map::load(
+        &common::corpus().join("generated/Ascend910B/test_tile_softmax"),
+        "AllocateMemoryAddr",
+        None,
+    )
+    .unwrap();
+    let scene = layout(&map, &ViewOptions { hidden: vec!["Vec".into()], ..Default::default() });
+    assert_eq!(scene.cards[0].lanes.len(), 1);
+}
+
+#[test]
+fn zoom_multiplies_the_factor() {
+    let map = pto_memory_map::load(&common::example(), "AllocateMemoryAddr", None).unwrap();
+    let one = layout(&map, &ViewOptions::default());
+    let zoomed = layout(&map, &ViewOptions { zoom: 1.6, ..Default::default() });
+    for (a, b) in one.cards.iter().zip(&zoomed.cards) {
+        assert!((b.px_per_byte / a.px_per_byte - 1.6).abs() < 1e-9);
+    }
+}
