@@ -61,6 +61,13 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     match opts.format {
         Format::Json => Ok(render::json::render(map).into_bytes()),
         Format::Svg => Ok(render::svg::render(map, &layout::layout(map, &opts.view)).into_bytes()),
+        Format::Html => {
+            // Every function gets a card, so the page can show any of them; the view options set the
+            // static pictures' look.
+            let scene = layout::layout(map, &ViewOptions { functions: Vec::new(), ..opts.view.clone() });
+            let cards: Vec<String> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
+            Ok(render::html::render(map, &cards, &layout::rules_json()).into_bytes())
+        }
         Format::Png => {
             if !(1.0..=4.0).contains(&opts.scale) {
                 return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", opts.scale)));
@@ -69,6 +76,5 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
             render::png::render(&svg, opts.scale, &meta)
         }
-        other => Err(Error::new(ErrorKind::Usage, format!("the {} back end is not built yet", other.extension()))),
     }
 }

@@ -90,6 +90,15 @@ struct ServeArgs {
     /// Threads that render (each with a large stack); default: the number of cores.
     #[arg(long = "render-threads")]
     render_threads: Option<usize>,
+    /// Renders that may wait for a thread before requests are answered 503.
+    #[arg(long = "queue-depth", default_value_t = 64)]
+    queue_depth: usize,
+    /// Milliseconds a request waits for its render, queue included, before it is answered 504.
+    #[arg(long = "render-timeout-ms", default_value_t = 30_000)]
+    render_timeout_ms: u64,
+    /// Memory for recent renders of stored maps.
+    #[arg(long = "cache-bytes", default_value_t = 64 * 1024 * 1024)]
+    cache_bytes: usize,
 }
 
 fn main() -> ExitCode {
@@ -114,6 +123,9 @@ fn serve(args: ServeArgs) -> Result<()> {
         data_dir: args.data_dir,
         max_body_bytes: args.max_body_bytes,
         render_threads: threads.max(1),
+        queue_depth: args.queue_depth.max(1),
+        render_timeout: std::time::Duration::from_millis(args.render_timeout_ms.max(1)),
+        cache_bytes: args.cache_bytes,
     };
     server::serve(config).map_err(|e| Error::new(ErrorKind::Io, format!("the service stopped: {e}")))
 }

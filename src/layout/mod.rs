@@ -10,7 +10,7 @@ mod scene;
 pub mod style;
 pub mod text;
 
-pub use options::{RULES, Rules, Theme, ViewOptions, XAxis};
+pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
 pub use scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};

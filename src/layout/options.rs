@@ -118,6 +118,15 @@ pub const RULES: Rules = Rules {
     width_max: 20_000.0,
 };
 
+/// The rules and colours as one JSON object, for the HTML page's script.
+pub fn rules_json() -> String {
+    let mut rules = serde_json::to_value(RULES).unwrap_or_default();
+    if let Some(obj) = rules.as_object_mut() {
+        obj.insert("colors".into(), super::style::colors_json());
+    }
+    rules.to_string()
+}
+
 impl ViewOptions {
     /// Checks the numbers, and that named spaces and functions exist in `map`.
     pub fn validate(&self, map: &crate::model::MemoryMap) -> Result<()> {

@@ -92,3 +92,18 @@ impl Palette {
         space.over(self.card, if self.theme == Theme::Light { 0.16 } else { 0.28 })
     }
 }
+
+/// The colours as the HTML page reads them: space colours per theme and the occupancy levels.
+pub fn colors_json() -> serde_json::Value {
+    let spaces = ["Vec", "Mat", "Left", "LeftScale", "Right", "RightScale", "Acc", "Bias", "unknown"];
+    let theme = |t: Theme| -> serde_json::Map<String, serde_json::Value> {
+        spaces.iter().map(|s| (s.to_string(), space_color(s, t).css().into())).collect()
+    };
+    serde_json::json!({
+        "light": theme(Theme::Light),
+        "dark": theme(Theme::Dark),
+        "good": GOOD.css(),
+        "warning": WARNING.css(),
+        "critical": CRITICAL.css(),
+    })
+}

@@ -88,7 +88,9 @@ fn header(out: &mut String, map: &MemoryMap) {
     out.push_str("<header class=\"page-head\">\n");
     out.push_str("<div class=\"head-row\"><p class=\"eyebrow\">pto-memory-map</p>");
     // Hidden until the script can honour it: without scripts the page follows the system theme.
-    out.push_str("<button type=\"button\" class=\"theme-toggle\" hidden aria-label=\"Toggle dark mode\">theme</button></div>\n");
+    out.push_str(
+        "<button type=\"button\" class=\"theme-toggle\" hidden aria-label=\"Toggle dark mode\">theme</button></div>\n",
+    );
     let _ = writeln!(out, "<h1>Memory Map — {}</h1>", escape(&map.pass_name));
     out.push_str("<ul class=\"facts\">");
     let _ = write!(out, "<li>dump <b class=\"dump-name\">{}</b></li>", escape(&map.dump));
@@ -169,11 +171,7 @@ fn format_bytes(n: i64) -> String {
         return format!("{n} B");
     }
     let v = n as f64;
-    let (value, unit) = if v.abs() < KB * KB {
-        (v / KB, "KB")
-    } else {
-        (v / (KB * KB), "MB")
-    };
+    let (value, unit) = if v.abs() < KB * KB { (v / KB, "KB") } else { (v / (KB * KB), "MB") };
     let text = format!("{value:.1}");
     let text = text.strip_suffix(".0").unwrap_or(&text);
     format!("{text} {unit}")

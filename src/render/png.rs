@@ -29,7 +29,8 @@ pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
             ErrorKind::TooLarge,
             format!(
                 "the picture would be {w} x {h} px ({:.0} Mpx), over the {} Mpx limit; draw one function per file \
-                 (--split), pick functions (--function NAME), or use --scale 1 or --x-axis used",
+                 (--split), pick functions (--function NAME), or use --scale 1 or --x-axis used (over HTTP: \
+                 function=NAME, scale=1, x_axis=used)",
                 (w * h) as f64 / 1e6,
                 MAX_PIXELS / 1_000_000
             ),

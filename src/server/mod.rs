@@ -1,18 +1,120 @@
-//! The HTTP rendering service: post a dump, get a map back.
+//! The HTTP rendering service: post a dump, get a map back; store it for permanent, cacheable links.
+//!
+//! Wiring only; each concern has its own file:
+//! - [`routes`]: the endpoints; [`params`]: view options; [`body`]: reading uploads (raw, gzip,
+//!   multipart) within the size limit;
+//! - [`pool`]: the render threads and their bounded queue (CPU work never runs on async workers);
+//! - [`store`]: where stored dumps live, behind [`MapStore`]; [`cache`]: recent renders in memory;
+//! - [`errors`]: the one JSON error shape; [`observe`]: request logs and counters; [`metrics`]:
+//!   the Prometheus page; [`page`]: the upload form at `/`.
 
+mod body;
+mod cache;
+mod errors;
+mod metrics;
+mod observe;
+mod page;
+mod params;
+mod pool;
+mod routes;
+mod store;
+
+pub use store::{FsStore, MapStore};
+
+use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::http::StatusCode;
+use actix_web::{App, HttpServer, ResponseError, middleware, web};
+
+use cache::RenderCache;
+use metrics::Metrics;
+use pool::RenderPool;
 
 /// How the service is started (`pto-memory-map serve ...`).
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
     pub bind: String,
     pub data_dir: PathBuf,
+    /// Largest request body, on the wire and after gunzip.
     pub max_body_bytes: usize,
     pub render_threads: usize,
+    /// Jobs that may wait for a render thread before requests get 503.
+    pub queue_depth: usize,
+    /// How long a request waits for its render (queue included) before it gets 504.
+    pub render_timeout: Duration,
+    /// Memory for recent renders of stored maps.
+    pub cache_bytes: usize,
 }
 
-/// Runs the service until it is stopped.
-pub fn serve(config: ServeConfig) -> std::io::Result<()> {
-    let _ = config;
-    Err(std::io::Error::other("the HTTP service is not built yet"))
+/// What every handler shares.
+pub(crate) struct AppState {
+    pub max_body: usize,
+    pub pool: RenderPool,
+    pub store: Arc<dyn MapStore>,
+    pub cache: RenderCache,
+    pub metrics: Arc<Metrics>,
+}
+
+/// Runs the service until it is stopped (SIGINT/SIGTERM stop it gracefully).
+///
+/// Prints `listening on http://ADDR` on standard output once bound, so a caller that asked for port
+/// 0 learns the port.
+pub fn serve(config: ServeConfig) -> io::Result<()> {
+    let store = FsStore::open(&config.data_dir).map_err(|e| {
+        io::Error::new(e.kind(), format!("cannot open the data directory {}: {e}", config.data_dir.display()))
+    })?;
+    let state = web::Data::new(AppState {
+        max_body: config.max_body_bytes,
+        pool: RenderPool::start(config.render_threads, config.queue_depth, config.render_timeout)?,
+        store: Arc::new(store),
+        cache: RenderCache::new(config.cache_bytes),
+        metrics: Arc::new(Metrics::default()),
+    });
+    let max_body = config.max_body_bytes;
+    actix_web::rt::System::new().block_on(async move {
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(
+                    web::QueryConfig::default()
+                        .error_handler(|e, _| errors::extractor_error(e, StatusCode::BAD_REQUEST)),
+                )
+                .app_data(
+                    web::PathConfig::default().error_handler(|e, _| errors::extractor_error(e, StatusCode::NOT_FOUND)),
+                )
+                .app_data(web::JsonConfig::default().limit(max_body).error_handler(|e, _| {
+                    let status = e.status_code();
+                    errors::extractor_error(e, status)
+                }))
+                .app_data(web::PayloadConfig::default().limit(max_body))
+                .configure(routes::configure)
+                .default_service(web::to(routes::not_found))
+                .wrap(middleware::from_fn(observe::observe))
+        })
+        .shutdown_timeout(5)
+        .bind(&config.bind)?;
+        let mut out = io::stdout().lock();
+        for addr in server.addrs() {
+            writeln!(out, "listening on http://{addr}")?;
+        }
+        out.flush()?;
+        drop(out);
+        eprintln!(
+            "{}",
+            serde_json::json!({
+                "level": "info",
+                "message": "serving",
+                "data_dir": config.data_dir.display().to_string(),
+                "max_body_bytes": config.max_body_bytes,
+                "render_threads": config.render_threads,
+                "queue_depth": config.queue_depth,
+                "render_timeout_ms": config.render_timeout.as_millis() as u64,
+                "cache_bytes": config.cache_bytes,
+            })
+        );
+        server.run().await
+    })
 }

@@ -1,0 +1,880 @@
+// pto-memory-map page script.
+//
+// The HTML already reads without this script: a header, and one <details> card per function holding
+// its static SVG. This script turns an open card's SVG into the interactive view (zoom, x axis,
+// show/hide, pinning, IR source, splitter). Cards are built when first opened, so a page with dozens
+// of functions is interactive at once. Every layout number comes from the rules JSON that the Rust
+// layout engine wrote next to the data, so the two never disagree.
+'use strict';
+(() => {
+  const DATA = JSON.parse(document.getElementById('pmm-data').textContent);
+  const R = JSON.parse(document.getElementById('pmm-rules').textContent);
+  const root = document.documentElement;
+  // Keyboard steps of the splitter; they only decide how far one key press moves it.
+  const NUDGE_PX = 16;
+  const NUDGE_BIG_PX = 96;
+  // One mouse-wheel notch is 100 px of deltaY in Chromium and Firefox; treat it as one zoom click.
+  const WHEEL_NOTCH = 100;
+  const IDENT_CHAR = 'A-Za-z0-9_';
+  const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+  const darkScheme = window.matchMedia('(prefers-color-scheme: dark)');
+
+  // file:// pages may have no usable storage (or throw on access): remembering is a nicety only.
+  const store = {
+    get(key) {
+      try { return window.localStorage.getItem(key); } catch { return null; }
+    },
+    set(key, value) {
+      try { window.localStorage.setItem(key, value); } catch { /* not remembered */ }
+    },
+  };
+
+  root.classList.add('js');
+  root.style.setProperty('--line', `${R.line_px}px`);
+  root.style.setProperty('--min-box', `${R.min_box_px}px`);
+  root.style.setProperty('--plot-max', `${R.plot_max_vh * 100}vh`);
+
+  // ---------------------------------------------------------------- helpers
+
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    if (props) {
+      for (const [key, value] of Object.entries(props)) {
+        if (value === undefined || value === null || value === false) continue;
+        if (key === 'class') node.className = value;
+        else if (key === 'text') node.textContent = value;
+        else if (key === 'style') node.style.cssText = value;
+        else if (key === 'data') Object.assign(node.dataset, value);
+        else node.setAttribute(key, value === true ? '' : value);
+      }
+    }
+    for (const child of children) {
+      if (child !== null && child !== undefined && child !== false) node.append(child);
+    }
+    return node;
+  }
+
+  const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+
+  /** `512 B`, `24 KB`, `40.1 KB`: the same wording as the pills the Rust side wrote. */
+  function fmtBytes(n) {
+    if (Math.abs(n) < 1024) return `${n} B`;
+    const mb = Math.abs(n) >= 1024 * 1024;
+    const text = (n / (mb ? 1024 * 1024 : 1024)).toFixed(1).replace(/\.0$/, '');
+    return `${text} ${mb ? 'MB' : 'KB'}`;
+  }
+
+  function fmtZoom(z) {
+    return `${z < 1 ? z.toFixed(2) : z.toFixed(1)}×`;
+  }
+
+  const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** Matches any of `names` as a whole identifier (not inside a longer name). */
+  function identRegex(names) {
+    const alts = [...new Set(names)].filter(Boolean).sort((a, b) => b.length - a.length).map(escapeRe);
+    return new RegExp(`(?<![${IDENT_CHAR}])(?:${alts.join('|')})(?![${IDENT_CHAR}])`, 'g');
+  }
+
+  const scrollBehavior = () => (reducedMotion.matches ? 'auto' : 'smooth');
+
+  // ---------------------------------------------------------------- tooltip (one per page)
+
+  const tip = el('div', { class: 'tip', role: 'tooltip', id: 'pmm-tip', hidden: true });
+  document.body.append(tip);
+
+  function tipRow(label, value, cls) {
+    return el('div', { class: `tr${cls ? ` ${cls}` : ''}` }, el('span', { class: 'tk', text: label }), el('span', { class: 'tv', text: value }));
+  }
+
+  function showTip(card, b, x, y, byFocus = false) {
+    tip.dataset.by = byFocus ? 'focus' : 'pointer';
+    const rows = [
+      el('div', { class: 'tt' }, el('b', { text: b.name }), b.aliases.length ? el('span', { class: 'plus', text: ` +${b.aliases.length}` }) : null),
+      tipRow('space', b.space),
+      tipRow('shape', `${b.shape.length ? `[${b.shape.join(', ')}]` : '(dynamic)'} ${b.dtype || ''}`.trim()),
+      tipRow('op', b.op || '—'),
+      tipRow('base', b.base),
+      tipRow('size', `${fmtBytes(b.size)} (${b.size.toLocaleString('en-US')} B)`),
+      tipRow('range', `[${b.offset}, ${b.offset + b.size})`),
+      tipRow('lines', `L${b.start}–L${b.end} (${b.end - b.start + 1})`),
+    ];
+    if (b.aliases.length) rows.push(tipRow('aliases', b.aliases.join(', '), 'aliases'));
+    if (b.view) rows.push(tipRow('view', 'into a wider tile of the same base', 'flag'));
+    if (b.conflict) rows.push(tipRow('conflict', 'shares bytes with another base while both live', 'flag crit'));
+    tip.replaceChildren(...rows);
+    tip.dataset.space = b.space;
+    tip.hidden = false;
+    placeTip(x, y);
+  }
+
+  function placeTip(x, y) {
+    const pad = 14;
+    const w = tip.offsetWidth;
+    const h = tip.offsetHeight;
+    let left = x + pad;
+    let top = y + pad;
+    if (left + w > window.innerWidth - 4) left = Math.max(4, x - pad - w);
+    if (top + h > window.innerHeight - 4) top = Math.max(4, y - pad - h);
+    tip.style.transform = `translate(${Math.round(left)}px, ${Math.round(top)}px)`;
+  }
+
+  function hideTip() {
+    tip.hidden = true;
+  }
+
+  // ---------------------------------------------------------------- the view state in the URL
+
+  let activeCard = null;
+
+  function readHash() {
+    const raw = window.location.hash.replace(/^#/, '');
+    if (!raw) return null;
+    const q = new URLSearchParams(raw);
+    const fn = q.get('fn');
+    if (!fn) return null;
+    const list = (v) => (v ? v.split(',').filter(Boolean) : []);
+    return {
+      fn,
+      zoom: q.has('zoom') ? Number(q.get('zoom')) : 1,
+      axis: q.get('x') === 'used' ? 'used' : 'limit',
+      hide: list(q.get('hide')),
+      pin: q.get('pin'),
+      src: q.get('src') === '1',
+    };
+  }
+
+  function isDefaultView(card) {
+    const s = card.state;
+    return card === cards[0] && s.zoom === 1 && s.axis === 'limit' && !s.hidden.size && s.pin === null && !s.src;
+  }
+
+  function writeHash(card) {
+    activeCard = card;
+    let hash = '';
+    // The page as it opens (first card, default view) needs no fragment: a bare URL already says it.
+    if (card && card.details.open && !isDefaultView(card)) {
+      const s = card.state;
+      const enc = encodeURIComponent;
+      const parts = [`fn=${enc(card.fn.name)}`];
+      if (s.zoom !== 1) parts.push(`zoom=${+s.zoom.toFixed(4)}`);
+      if (s.axis === 'used') parts.push('x=used');
+      if (s.hidden.size) parts.push(`hide=${[...s.hidden].map(enc).join(',')}`);
+      if (s.pin !== null) parts.push(`pin=${enc(card.boxes[s.pin].name)}`);
+      if (s.src) parts.push('src=1');
+      hash = `#${parts.join('&')}`;
+    }
+    const url = window.location.href.replace(/#.*$/, '') + hash;
+    if (url !== window.location.href) {
+      try { window.history.replaceState(null, '', url); } catch { /* some file:// setups refuse; the view still works */ }
+    }
+  }
+
+  // ---------------------------------------------------------------- one card
+
+  class Card {
+    constructor(section, fn) {
+      this.el = section;
+      this.fn = fn;
+      this.details = section.querySelector('details');
+      this.body = section.querySelector('.card-body');
+      this.lines = Math.max(fn.src_end - fn.src_start + 1, fn.source.length, 1);
+      this.boxes = fn.boxes.map((b, i) => ({ ...b, aliases: b.aliases || [], shape: b.shape || [], i }));
+      this.state = { zoom: 1, axis: 'limit', hidden: new Set(), pin: null, src: false };
+      this.storeKey = `pmm:split:${DATA.dump}:${fn.name}`;
+      this.srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
+      this.built = false;
+      this.search = '';
+      this.marked = [];
+    }
+
+    clampSplit(w) {
+      return Math.round(clamp(w, R.splitter_min, R.splitter_max));
+    }
+
+    /** Takes the state a link asked for; it is drawn when the card is built (or at once if it is). */
+    applyState(st) {
+      const s = this.state;
+      s.zoom = clamp(Number.isFinite(st.zoom) && st.zoom > 0 ? st.zoom : 1, R.zoom_min, R.zoom_max);
+      s.axis = st.axis;
+      const known = new Set(this.fn.spaces.map((sp) => sp.space));
+      s.hidden = new Set(st.hide.filter((n) => known.has(n)));
+      if (s.hidden.size >= known.size) s.hidden.clear();
+      s.src = st.src;
+      const pin = st.pin ? this.boxes.find((b) => b.name === st.pin || b.aliases.includes(st.pin)) : null;
+      s.pin = pin ? pin.i : null;
+      if (s.pin !== null) s.src = true; // as when pinning by hand
+      if (this.built) this.refreshAll();
+    }
+
+    // ---- build
+
+    build() {
+      if (this.built) return;
+      this.built = true;
+      const fn = this.fn;
+      const view = el('div', { class: 'live-view' });
+
+      // toolbar
+      this.btnSrc = el('button', { type: 'button', class: 'btn src-toggle', 'aria-pressed': 'false' });
+      this.btnAxis = el('button', {
+        type: 'button', class: 'btn axis-toggle',
+        title: 'x axis span: the space capacity (limit) or its high-water mark (used)',
+      });
+      this.btnOut = el('button', { type: 'button', class: 'btn zoom-out', 'aria-label': 'Zoom out', title: 'Zoom out', text: '−' });
+      this.btnLevel = el('button', { type: 'button', class: 'btn zoom-level', 'aria-label': 'Reset zoom', title: 'Zoom level (click to reset)' });
+      this.btnIn = el('button', { type: 'button', class: 'btn zoom-in', 'aria-label': 'Zoom in', title: 'Zoom in', text: '+' });
+      this.spaceBtns = new Map();
+      const show = el('span', { class: 'group show', role: 'group', 'aria-label': 'Show memory spaces' }, el('span', { class: 'lbl', text: 'show' }));
+      for (const sp of fn.spaces) {
+        const b = el('button', { type: 'button', class: 'btn space-toggle', 'aria-pressed': 'true', data: { space: sp.space } },
+          el('i', { class: 'sw', 'aria-hidden': 'true' }), sp.space);
+        this.spaceBtns.set(sp.space, b);
+        show.append(b);
+      }
+      this.searchInput = el('input', {
+        type: 'search', class: 'search', placeholder: 'find tile…', 'aria-label': `Find tiles by name in ${fn.name}`,
+        spellcheck: 'false', autocomplete: 'off',
+      });
+      this.searchCount = el('span', { class: 'search-count', 'aria-live': 'polite' });
+      this.chipName = el('b');
+      this.chipClose = el('button', { type: 'button', class: 'chip-x', 'aria-label': 'Unpin', title: 'Unpin (Esc)', text: '×' });
+      this.chip = el('span', { class: 'pin-chip', hidden: true }, 'pinned ', this.chipName, this.chipClose);
+      const toolbar = el('div', { class: 'toolbar' },
+        this.btnSrc, this.btnAxis,
+        el('span', { class: 'group zoom', role: 'group', 'aria-label': 'Zoom' }, this.btnOut, this.btnLevel, this.btnIn),
+        fn.spaces.length > 1 ? show : null,
+        el('span', { class: 'group find' }, this.searchInput, this.searchCount),
+        this.chip);
+
+      // plot grid: row 1 = headers, row 2 = body; column 1 = the sticky IR column, then one per lane
+      this.grid = el('div', { class: 'grid' });
+      this.grid.style.gridTemplateRows = `auto ${this.lines * R.line_px}px`;
+      const period = 5 * R.line_px;
+      const firstRule = Math.ceil(fn.src_start / 5) * 5;
+      this.grid.style.setProperty('--grid-y', `${(firstRule - fn.src_start + 1) * R.line_px - period}px`);
+      this.plot = el('div', { class: 'plot' }, this.grid);
+      this.plot.style.setProperty('--gutter-w', `calc(${Math.max(3, String(fn.src_end).length)}ch + 22px)`);
+
+      this.corner = el('div', { class: 'corner' });
+      this.grid.append(this.corner);
+
+      // the IR column: source rows, highlight bands, and the splitter on its right edge
+      this.src = el('div', { class: 'src' });
+      this.rows = [];
+      this.codes = [];
+      const frag = document.createDocumentFragment();
+      for (let i = 0; i < this.lines; i++) {
+        const line = fn.src_start + i;
+        const code = el('span', { class: 'code', text: fn.source[i] ?? '' });
+        const row = el('div', { class: 'ln', data: { line: String(line) } }, el('span', { class: 'no', text: String(line) }), code);
+        this.rows.push(row);
+        this.codes.push(code);
+        frag.append(row);
+      }
+      this.src.append(frag);
+      this.hoverBand = el('div', { class: 'band hover-band', hidden: true });
+      this.pinBand = el('div', { class: 'band pin-band', hidden: true });
+      this.splitter = el('div', {
+        class: 'splitter', role: 'separator', tabindex: '0', 'aria-orientation': 'vertical',
+        'aria-label': 'Resize the IR source panel', 'aria-valuemin': String(R.splitter_min),
+        'aria-valuemax': String(R.splitter_max), title: 'Drag to resize; double-click to reset; arrow keys nudge',
+      });
+      this.left = el('div', { class: 'left' }, this.src, this.hoverBand, this.pinBand, this.splitter);
+      // A faint band across the lanes marks the pinned tile's live lines there too.
+      this.rowBand = el('div', { class: 'rowband', hidden: true, 'aria-hidden': 'true' });
+      this.grid.append(this.left, this.rowBand);
+
+      // lanes
+      this.lanes = new Map();
+      this.boxEls = [];
+      for (const sp of fn.spaces) {
+        const head = el('div', { class: 'lane-head', data: { space: sp.space } },
+          el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: sp.space })),
+          el('div', { class: 'lh-axis' },
+            el('span', { text: '0' }),
+            el('span', { class: 'lh-hwm', text: `hwm ${fmtBytes(sp.hwm)}` }),
+            el('span', { class: 'lh-end' })));
+        const hwm = el('div', { class: 'hwm', 'aria-hidden': 'true' });
+        const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${sp.space} lane`, data: { space: sp.space } }, hwm);
+        this.lanes.set(sp.space, { sp, head, lane, hwm, end: head.querySelector('.lh-end') });
+      }
+      // Larger boxes first, so a view or a small tile drawn over a big one stays on top and clickable.
+      const order = [...this.boxes].sort((a, b) => b.size - a.size || a.start - b.start);
+      for (const b of order) {
+        const entry = this.lanes.get(b.space);
+        if (!entry) continue;
+        const cls = `box${b.view ? ' view' : ''}${b.conflict ? ' conflict' : ''}`;
+        const label = el('span', { class: 'bl' }, el('b', { text: b.name }), b.aliases.length ? el('span', { class: 'plus', text: `+${b.aliases.length}` }) : null);
+        const detail = el('span', { class: 'bd', text: `${fmtBytes(b.size)} · [${b.offset}, ${b.offset + b.size})` });
+        const node = el('div', {
+          class: cls, tabindex: '0', role: 'button', 'aria-pressed': 'false',
+          'aria-label': `${b.name}${b.aliases.length ? ` (+${b.aliases.length} aliases)` : ''}: ${b.space} ${fmtBytes(b.size)} at [${b.offset}, ${b.offset + b.size}), lines ${b.start} to ${b.end}`,
+          data: {
+            name: b.name, space: b.space, base: b.base, offset: String(b.offset), size: String(b.size),
+            start: String(b.start), end: String(b.end), aliases: b.aliases.join(','), index: String(b.i),
+          },
+          style: `--o:${b.offset};--s:${b.size};top:${(b.start - fn.src_start) * R.line_px}px;height:${(b.end - b.start + 1) * R.line_px}px`,
+        }, label, detail);
+        this.boxEls[b.i] = node;
+        entry.lane.append(node);
+      }
+
+      // legend and table
+      const first = fn.src_start;
+      const last = fn.src_end;
+      const legend = el('div', { class: 'legend' },
+        el('span', { class: 'lg' }, el('i', { class: 'mk mk-box' }), 'tile live range'),
+        el('span', { class: 'lg' }, el('i', { class: 'mk mk-view' }), 'view into the same base'),
+        el('span', { class: 'lg' }, el('i', { class: 'mk mk-conflict' }), 'cross-base address + lifetime overlap'),
+        el('span', { class: 'lg' }, el('i', { class: 'mk mk-hwm' }), 'high-water mark'),
+        el('span', { class: 'lg' }, el('i', { class: 'mk mk-grid' }), 'gridline every 5 lines'),
+        el('span', { class: 'lg hint', text: 'ctrl/⌘ + wheel zooms the byte scale · click a tile to pin it' }),
+        el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
+      this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
+
+      view.append(toolbar, this.plot, legend, this.tableDetails);
+      const stat = this.body.querySelector('.static-map');
+      if (stat) stat.replaceWith(view);
+      else this.body.append(view);
+      this.el.classList.add('live');
+
+      this.wire();
+      this.refreshAll();
+      this.plot.style.scrollPaddingTop = `${this.corner.offsetHeight}px`;
+    }
+
+    // ---- events
+
+    wire() {
+      this.btnSrc.addEventListener('click', () => this.setSource(!this.state.src));
+      this.btnAxis.addEventListener('click', () => {
+        this.state.axis = this.state.axis === 'used' ? 'limit' : 'used';
+        this.layout();
+        this.changed();
+      });
+      this.btnIn.addEventListener('click', () => this.zoomBy(R.zoom_step));
+      this.btnOut.addEventListener('click', () => this.zoomBy(1 / R.zoom_step));
+      this.btnLevel.addEventListener('click', () => this.zoomTo(1, this.viewCenterX()));
+      for (const [space, btn] of this.spaceBtns) btn.addEventListener('click', () => this.toggleSpace(space));
+
+      this.searchInput.addEventListener('input', () => this.find(this.searchInput.value));
+      this.searchInput.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          const hit = this.matches && this.matches[0];
+          if (hit !== undefined) {
+            if (this.state.pin !== hit) this.pin(hit);
+            this.revealBox(hit);
+          }
+        } else if (e.key === 'Escape' && this.searchInput.value) {
+          e.stopPropagation();
+          this.searchInput.value = '';
+          this.find('');
+        }
+      });
+      this.chipClose.addEventListener('click', () => this.unpin());
+
+      this.grid.addEventListener('click', (e) => {
+        const node = e.target.closest('.box');
+        if (node) this.togglePin(Number(node.dataset.index));
+      });
+      this.grid.addEventListener('keydown', (e) => {
+        const node = e.target.closest('.box');
+        if (node && (e.key === 'Enter' || e.key === ' ')) {
+          e.preventDefault();
+          this.togglePin(Number(node.dataset.index));
+        }
+      });
+      this.grid.addEventListener('pointerover', (e) => {
+        const node = e.target.closest('.box');
+        if (!node) return;
+        const b = this.boxes[Number(node.dataset.index)];
+        showTip(this, b, e.clientX, e.clientY);
+        this.hover(b);
+      });
+      this.grid.addEventListener('pointermove', (e) => {
+        if (!tip.hidden && e.target.closest('.box')) placeTip(e.clientX, e.clientY);
+      });
+      this.grid.addEventListener('pointerout', (e) => {
+        const node = e.target.closest('.box');
+        if (node && !node.contains(e.relatedTarget)) {
+          hideTip();
+          this.hover(null);
+        }
+      });
+      this.grid.addEventListener('focusin', (e) => {
+        const node = e.target.closest('.box');
+        if (!node) return;
+        const r = node.getBoundingClientRect();
+        const b = this.boxes[Number(node.dataset.index)];
+        showTip(this, b, r.left + Math.min(r.width, 40), r.top, true);
+        this.hover(b);
+      });
+      this.grid.addEventListener('focusout', (e) => {
+        if (e.target.closest('.box')) {
+          hideTip();
+          this.hover(null);
+        }
+      });
+
+      // Ctrl/Cmd + wheel zooms around the pointer; a plain wheel is left to the browser (panning).
+      this.plot.addEventListener('wheel', (e) => {
+        if (!(e.ctrlKey || e.metaKey)) return;
+        e.preventDefault();
+        let dy = e.deltaY;
+        if (e.deltaMode === 1) dy *= WHEEL_NOTCH / 3;
+        else if (e.deltaMode === 2) dy *= WHEEL_NOTCH * 3;
+        const steps = clamp(-dy / WHEEL_NOTCH, -1, 1);
+        if (steps) this.zoomTo(this.state.zoom * R.zoom_step ** steps, e.clientX);
+      }, { passive: false });
+
+      this.wireSplitter();
+
+      this.tableDetails.addEventListener('toggle', () => {
+        if (this.tableDetails.open && !this.table) this.buildTable();
+      });
+      this.el.addEventListener('focusin', () => { activeCard = this; });
+      this.el.addEventListener('pointerdown', () => { activeCard = this; });
+    }
+
+    wireSplitter() {
+      const sp = this.splitter;
+      let drag = null;
+      sp.addEventListener('pointerdown', (e) => {
+        if (e.button !== 0) return;
+        e.preventDefault();
+        sp.setPointerCapture(e.pointerId);
+        drag = { x: e.clientX, w: this.srcW, next: this.srcW, raf: 0 };
+        root.classList.add('dragging');
+      });
+      sp.addEventListener('pointermove', (e) => {
+        if (!drag) return;
+        drag.next = this.clampSplit(drag.w + e.clientX - drag.x);
+        // One template write per frame however fast the pointer moves.
+        if (!drag.raf) {
+          drag.raf = requestAnimationFrame(() => {
+            if (!drag) return;
+            drag.raf = 0;
+            this.setSplit(drag.next, false);
+          });
+        }
+      });
+      const end = (e) => {
+        if (!drag) return;
+        const w = drag.next;
+        if (drag.raf) cancelAnimationFrame(drag.raf);
+        drag = null;
+        if (sp.hasPointerCapture(e.pointerId)) sp.releasePointerCapture(e.pointerId);
+        root.classList.remove('dragging');
+        this.setSplit(w, true);
+      };
+      sp.addEventListener('pointerup', end);
+      sp.addEventListener('pointercancel', end);
+      sp.addEventListener('dblclick', () => this.setSplit(R.splitter_default, true));
+      sp.addEventListener('keydown', (e) => {
+        const step = e.shiftKey ? NUDGE_BIG_PX : NUDGE_PX;
+        let w = null;
+        if (e.key === 'ArrowLeft') w = this.srcW - step;
+        else if (e.key === 'ArrowRight') w = this.srcW + step;
+        else if (e.key === 'Home') w = R.splitter_min;
+        else if (e.key === 'End') w = R.splitter_max;
+        else if (e.key === 'Enter') w = R.splitter_default;
+        if (w === null) return;
+        e.preventDefault();
+        this.setSplit(w, true);
+      });
+    }
+
+    // ---- state changes
+
+    /** Something a reader did: this card becomes the one the URL describes. */
+    changed() {
+      this.el.dataset.zoom = String(+this.state.zoom.toFixed(4));
+      this.el.dataset.axis = this.state.axis;
+      writeHash(this);
+    }
+
+    refreshAll() {
+      this.layout();
+      this.paintSource();
+      this.paintPin();
+      this.el.dataset.zoom = String(+this.state.zoom.toFixed(4));
+      this.el.dataset.axis = this.state.axis;
+    }
+
+    visibleSpaces() {
+      return this.fn.spaces.filter((sp) => !this.state.hidden.has(sp.space));
+    }
+
+    spanOf(sp) {
+      if (this.state.axis === 'used') return sp.hwm > 0 ? sp.hwm : 1;
+      return sp.limit > 0 ? sp.limit : Math.max(sp.hwm, 1);
+    }
+
+    /** The shared px/byte factor: fill the panel, but keep the narrowest lane readable; then zoom. */
+    factor() {
+      const spans = this.visibleSpaces().map((sp) => this.spanOf(sp));
+      if (!spans.length) return 1;
+      let f = R.panel_px / spans.reduce((a, b) => a + b, 0);
+      const narrowest = Math.min(...spans);
+      if (narrowest * f < R.min_lane_px) f = R.min_lane_px / narrowest;
+      return f * this.state.zoom;
+    }
+
+    layout() {
+      const k = this.factor();
+      this.k = k;
+      this.grid.style.setProperty('--k', String(k));
+      const cols = [];
+      let col = 2;
+      const visible = this.visibleSpaces();
+      // A space shown again goes back to its panel place in the DOM too (users' scripts read lanes in order).
+      const reorder = visible.some((sp) => !this.lanes.get(sp.space).lane.isConnected);
+      for (const sp of this.fn.spaces) {
+        const entry = this.lanes.get(sp.space);
+        const shown = !this.state.hidden.has(sp.space);
+        const btn = this.spaceBtns.get(sp.space);
+        btn.setAttribute('aria-pressed', String(shown));
+        const last = shown && visible.length === 1;
+        btn.setAttribute('aria-disabled', String(last));
+        btn.title = last ? 'The last visible space cannot be hidden' : `${shown ? 'Hide' : 'Show'} ${sp.space}`;
+        if (!shown) {
+          // Gone from the DOM, not just invisible, so `.lane` queries see only what is drawn.
+          entry.head.remove();
+          entry.lane.remove();
+          continue;
+        }
+        const span = this.spanOf(sp);
+        cols.push(`${(span * k).toFixed(3)}px`);
+        entry.head.style.gridColumn = String(col);
+        entry.lane.style.gridColumn = String(col);
+        col += 1;
+        entry.lane.dataset.span = String(span);
+        entry.lane.style.setProperty('--span', String(span));
+        entry.end.textContent = fmtBytes(span);
+        entry.hwm.style.left = `min(${(sp.hwm / span) * 100}%, 100% - 1px)`;
+        if (reorder) this.grid.append(entry.head, entry.lane);
+      }
+      this.laneCols = cols.join(' ');
+      this.rowBand.style.gridColumn = `2 / ${col}`;
+      this.writeTemplate();
+      this.btnLevel.textContent = fmtZoom(this.state.zoom);
+      this.btnIn.disabled = this.state.zoom >= R.zoom_max;
+      this.btnOut.disabled = this.state.zoom <= R.zoom_min;
+      this.btnAxis.replaceChildren('x axis: ', el('b', { text: this.state.axis }));
+      this.btnAxis.setAttribute('aria-pressed', String(this.state.axis === 'used'));
+    }
+
+    /** The only thing the splitter touches: the first column of the grid template. */
+    writeTemplate() {
+      const leftW = this.state.src ? `${this.srcW}px` : 'var(--gutter-w)';
+      this.grid.style.gridTemplateColumns = `${leftW} ${this.laneCols}`;
+      // Scrolling a box into view (focus, search, Playwright) must not leave it under the sticky column.
+      this.plot.style.scrollPaddingLeft = leftW;
+      this.plot.style.setProperty('--left-w', leftW);
+    }
+
+    setSplit(w, persist) {
+      this.srcW = this.clampSplit(w);
+      this.splitter.setAttribute('aria-valuenow', String(this.srcW));
+      this.writeTemplate();
+      if (persist) store.set(this.storeKey, String(this.srcW));
+    }
+
+    setSource(open) {
+      this.state.src = open;
+      this.paintSource();
+      this.writeTemplate();
+      this.changed();
+    }
+
+    paintSource() {
+      const open = this.state.src;
+      this.el.classList.toggle('src-open', open);
+      this.btnSrc.textContent = open ? 'Hide IR source' : 'Show IR source';
+      this.btnSrc.setAttribute('aria-pressed', String(open));
+      this.corner.textContent = open ? 'IR source' : 'line';
+      this.splitter.hidden = !open;
+      this.splitter.setAttribute('aria-valuenow', String(this.srcW));
+      this.writeTemplate();
+    }
+
+    toggleSpace(space) {
+      const hidden = this.state.hidden;
+      if (hidden.has(space)) hidden.delete(space);
+      else if (this.visibleSpaces().length > 1) hidden.add(space);
+      else return; // the last visible space stays
+      this.layout();
+      this.changed();
+    }
+
+    /** The viewport x of the middle of the visible lane area (the anchor of button zooms). */
+    viewCenterX() {
+      const r = this.plot.getBoundingClientRect();
+      const leftW = this.left.getBoundingClientRect().width;
+      return r.left + leftW + (r.width - leftW) / 2;
+    }
+
+    zoomBy(ratio) {
+      this.zoomTo(this.state.zoom * ratio, this.viewCenterX());
+    }
+
+    /** Zooms so that the byte under viewport x `anchorX` stays under it. */
+    zoomTo(z, anchorX) {
+      const z0 = this.state.zoom;
+      let z1 = clamp(z, R.zoom_min, R.zoom_max);
+      // Snap to exactly 1 when a step lands there within rounding, so reset and steps agree.
+      if (Math.abs(z1 - 1) < 1e-9) z1 = 1;
+      if (z1 === z0) return;
+      const firstLane = this.grid.querySelector('.lane');
+      const x = Math.max(anchorX, this.left.getBoundingClientRect().right);
+      const laneLeft = firstLane ? firstLane.getBoundingClientRect().left : 0;
+      // `a` is the anchor's place along the lanes in bytes (lanes sit side by side on one scale).
+      // Scroll offsets are whole pixels, so re-deriving it after every step would let the anchor
+      // drift; repeated zooms at the same spot reuse the exact value instead.
+      const kept = this.anchor;
+      const a = kept && kept.x === x && kept.scroll === this.plot.scrollLeft && kept.zoom === z0
+        ? kept.a : (x - laneLeft) / this.k;
+      this.state.zoom = z1;
+      this.layout();
+      // Lane widths changed but not where the lanes begin: scroll so that byte `a` is back at x.
+      this.plot.scrollLeft = Math.round(this.plot.scrollLeft + laneLeft + a * this.k - x);
+      this.anchor = { x, a, scroll: this.plot.scrollLeft, zoom: z1 };
+      this.changed();
+    }
+
+    hover(b) {
+      if (this.state.pin !== null || !b) {
+        this.hoverBand.hidden = true;
+        return;
+      }
+      this.placeBand(this.hoverBand, b);
+    }
+
+    placeBand(band, b) {
+      band.hidden = false;
+      band.style.top = `${(b.start - this.fn.src_start) * R.line_px}px`;
+      band.style.height = `${(b.end - b.start + 1) * R.line_px}px`;
+    }
+
+    togglePin(i) {
+      if (this.state.pin === i) this.unpin();
+      else this.pin(i);
+    }
+
+    pin(i) {
+      this.state.pin = i;
+      if (!this.state.src) {
+        // Finding the tile in the source is the point of pinning, so the source opens.
+        this.state.src = true;
+        this.paintSource();
+      }
+      this.paintPin();
+      this.changed();
+    }
+
+    unpin() {
+      if (this.state.pin === null) return;
+      this.state.pin = null;
+      this.paintPin();
+      this.changed();
+    }
+
+    paintPin() {
+      for (const node of this.el.querySelectorAll('.box.pinned')) {
+        node.classList.remove('pinned');
+        node.setAttribute('aria-pressed', 'false');
+      }
+      this.clearMarks();
+      const i = this.state.pin;
+      this.el.classList.toggle('has-pin', i !== null);
+      if (i === null) {
+        this.chip.hidden = true;
+        this.pinBand.hidden = true;
+        this.rowBand.hidden = true;
+        return;
+      }
+      const b = this.boxes[i];
+      const node = this.boxEls[i];
+      if (node) {
+        node.classList.add('pinned');
+        node.setAttribute('aria-pressed', 'true');
+      }
+      this.chip.hidden = false;
+      this.chip.dataset.space = b.space;
+      this.chipName.textContent = b.name;
+      this.hoverBand.hidden = true;
+      this.placeBand(this.pinBand, b);
+      this.rowBand.hidden = false;
+      this.rowBand.style.marginTop = `${(b.start - this.fn.src_start) * R.line_px}px`;
+      this.rowBand.style.height = `${(b.end - b.start + 1) * R.line_px}px`;
+      this.markNames([b.name, ...b.aliases]);
+    }
+
+    /** Wraps every whole-identifier mention of `names` in the IR source in <mark>. */
+    markNames(names) {
+      const re = identRegex(names);
+      this.fn.source.forEach((text, idx) => {
+        re.lastIndex = 0;
+        if (!re.test(text)) return;
+        re.lastIndex = 0;
+        const parts = [];
+        let at = 0;
+        for (const m of text.matchAll(re)) {
+          if (m.index > at) parts.push(text.slice(at, m.index));
+          parts.push(el('mark', { class: 'hit', text: m[0] }));
+          at = m.index + m[0].length;
+        }
+        if (at < text.length) parts.push(text.slice(at));
+        this.codes[idx].replaceChildren(...parts);
+        this.rows[idx].classList.add('has-hit');
+        this.marked.push(idx);
+      });
+    }
+
+    clearMarks() {
+      for (const idx of this.marked) {
+        this.codes[idx].textContent = this.fn.source[idx] ?? '';
+        this.rows[idx].classList.remove('has-hit');
+      }
+      this.marked = [];
+    }
+
+    revealBox(i) {
+      const node = this.boxEls[i];
+      if (!node || !node.isConnected) return;
+      node.focus({ preventScroll: true });
+      node.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: scrollBehavior() });
+    }
+
+    find(query) {
+      const q = query.trim().toLowerCase();
+      this.matches = [];
+      this.el.classList.toggle('searching', q.length > 0);
+      const hits = [];
+      for (const b of this.boxes) {
+        const hit = q.length > 0 && [b.name, ...b.aliases].some((n) => n.toLowerCase().includes(q));
+        const node = this.boxEls[b.i];
+        if (node) node.classList.toggle('match', hit);
+        if (hit) hits.push(b);
+      }
+      hits.sort((a, b) => a.start - b.start || a.offset - b.offset);
+      this.matches = hits.map((b) => b.i);
+      this.searchCount.textContent = q ? `${hits.length} found` : '';
+    }
+
+    buildTable() {
+      const head = ['name', 'space', 'base', 'range', 'size', 'shape', 'dtype', 'op', 'lines', 'aliases', 'marks'];
+      const tbody = el('tbody');
+      const sorted = [...this.boxes].sort((a, b) => a.start - b.start || a.offset - b.offset);
+      for (const b of sorted) {
+        const flags = [b.view ? 'view' : '', b.conflict ? 'conflict' : ''].filter(Boolean).join(', ');
+        const tr = el('tr', { data: { index: String(b.i), space: b.space } },
+          el('td', { class: 'nm' }, el('button', { type: 'button', class: 'linkish', text: b.name, title: 'Pin this tile' })),
+          el('td', {}, el('i', { class: 'sw', 'aria-hidden': 'true' }), b.space),
+          el('td', { text: b.base }),
+          el('td', { class: 'num', text: `[${b.offset}, ${b.offset + b.size})` }),
+          el('td', { class: 'num', text: fmtBytes(b.size) }),
+          el('td', { text: b.shape.length ? `[${b.shape.join(', ')}]` : '' }),
+          el('td', { text: b.dtype }),
+          el('td', { text: b.op }),
+          el('td', { class: 'num', text: `${b.start}–${b.end}` }),
+          el('td', { class: 'al', text: b.aliases.join(', ') }),
+          el('td', { text: flags, class: b.conflict ? 'crit' : '' }));
+        tbody.append(tr);
+      }
+      this.table = el('table', { class: 'tiles' },
+        el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col', text: h })))), tbody);
+      this.table.addEventListener('click', (e) => {
+        const btn = e.target.closest('button.linkish');
+        if (!btn) return;
+        const i = Number(btn.closest('tr').dataset.index);
+        if (this.state.pin !== i) this.pin(i);
+        this.revealBox(i);
+      });
+      this.tableDetails.append(el('div', { class: 'table-wrap' }, this.table));
+    }
+  }
+
+  // ---------------------------------------------------------------- page wiring
+
+  const cards = [];
+  for (const section of document.querySelectorAll('section.card')) {
+    const fn = DATA.functions && DATA.functions[Number(section.dataset.index)];
+    if (!fn) continue;
+    const card = new Card(section, fn);
+    cards.push(card);
+    card.details.addEventListener('toggle', () => {
+      if (card.details.open) {
+        card.build();
+        writeHash(card);
+      } else if (activeCard === card) {
+        writeHash(null);
+      }
+    });
+  }
+
+  function applyHash(scroll) {
+    const st = readHash();
+    if (!st) return false;
+    const card = cards.find((c) => c.fn.name === st.fn);
+    if (!card) return false;
+    card.applyState(st);
+    activeCard = card;
+    for (const other of cards) {
+      // A link shows exactly its card: the one open by default steps aside.
+      if (other !== card && other.details.open && !other.built) other.details.open = false;
+    }
+    if (!card.details.open) card.details.open = true; // its toggle event builds it
+    card.build();
+    if (scroll) card.el.scrollIntoView({ block: 'start' });
+    return true;
+  }
+
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape') return;
+    const inCard = e.target instanceof Element ? cards.find((c) => c.el.contains(e.target)) : null;
+    const card = inCard || activeCard;
+    if (card && card.state.pin !== null) {
+      card.unpin();
+      hideTip();
+    }
+  });
+  window.addEventListener('hashchange', () => applyHash(true));
+  // A tooltip placed at a focused box would be left behind by scrolling; one at the pointer follows
+  // the pointer events the browser sends after a scroll anyway.
+  window.addEventListener('scroll', () => { if (tip.dataset.by === 'focus') hideTip(); }, { passive: true, capture: true });
+
+  // Theme: the system decides unless the reader chose; the choice is remembered.
+  const themeBtn = document.querySelector('.theme-toggle');
+  const savedTheme = store.get('pmm:theme');
+  if (savedTheme === 'dark' || savedTheme === 'light') root.dataset.theme = savedTheme;
+  function effectiveTheme() {
+    return root.dataset.theme || (darkScheme.matches ? 'dark' : 'light');
+  }
+  function paintThemeButton() {
+    if (!themeBtn) return;
+    const dark = effectiveTheme() === 'dark';
+    themeBtn.textContent = dark ? '☀ light' : '☾ dark';
+    themeBtn.setAttribute('aria-pressed', String(dark));
+    themeBtn.title = dark ? 'Switch to the light theme' : 'Switch to the dark theme';
+  }
+  if (themeBtn) {
+    themeBtn.hidden = false;
+    themeBtn.addEventListener('click', () => {
+      const next = effectiveTheme() === 'dark' ? 'light' : 'dark';
+      root.dataset.theme = next;
+      store.set('pmm:theme', next);
+      paintThemeButton();
+    });
+    darkScheme.addEventListener('change', paintThemeButton);
+    paintThemeButton();
+  }
+
+  if (!applyHash(true)) {
+    for (const card of cards) if (card.details.open) card.build();
+  }
+  root.dataset.ready = '1';
+  if (window.performance && performance.mark) performance.mark('pmm-ready');
+})();

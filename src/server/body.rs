@@ -1,0 +1,270 @@
+//! Getting the dump out of a request: a raw body (optionally gzip), or a multipart upload.
+//!
+//! Every byte read is counted against one limit, and so is every byte inflated: a 40 KB gzip body
+//! that would inflate to 4 GB stops at the limit plus one byte. Reading happens on the async worker
+//! (it is I/O); inflating is CPU work and runs on a render thread with the rest ([`inflate`]).
+
+use std::io::Read;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+
+use actix_multipart::Multipart;
+use actix_web::error::PayloadError;
+use actix_web::http::header;
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpMessage, HttpRequest};
+use futures_util::{Stream, StreamExt};
+
+use super::errors::ApiError;
+use super::params;
+
+/// Longest accepted text field in a form (`format`, `theme`...).
+const MAX_FIELD: usize = 4096;
+
+/// A dump as it arrived, before inflating.
+#[derive(Debug, Default)]
+pub struct Upload {
+    pub bytes: Vec<u8>,
+    /// The body is gzip: said by `Content-Encoding`/`Content-Type`, or seen in its first two bytes
+    /// (0x1f 0x8b is never the start of UTF-8 text, so sniffing cannot misread a dump).
+    pub gzip: bool,
+    /// The file name of a multipart upload, already reduced to a safe name.
+    pub filename: Option<String>,
+    /// Form fields other than the dump, read as options.
+    pub fields: Vec<(String, String)>,
+}
+
+/// How a request body is to be read.
+enum Kind {
+    Raw { gzip: bool },
+    Multipart,
+}
+
+/// Content types taken as a raw dump. `application/gzip` is a gzip-compressed dump.
+fn classify(req: &HttpRequest) -> Result<Kind, ApiError> {
+    let encoding = match req.headers().get(header::CONTENT_ENCODING) {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| ApiError::unsupported("unsupported_encoding", "Content-Encoding is not readable text"))?
+                .trim()
+                .to_ascii_lowercase(),
+        ),
+    };
+    let gzip = match encoding.as_deref() {
+        None | Some("") | Some("identity") => false,
+        Some("gzip") | Some("x-gzip") => true,
+        Some(other) => {
+            return Err(ApiError::unsupported(
+                "unsupported_encoding",
+                format!("Content-Encoding '{}' is not supported; send the dump as is, or gzip", clip(other)),
+            ));
+        }
+    };
+    let mime = req
+        .mime_type()
+        .map_err(|_| ApiError::unsupported("unsupported_media_type", "the Content-Type header cannot be parsed"))?;
+    let Some(mime) = mime else { return Ok(Kind::Raw { gzip }) };
+    match (mime.type_().as_str(), mime.subtype().as_str()) {
+        ("text", "plain" | "x-python" | "x-script.python") | ("application", "octet-stream" | "x-python") => {
+            Ok(Kind::Raw { gzip })
+        }
+        ("application", "gzip" | "x-gzip") => Ok(Kind::Raw { gzip: true }),
+        ("multipart", "form-data") if gzip => Err(ApiError::unsupported(
+            "unsupported_encoding",
+            "a multipart upload cannot be gzip-encoded as a whole; gzip the file inside it instead",
+        )),
+        ("multipart", "form-data") => Ok(Kind::Multipart),
+        _ => Err(ApiError::unsupported(
+            "unsupported_media_type",
+            format!(
+                "Content-Type '{}' is not a dump: send the file as text/plain or application/octet-stream \
+                 (curl: -H 'Content-Type: text/plain' --data-binary @dump.py), or as a multipart/form-data \
+                 upload (curl: -F dump=@dump.py)",
+                clip(mime.essence_str())
+            ),
+        )),
+    }
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// Reads the dump (and any form fields) from the request, at most `limit` bytes on the wire.
+pub async fn read(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<Upload, ApiError> {
+    let kind = classify(req)?;
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(ApiError::too_large(limit, "the request body"));
+    }
+    let mut upload = match kind {
+        Kind::Raw { gzip } => {
+            let bytes = read_raw(payload, limit, declared.unwrap_or(0) as usize).await?;
+            Upload { bytes, gzip, ..Upload::default() }
+        }
+        Kind::Multipart => read_multipart(req, payload, limit).await?,
+    };
+    if upload.bytes.is_empty() {
+        return Err(ApiError::bad_request(
+            "empty_body",
+            "no dump in the request: send the text of a passes_dump/NN_after_<Pass>.py file as the body, \
+             or upload it in the form field 'dump'",
+        ));
+    }
+    upload.gzip |= upload.bytes.starts_with(&[0x1f, 0x8b]);
+    Ok(upload)
+}
+
+async fn read_raw(mut payload: web::Payload, limit: usize, hint: usize) -> Result<Vec<u8>, ApiError> {
+    let mut out = Vec::with_capacity(hint.min(limit));
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(payload_error)?;
+        if out.len() + chunk.len() > limit {
+            return Err(ApiError::too_large(limit, "the request body"));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+fn payload_error(err: PayloadError) -> ApiError {
+    match err {
+        PayloadError::Overflow => {
+            ApiError::new(actix_web::http::StatusCode::PAYLOAD_TOO_LARGE, "too_large", "the request body is too large")
+        }
+        other => ApiError::bad_request("bad_body", format!("the request body could not be read: {other}")),
+    }
+}
+
+/// The raw body stream, cut off after `limit` bytes. Multipart parsing reads the whole body,
+/// including fields it skips, so the limit has to sit under the parser, not around what it yields.
+struct Capped {
+    inner: web::Payload,
+    seen: usize,
+    limit: usize,
+    tripped: Arc<AtomicBool>,
+}
+
+impl Stream for Capped {
+    type Item = Result<Bytes, PayloadError>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match Pin::new(&mut self.inner).poll_next(cx) {
+            Poll::Ready(Some(Ok(chunk))) => {
+                self.seen += chunk.len();
+                if self.seen > self.limit {
+                    self.tripped.store(true, Ordering::Relaxed);
+                    Poll::Ready(Some(Err(PayloadError::Overflow)))
+                } else {
+                    Poll::Ready(Some(Ok(chunk)))
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// Takes the field named `dump`, else the first file field, as the dump; known option names among
+/// the other text fields become options (the upload form's format select). Other files are skipped.
+async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<Upload, ApiError> {
+    let tripped = Arc::new(AtomicBool::new(false));
+    let capped = Capped { inner: payload, seen: 0, limit, tripped: tripped.clone() };
+    let mut form = Multipart::new(req.headers(), capped);
+    let mut upload = Upload::default();
+    let mut have_dump = false;
+    let mut from_dump_field = false;
+    let fail = |e: actix_multipart::MultipartError| {
+        if tripped.load(Ordering::Relaxed) {
+            ApiError::too_large(limit, "the request body")
+        } else {
+            ApiError::bad_request("bad_multipart", format!("the multipart upload cannot be read: {e}"))
+        }
+    };
+    while let Some(field) = form.next().await {
+        let mut field = field.map_err(&fail)?;
+        let name = field.name().unwrap_or("").to_string();
+        let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
+        let is_dump = name == "dump";
+        let take_as_dump = (is_dump && !from_dump_field) || (filename.is_some() && !have_dump);
+        let is_option = !take_as_dump && filename.is_none() && params::KNOWN.contains(&name.as_str());
+        let mut data = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(&fail)?;
+            if take_as_dump || is_option {
+                let cap = if is_option { MAX_FIELD } else { limit };
+                if data.len() + chunk.len() > cap {
+                    return Err(if is_option {
+                        ApiError::bad_request("bad_option", format!("form field '{name}' is too long"))
+                    } else {
+                        ApiError::too_large(limit, "the uploaded dump")
+                    });
+                }
+                data.extend_from_slice(&chunk);
+            }
+        }
+        if take_as_dump {
+            upload.bytes = data;
+            upload.filename = filename.as_deref().and_then(params::name_from_upload);
+            have_dump = true;
+            from_dump_field |= is_dump;
+        } else if is_option {
+            let value = String::from_utf8(data)
+                .map_err(|_| ApiError::bad_request("bad_option", format!("form field '{name}' is not UTF-8")))?;
+            // An empty select or text box means "default", as in a query string without the key.
+            if !value.trim().is_empty() {
+                upload.fields.push((name, value));
+            }
+        }
+    }
+    if !have_dump {
+        return Err(ApiError::bad_request(
+            "no_dump",
+            "the form has no dump: put the file in the field 'dump' (curl: -F dump=@dump.py)",
+        ));
+    }
+    Ok(upload)
+}
+
+/// Inflates a gzip body into at most `limit` bytes (runs on a render thread).
+pub fn inflate(bytes: &[u8], limit: usize) -> Result<Vec<u8>, ApiError> {
+    let mut out = Vec::new();
+    let mut reader = flate2::read::MultiGzDecoder::new(bytes).take(limit as u64 + 1);
+    reader.read_to_end(&mut out).map_err(|e| {
+        ApiError::bad_request("bad_gzip", format!("the body is marked or looks like gzip but cannot be inflated: {e}"))
+    })?;
+    if out.len() > limit {
+        return Err(ApiError::too_large(limit, "the inflated body"));
+    }
+    Ok(out)
+}
+
+/// The dump's text bytes: inflated when the upload was gzip.
+pub fn dump_bytes(upload_bytes: Vec<u8>, gzip: bool, limit: usize) -> Result<Vec<u8>, ApiError> {
+    if gzip { inflate(&upload_bytes, limit) } else { Ok(upload_bytes) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn inflating_stops_at_the_limit() {
+        let bomb = gz(&vec![0u8; 1 << 20]);
+        assert_eq!(inflate(&bomb, 1000).unwrap_err().code, "too_large");
+        assert_eq!(inflate(&bomb, 1 << 20).unwrap().len(), 1 << 20);
+        assert_eq!(inflate(b"\x1f\x8bnot really", 1000).unwrap_err().code, "bad_gzip");
+    }
+}

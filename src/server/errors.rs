@@ -1,0 +1,149 @@
+//! Every failure the service reports, as one JSON shape: `{"error": {"code": "...", "message": "..."}}`.
+//!
+//! Clients (a CI job, a script, a browser) branch on the status and the stable `code`; the `message`
+//! is for the person reading it and says what to change. Keeping one type for all of them means no
+//! path can answer with an HTML or plain-text error by accident.
+
+use std::fmt;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+
+use crate::error::{Error, ErrorKind};
+
+/// An error on its way to the client.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub status: StatusCode,
+    /// Stable, machine-readable (`unreadable_dump`, `too_large`, ...).
+    pub code: &'static str,
+    pub message: String,
+    /// For 405: the methods the route does take.
+    pub allow: Option<&'static str>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into(), allow: None }
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", message)
+    }
+
+    pub fn method_not_allowed(allow: &'static str) -> ApiError {
+        ApiError {
+            allow: Some(allow),
+            ..ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", format!("this route takes {allow}"))
+        }
+    }
+
+    pub fn too_large(limit: usize, what: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("{what} is larger than the limit of {limit} bytes"),
+        )
+    }
+
+    pub fn unsupported(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, code, message)
+    }
+
+    pub fn busy() -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "every render thread is busy and the queue is full; retry in a moment",
+        )
+    }
+
+    pub fn timeout(limit: std::time::Duration) -> ApiError {
+        ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "render_timeout",
+            format!("the render did not finish within {:.3} s", limit.as_secs_f64()),
+        )
+    }
+
+    /// A failure on our side; the detail goes to the log, not to the client.
+    pub fn internal(detail: impl fmt::Display) -> ApiError {
+        eprintln!("{}", serde_json::json!({ "level": "error", "message": detail.to_string() }));
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the server failed; see its log")
+    }
+
+    /// The generic error for a status that actix produced on its own (a malformed request line, a
+    /// header too large...), so that even those answers carry the JSON shape.
+    pub fn for_status(status: StatusCode) -> ApiError {
+        let code = match status.as_u16() {
+            400 => "bad_request",
+            404 => "not_found",
+            405 => "method_not_allowed",
+            408 => "request_timeout",
+            413 => "too_large",
+            414 => "uri_too_long",
+            415 => "unsupported_media_type",
+            431 => "headers_too_large",
+            s if s >= 500 => "internal",
+            _ => "error",
+        };
+        ApiError::new(status, code, status.canonical_reason().unwrap_or("error").to_string())
+    }
+}
+
+/// The library's error kinds: a dump that cannot be read is the client's to fix (400, with line:col
+/// in the message); a readable dump with nothing to draw is 422. A picture too large to rasterize is
+/// 422 `picture_too_large`, not 413: the request was fine and a smaller body would not help, while
+/// 413 (`too_large`) always means "your upload is over the limit".
+impl From<Error> for ApiError {
+    fn from(err: Error) -> ApiError {
+        let (status, code) = match err.kind {
+            ErrorKind::Unreadable => (StatusCode::BAD_REQUEST, "unreadable_dump"),
+            ErrorKind::Usage => (StatusCode::BAD_REQUEST, "bad_option"),
+            ErrorKind::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "nothing_to_draw"),
+            ErrorKind::NotFound => (StatusCode::NOT_FOUND, "not_found"),
+            ErrorKind::TooLarge => (StatusCode::UNPROCESSABLE_ENTITY, "picture_too_large"),
+            ErrorKind::Io => return ApiError::internal(err.message),
+        };
+        ApiError::new(status, code, err.message)
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let body = serde_json::json!({ "error": { "code": self.code, "message": self.message } });
+        let mut res = HttpResponse::build(self.status);
+        res.content_type("application/json").insert_header((header::CACHE_CONTROL, "no-store"));
+        if let Some(allow) = self.allow {
+            res.insert_header((header::ALLOW, HeaderValue::from_static(allow)));
+        }
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            res.insert_header((header::RETRY_AFTER, "1"));
+        }
+        res.body(body.to_string())
+    }
+}
+
+/// For actix's extractor configs (query, path, JSON, payload): whatever they reject becomes a 400
+/// with the JSON shape instead of actix's plain-text body.
+pub fn extractor_error(err: impl fmt::Display, status: StatusCode) -> actix_web::Error {
+    let code = if status == StatusCode::PAYLOAD_TOO_LARGE { "too_large" } else { "bad_request" };
+    ApiError::new(status, code, err.to_string()).into()
+}

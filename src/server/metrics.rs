@@ -1,0 +1,153 @@
+//! Counters for `GET /metrics`, in the Prometheus text format, written by hand.
+//!
+//! A handful of counters do not justify a metrics crate. Label values come from a closed set (route
+//! patterns, standard methods, formats), never from request data, so a client cannot grow the page.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::Format;
+
+/// Upper bounds of the render time histogram, in seconds.
+const BUCKETS: [f64; 12] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
+
+#[derive(Default)]
+struct Histogram {
+    /// Per bucket, not cumulative; the last slot is +Inf.
+    counts: [AtomicU64; BUCKETS.len() + 1],
+    sum_micros: AtomicU64,
+}
+
+/// What the service counts.
+#[derive(Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, &'static str, u16), u64>>,
+    renders: [Histogram; 4],
+    render_errors: [AtomicU64; 4],
+}
+
+/// Gauges read at scrape time from the parts that own them.
+pub struct Gauges {
+    pub in_flight: usize,
+    pub queued: usize,
+    pub queue_capacity: usize,
+    pub stored: usize,
+    pub cache_entries: usize,
+    pub cache_bytes: usize,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+}
+
+fn slot(format: Format) -> usize {
+    match format {
+        Format::Svg => 0,
+        Format::Png => 1,
+        Format::Html => 2,
+        Format::Json => 3,
+    }
+}
+
+/// Standard methods by name; anything else is `other`, so odd methods cannot add label values.
+pub fn method_label(method: &actix_web::http::Method) -> &'static str {
+    match method.as_str() {
+        "GET" => "GET",
+        "HEAD" => "HEAD",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "DELETE" => "DELETE",
+        "PATCH" => "PATCH",
+        "OPTIONS" => "OPTIONS",
+        _ => "other",
+    }
+}
+
+impl Metrics {
+    pub fn count_request(&self, route: &str, method: &'static str, status: u16) {
+        let mut map = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        *map.entry((route.to_string(), method, status)).or_insert(0) += 1;
+    }
+
+    /// One finished render (successful or not) of `format` that took `took`.
+    pub fn observe_render(&self, format: Format, took: Duration, ok: bool) {
+        let h = &self.renders[slot(format)];
+        let secs = took.as_secs_f64();
+        let i = BUCKETS.iter().position(|b| secs <= *b).unwrap_or(BUCKETS.len());
+        h.counts[i].fetch_add(1, Ordering::Relaxed);
+        h.sum_micros.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        if !ok {
+            self.render_errors[slot(format)].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn render_text(&self, g: &Gauges) -> String {
+        let mut out = String::new();
+        out.push_str("# HELP pto_http_requests_total HTTP requests answered, by route pattern, method and status.\n");
+        out.push_str("# TYPE pto_http_requests_total counter\n");
+        for ((route, method, status), n) in self.requests.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            let _ = writeln!(
+                out,
+                "pto_http_requests_total{{route=\"{}\",method=\"{method}\",status=\"{status}\"}} {n}",
+                escape_label(route)
+            );
+        }
+        out.push_str("# HELP pto_render_duration_seconds Time spent rendering on a render thread, by format.\n");
+        out.push_str("# TYPE pto_render_duration_seconds histogram\n");
+        for format in Format::ALL {
+            let h = &self.renders[slot(format)];
+            let ext = format.extension();
+            let mut cumulative = 0;
+            for (i, bound) in BUCKETS.iter().enumerate() {
+                cumulative += h.counts[i].load(Ordering::Relaxed);
+                let _ =
+                    writeln!(out, "pto_render_duration_seconds_bucket{{format=\"{ext}\",le=\"{bound}\"}} {cumulative}");
+            }
+            cumulative += h.counts[BUCKETS.len()].load(Ordering::Relaxed);
+            let _ = writeln!(out, "pto_render_duration_seconds_bucket{{format=\"{ext}\",le=\"+Inf\"}} {cumulative}");
+            let sum = h.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
+            let _ = writeln!(out, "pto_render_duration_seconds_sum{{format=\"{ext}\"}} {sum}");
+            let _ = writeln!(out, "pto_render_duration_seconds_count{{format=\"{ext}\"}} {cumulative}");
+        }
+        out.push_str("# HELP pto_render_errors_total Renders that ended in an error, by format.\n");
+        out.push_str("# TYPE pto_render_errors_total counter\n");
+        for format in Format::ALL {
+            let n = self.render_errors[slot(format)].load(Ordering::Relaxed);
+            let _ = writeln!(out, "pto_render_errors_total{{format=\"{}\"}} {n}", format.extension());
+        }
+        let gauges: [(&str, &str, &str, String); 8] = [
+            ("pto_renders_in_flight", "gauge", "Renders running on a render thread now.", g.in_flight.to_string()),
+            ("pto_render_queue_depth", "gauge", "Jobs waiting for a render thread.", g.queued.to_string()),
+            (
+                "pto_render_queue_capacity",
+                "gauge",
+                "Jobs that may wait before requests get 503.",
+                g.queue_capacity.to_string(),
+            ),
+            ("pto_stored_maps", "gauge", "Dumps in the map store.", g.stored.to_string()),
+            ("pto_render_cache_entries", "gauge", "Rendered maps held in memory.", g.cache_entries.to_string()),
+            ("pto_render_cache_bytes", "gauge", "Bytes of rendered maps held in memory.", g.cache_bytes.to_string()),
+            (
+                "pto_render_cache_hits_total",
+                "counter",
+                "Stored-map requests served from memory.",
+                g.cache_hits.to_string(),
+            ),
+            (
+                "pto_render_cache_misses_total",
+                "counter",
+                "Stored-map requests that had to render.",
+                g.cache_misses.to_string(),
+            ),
+        ];
+        for (name, kind, help, value) in gauges {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
+        }
+        out
+    }
+}
+
+fn escape_label(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}

@@ -1,0 +1,160 @@
+//! The render threads: a fixed number of OS threads with large stacks, fed through a bounded queue.
+//!
+//! Why not the async workers: a render is CPU work from tens of milliseconds to seconds, and walking
+//! a deep syntax tree needs a large stack; on an async worker it would stall every other connection
+//! that worker serves. Why a bounded queue: under overload the service should say "busy" (503) at
+//! once rather than pile up requests, each holding its body in memory, until memory runs out. Why a
+//! time limit: the client gets an answer (504) even when a render is pathologically slow; the render
+//! itself cannot be interrupted, but its result is dropped and a job whose client has gone is never
+//! started.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+use super::errors::ApiError;
+
+/// Stack of each render thread. The parser has its own big-stack thread; this covers layout and
+/// the back ends, which recurse over the same shapes.
+const STACK_BYTES: usize = 64 * 1024 * 1024;
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// Counters the metrics page reads.
+#[derive(Debug, Default)]
+pub struct PoolStats {
+    pub queued: AtomicUsize,
+    pub running: AtomicUsize,
+}
+
+/// A handle to the render threads; cheap to share between async workers.
+pub struct RenderPool {
+    sender: SyncSender<Job>,
+    pub stats: Arc<PoolStats>,
+    pub capacity: usize,
+    pub timeout: Duration,
+}
+
+impl RenderPool {
+    /// Starts `threads` render threads behind a queue of `capacity` waiting jobs.
+    pub fn start(threads: usize, capacity: usize, timeout: Duration) -> std::io::Result<RenderPool> {
+        let (sender, receiver) = mpsc::sync_channel::<Job>(capacity);
+        let receiver = Arc::new(Mutex::new(receiver));
+        let stats = Arc::new(PoolStats::default());
+        for i in 0..threads.max(1) {
+            let receiver = receiver.clone();
+            std::thread::Builder::new()
+                .name(format!("render-{i}"))
+                .stack_size(STACK_BYTES)
+                .spawn(move || work(&receiver))?;
+        }
+        Ok(RenderPool { sender, stats, capacity, timeout })
+    }
+
+    /// Runs `f` on a render thread and waits for it without blocking the async worker.
+    ///
+    /// Errors: 503 when the queue is full, 504 past the time limit (counted from the moment the job
+    /// is queued: that is what the client waits), 500 if `f` panicked.
+    pub async fn run<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel::<std::thread::Result<T>>();
+        let stats = self.stats.clone();
+        let job: Job = Box::new(move || {
+            stats.queued.fetch_sub(1, Ordering::Relaxed);
+            if reply.is_closed() {
+                return; // the client timed out or went away while the job waited
+            }
+            stats.running.fetch_add(1, Ordering::Relaxed);
+            let result = catch_unwind(AssertUnwindSafe(f));
+            stats.running.fetch_sub(1, Ordering::Relaxed);
+            let _ = reply.send(result);
+        });
+        self.stats.queued.fetch_add(1, Ordering::Relaxed);
+        if let Err(err) = self.sender.try_send(job) {
+            self.stats.queued.fetch_sub(1, Ordering::Relaxed);
+            return Err(match err {
+                TrySendError::Full(_) => ApiError::busy(),
+                TrySendError::Disconnected(_) => ApiError::internal("the render threads have stopped"),
+            });
+        }
+        match actix_web::rt::time::timeout(self.timeout, answer).await {
+            Err(_) => Err(ApiError::timeout(self.timeout)),
+            Ok(Err(_)) => Err(ApiError::internal("a render thread dropped its job")),
+            Ok(Ok(Err(panic))) => Err(ApiError::internal(format!("a render panicked: {}", panic_message(&panic)))),
+            Ok(Ok(Ok(value))) => Ok(value),
+        }
+    }
+}
+
+/// One render thread: takes jobs until the pool is dropped. A panicking job is caught inside the job,
+/// so the thread lives on.
+fn work(receiver: &Mutex<Receiver<Job>>) {
+    loop {
+        let job = {
+            let Ok(guard) = receiver.lock() else { return };
+            match guard.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            }
+        };
+        job();
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown payload".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_queue_is_busy_and_a_panic_is_an_error() {
+        actix_web::rt::System::new().block_on(async {
+            let pool = Arc::new(RenderPool::start(1, 1, Duration::from_secs(5)).unwrap());
+            assert_eq!(pool.run(|| 2 + 2).await.unwrap(), 4);
+            let err = pool.run(|| -> u8 { panic!("boom") }).await.unwrap_err();
+            assert_eq!(err.code, "internal");
+            // The thread survived the panic.
+            assert_eq!(pool.run(|| 7).await.unwrap(), 7);
+            let tasks: Vec<_> = (0..3)
+                .map(|_| {
+                    let pool = pool.clone();
+                    actix_web::rt::spawn(
+                        async move { pool.run(|| std::thread::sleep(Duration::from_millis(300))).await },
+                    )
+                })
+                .collect();
+            let mut busy = 0;
+            for task in tasks {
+                if task.await.unwrap().is_err_and(|e| e.code == "busy") {
+                    busy += 1;
+                }
+            }
+            assert!(busy >= 1);
+        });
+    }
+
+    #[test]
+    fn slow_job_times_out() {
+        actix_web::rt::System::new().block_on(async {
+            let pool = RenderPool::start(1, 4, Duration::from_millis(50)).unwrap();
+            let err = pool.run(|| std::thread::sleep(Duration::from_millis(400))).await.unwrap_err();
+            assert_eq!(err.code, "render_timeout");
+        });
+    }
+}

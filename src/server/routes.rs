@@ -1,0 +1,319 @@
+//! The endpoints. Each handler reads and checks the request, hands the CPU work to the render pool,
+//! and shapes the answer; the work itself is the library's `render_bytes`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
+use sha2::{Digest, Sha256};
+
+use super::errors::ApiError;
+use super::metrics::{Gauges, Metrics};
+use super::params::{self, Params};
+use super::store::{self, MapStore};
+use super::{AppState, body, page};
+use crate::{Format, RenderOptions};
+
+/// Name of a posted dump that came without one (no `name`, no upload file name).
+const DEFAULT_NAME: &str = "dump.py";
+/// Stored maps never change: an id names one dump and the ETag names one picture of it.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(get_resource("/", index))
+        .service(post_resource("/render", render))
+        .service(post_resource("/maps", store_map))
+        .service(get_resource("/maps/{file}", stored))
+        .service(get_resource("/healthz", healthz))
+        .service(get_resource("/metrics", metrics));
+}
+
+/// A route answering GET and HEAD, and 405 (with `Allow`) to anything else.
+fn get_resource<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::get().to(handler.clone()))
+        .route(web::head().to(handler))
+        .default_service(web::to(|| async { Err::<HttpResponse, _>(ApiError::method_not_allowed("GET, HEAD")) }))
+}
+
+/// A route answering POST, and 405 (with `Allow`) to anything else.
+fn post_resource<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::post().to(handler))
+        .default_service(web::to(|| async { Err::<HttpResponse, _>(ApiError::method_not_allowed("POST")) }))
+}
+
+/// The app's default service: any path no route matches.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let path: String = req.path().chars().take(120).collect();
+    Err(ApiError::not_found(format!("no route {} {path}; see GET / for the API", req.method())))
+}
+
+async fn index(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+        ))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(page::index(state.max_body))
+}
+
+async fn healthz() -> HttpResponse {
+    let body = serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") });
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body.to_string())
+}
+
+async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    use std::sync::atomic::Ordering::Relaxed;
+    let (cache_entries, cache_bytes) = state.cache.usage();
+    let gauges = Gauges {
+        in_flight: state.pool.stats.running.load(Relaxed),
+        queued: state.pool.stats.queued.load(Relaxed),
+        queue_capacity: state.pool.capacity,
+        stored: state.store.count(),
+        cache_entries,
+        cache_bytes,
+        cache_hits: state.cache.hits.load(Relaxed),
+        cache_misses: state.cache.misses.load(Relaxed),
+    };
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(state.metrics.render_text(&gauges))
+}
+
+/// Renders on the calling render thread and records how long it took.
+fn timed_render(metrics: &Metrics, name: &str, dump: Vec<u8>, opts: &RenderOptions) -> Result<Vec<u8>, ApiError> {
+    let started = Instant::now();
+    let result = crate::render_bytes(name, dump, opts);
+    metrics.observe_render(opts.format, started.elapsed(), result.is_ok());
+    result.map_err(ApiError::from)
+}
+
+/// Reads a dump request: query options checked first (no body is read for a bad option), then
+/// the body, then the options again with the form's fields added.
+async fn read_request(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+) -> Result<(Params, body::Upload), ApiError> {
+    let mut pairs = params::query_pairs(req.query_string())?;
+    Params::from_pairs(&pairs)?;
+    let mut upload = body::read(req, payload, state.max_body).await?;
+    pairs.append(&mut upload.fields);
+    Ok((Params::from_pairs(&pairs)?, upload))
+}
+
+/// Headers every picture carries. The policy forbids anything a map does not need, so a hostile
+/// name in a dump could not make the page fetch or run anything even if it slipped through escaping.
+fn picture(status: StatusCode, format: Format) -> HttpResponseBuilder {
+    let policy = match format {
+        Format::Html => {
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:"
+        }
+        _ => "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:",
+    };
+    let mut res = HttpResponse::build(status);
+    res.content_type(format.content_type())
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::CONTENT_SECURITY_POLICY, policy));
+    res
+}
+
+/// `POST /render`: the dump in, the map out. Nothing is stored, and the answer is not cacheable.
+async fn render(req: HttpRequest, payload: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let (params, upload) = read_request(&req, payload, &state).await?;
+    let format = params.format.unwrap_or(Format::Svg);
+    let name = params.name.clone().or(upload.filename).unwrap_or_else(|| DEFAULT_NAME.to_string());
+    let opts = params.render_options(format);
+    let limit = state.max_body;
+    let metrics = state.metrics.clone();
+    let (bytes, gzip) = (upload.bytes, upload.gzip);
+    let file = download_name(&name, format);
+    let out = state
+        .pool
+        .run(move || {
+            let dump = body::dump_bytes(bytes, gzip, limit)?;
+            timed_render(&metrics, &name, dump, &opts)
+        })
+        .await??;
+    Ok(picture(StatusCode::OK, format)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::CONTENT_DISPOSITION, format!("inline; filename=\"{file}\"")))
+        .body(out))
+}
+
+/// `35_after_AllocateMemoryAddr.memory_map.svg`, kept to characters that need no quoting.
+fn download_name(name: &str, format: Format) -> String {
+    let stem = name.strip_suffix(".py").unwrap_or(name);
+    let safe: String =
+        stem.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')).take(120).collect();
+    let safe = if safe.is_empty() { "dump".to_string() } else { safe };
+    format!("{safe}.memory_map.{}", format.extension())
+}
+
+/// The JSON a stored map is described by: its id and one link per format.
+fn links(id: &str, query: &str) -> serde_json::Value {
+    let link = |f: Format| format!("/maps/{id}.{}{query}", f.extension());
+    serde_json::json!({
+        "id": id,
+        "links": {
+            "svg": link(Format::Svg),
+            "png": link(Format::Png),
+            "html": link(Format::Html),
+            "json": link(Format::Json),
+        }
+    })
+}
+
+/// `POST /maps`: stores the dump under its SHA-256. 201 the first time, 200 when it was already
+/// stored (same id, same links). A dump that cannot be drawn is refused (400/422) and not stored.
+async fn store_map(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let (params, upload) = read_request(&req, payload, &state).await?;
+    let name = params.name.clone().or(upload.filename);
+    let link_params = Params { name: name.clone(), backend: params.backend, ..Params::default() };
+    let opts =
+        RenderOptions { format: Format::Json, backend: params.backend.map(str::to_string), ..Default::default() };
+    let (limit, metrics, store) = (state.max_body, state.metrics.clone(), state.store.clone());
+    let (bytes, gzip) = (upload.bytes, upload.gzip);
+    let (id, created) = state
+        .pool
+        .run(move || -> Result<(String, bool), ApiError> {
+            let dump = body::dump_bytes(bytes, gzip, limit)?;
+            let id = store::id_of(&dump);
+            if store.contains(&id).map_err(ApiError::internal)? {
+                return Ok((id, false));
+            }
+            timed_render(&metrics, name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
+            store.put(&id, &dump).map_err(ApiError::internal)?;
+            Ok((id, true))
+        })
+        .await??;
+    let status = if created { StatusCode::CREATED } else { StatusCode::OK };
+    Ok(HttpResponse::build(status)
+        .content_type("application/json")
+        .insert_header((header::LOCATION, format!("/maps/{id}")))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(links(&id, &link_params.link_query()).to_string()))
+}
+
+fn no_such_map(id: &str) -> ApiError {
+    let shown: String = id.chars().take(80).collect();
+    ApiError::not_found(format!(
+        "no stored map '{shown}': an id is the 64 lowercase hex digits that POST /maps returned"
+    ))
+}
+
+/// Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 asks for this header).
+fn none_match(req: &HttpRequest, etag: &str) -> bool {
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+}
+
+/// The strong validator of one picture: the map, the canonical options and the crate version (a
+/// new version may draw differently, so it must not match an old copy).
+fn etag_of(id: &str, canonical: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [id, canonical, env!("CARGO_PKG_VERSION")] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    format!("\"{}\"", &store::hex(&h.finalize())[..40])
+}
+
+fn contains(store: &Arc<dyn MapStore>, id: &str) -> Result<bool, ApiError> {
+    store.contains(id).map_err(ApiError::internal)
+}
+
+/// `GET /maps/{id}` (links) and `GET /maps/{id}.{svg,png,html,json}` (the picture).
+async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let file = req.match_info().get("file").unwrap_or("");
+    let (id, ext) = match file.split_once('.') {
+        Some((id, ext)) => (id, Some(ext)),
+        None => (file, None),
+    };
+    if !store::is_id(id) {
+        return Err(no_such_map(file));
+    }
+    let format = match ext {
+        None => None,
+        Some(ext) => Some(Format::ALL.into_iter().find(|f| f.extension() == ext).ok_or_else(|| {
+            ApiError::not_found(format!("no format '.{}'; use .svg, .png, .html or .json", clip(ext)))
+        })?),
+    };
+    let params = Params::from_pairs(&params::query_pairs(req.query_string())?)?;
+    if params.format.is_some() {
+        return Err(ApiError::bad_request(
+            "bad_option",
+            "a stored map's format comes from its extension: /maps/ID.svg",
+        ));
+    }
+    let Some(format) = format else {
+        if !contains(&state.store, id)? {
+            return Err(no_such_map(id));
+        }
+        return Ok(HttpResponse::Ok()
+            .content_type("application/json")
+            .insert_header((header::CACHE_CONTROL, IMMUTABLE))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+            .body(links(id, &params.link_query()).to_string()));
+    };
+    let name = params.name.clone().unwrap_or_else(|| format!("{}.py", &id[..12]));
+    let etag = etag_of(id, &params.canonical(format, &name));
+    let cached = |status: StatusCode| {
+        let mut res = picture(status, format);
+        res.insert_header((header::ETAG, HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""))))
+            .insert_header((header::CACHE_CONTROL, IMMUTABLE))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"));
+        res
+    };
+    if none_match(&req, &etag) && contains(&state.store, id)? {
+        return Ok(cached(StatusCode::NOT_MODIFIED).finish());
+    }
+    if let Some(bytes) = state.cache.get(&etag) {
+        return Ok(cached(StatusCode::OK).body(bytes));
+    }
+    let opts = params.render_options(format);
+    let (store, metrics, owned_id) = (state.store.clone(), state.metrics.clone(), id.to_string());
+    let out = state
+        .pool
+        .run(move || -> Result<Vec<u8>, ApiError> {
+            let dump = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
+            timed_render(&metrics, &name, dump, &opts)
+        })
+        .await??;
+    let bytes = Bytes::from(out);
+    state.cache.put(etag.clone(), bytes.clone());
+    Ok(cached(StatusCode::OK).body(bytes))
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(40).collect()
+}

@@ -1,0 +1,835 @@
+//! The HTTP service end to end: the real binary on an ephemeral port, spoken to over TCP by a small
+//! HTTP/1.1 client written here (one request per connection), so what is tested is what a user gets.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+const SMALL: &str = "generated/Ascend910B/test_tile_softmax/passes_dump/35_after_AllocateMemoryAddr.py";
+const MID: &str = "generated/Ascend910B/llama_7b_mini_1h_s16/passes_dump/35_after_AllocateMemoryAddr.py";
+const BIG: &str = "cases/decode_fwd_layers/passes_dump/32_after_AllocateMemoryAddr.py";
+const NO_TILES: &str = "dumps/vllm_ascend_prepare_token_metadata.py";
+const NOT_ASSIGNED: &str = "cases/decode_fwd_layers/passes_dump/31_after_MemoryReuse.py";
+
+fn corpus(rel: &str) -> Vec<u8> {
+    let path = Path::new(CORPUS).join(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A directory under the system temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static SERIAL: AtomicUsize = AtomicUsize::new(0);
+        let n = SERIAL.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("pto-mm-server-{}-{tag}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The binary, serving on 127.0.0.1:0; killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+    log: PathBuf,
+}
+
+impl Server {
+    /// A server with its data in `dir`, extra flags and environment.
+    fn start_in(dir: &Path, flags: &[&str], env: &[(&str, &str)]) -> Server {
+        static STARTS: AtomicUsize = AtomicUsize::new(0);
+        let log = dir.join(format!("server-{}.log", STARTS.fetch_add(1, Ordering::Relaxed)));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pto-memory-map"));
+        cmd.args(["serve", "--bind", "127.0.0.1:0", "--data-dir"]).arg(dir.join("data"));
+        if !flags.contains(&"--render-threads") {
+            cmd.args(["--render-threads", "2"]);
+        }
+        cmd.args(flags)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("the binary starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let Some(addr) = line.trim().strip_prefix("listening on http://") else {
+            let _ = child.kill();
+            panic!("no address printed; got {line:?}; log: {}", std::fs::read_to_string(&log).unwrap_or_default());
+        };
+        Server { addr: addr.to_string(), child, log }
+    }
+
+    fn get(&self, target: &str) -> Resp {
+        request(&self.addr, "GET", target, &[], b"")
+    }
+
+    fn get_with(&self, target: &str, headers: &[(&str, &str)]) -> Resp {
+        request(&self.addr, "GET", target, headers, b"")
+    }
+
+    fn post(&self, target: &str, content_type: &str, body: &[u8]) -> Resp {
+        request(&self.addr, "POST", target, &[("Content-Type", content_type)], body)
+    }
+
+    fn post_with(&self, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+        request(&self.addr, "POST", target, headers, body)
+    }
+
+    fn healthy(&self) {
+        let r = self.get("/healthz");
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["status"], "ok");
+    }
+
+    /// The value of an unlabelled metric.
+    fn metric(&self, name: &str) -> f64 {
+        let text = self.get("/metrics").text();
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no metric {name} in:\n{text}"))
+    }
+
+    /// Stops the server with SIGTERM (a graceful stop) and waits for it.
+    fn stop(mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = self.child.wait();
+    }
+
+    /// SIGKILL: no chance to flush or clean anything.
+    fn kill_9(mut self) {
+        self.child.kill().unwrap();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A server in its own temporary directory, returned with it (drop order: server first).
+fn server(flags: &[&str], env: &[(&str, &str)]) -> (Server, TempDir) {
+    let dir = TempDir::new("s");
+    (Server::start_in(&dir.0, flags, env), dir)
+}
+
+// ---------------------------------------------------------------------------------------------
+// A minimal HTTP/1.1 client: one request per connection, `Connection: close`, body read to EOF.
+
+#[derive(Debug)]
+struct Resp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+
+    /// Checks the error shape and returns its code.
+    fn error_code(&self) -> String {
+        assert!(self.status >= 400, "expected an error, got {}: {}", self.status, self.text());
+        assert_eq!(self.header("content-type"), Some("application/json"), "{}", self.text());
+        let v = self.json();
+        assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+        v["error"]["code"].as_str().expect("error.code").to_string()
+    }
+}
+
+fn request(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+    let mut head = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-length") || k.eq_ignore_ascii_case("transfer-encoding"))
+        && (method == "POST" || !body.is_empty())
+    {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut raw = head.into_bytes();
+    raw.extend_from_slice(body);
+    exchange(addr, &raw)
+}
+
+/// Sends raw request bytes and reads the whole answer. A write cut short (the server answered early
+/// and closed) is not an error: the answer is what counts.
+fn exchange(addr: &str, raw: &[u8]) -> Resp {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    stream.set_write_timeout(Some(Duration::from_secs(60))).unwrap();
+    let _ = stream.write_all(raw);
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if buf.is_empty() => panic!("no answer from {addr}: {e}"),
+            Err(_) => break,
+        }
+    }
+    parse_response(&buf)
+}
+
+fn parse_response(buf: &[u8]) -> Resp {
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| {
+        panic!("no complete response head in {:?}", String::from_utf8_lossy(&buf[..buf.len().min(300)]))
+    });
+    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let mut body = buf[end + 4..].to_vec();
+    if headers.iter().any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked")) {
+        body = dechunk(&body);
+    }
+    Resp { status, headers, body }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
+        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).split(';').next().unwrap().trim(), 16)
+            .expect("chunk size");
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&data[eol + 2..eol + 2 + size]);
+        data = &data[eol + 2 + size + 2..];
+    }
+    out
+}
+
+/// A multipart/form-data body: (field name, file name, content) per part.
+fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "----pto-memory-map-test-7d3c";
+    let mut body = Vec::new();
+    for (name, file, content) in parts {
+        body.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+        match file {
+            Some(f) => body.extend_from_slice(
+                format!(
+                    "Content-Disposition: form-data; name=\"{name}\"; filename=\"{f}\"\r\n\
+                     Content-Type: application/octet-stream\r\n\r\n"
+                )
+                .as_bytes(),
+            ),
+            None => {
+                body.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes())
+            }
+        }
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// Deterministic pseudo-random bytes (xorshift), so a failure can be reproduced.
+fn noise(len: usize, mut seed: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        out.extend_from_slice(&seed.to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Service basics
+
+#[test]
+fn health_page_and_metrics_answer() {
+    let (s, _dir) = server(&[], &[]);
+    let h = s.get("/healthz");
+    assert_eq!(h.status, 200);
+    assert_eq!(h.header("content-type"), Some("application/json"));
+    assert_eq!(h.json()["status"], "ok");
+    assert_eq!(h.json()["version"], env!("CARGO_PKG_VERSION"));
+
+    let page = s.get("/");
+    assert_eq!(page.status, 200);
+    assert!(page.header("content-type").unwrap().starts_with("text/html"));
+    let html = page.text();
+    assert!(html.contains("action=\"/render\"") && html.contains("enctype=\"multipart/form-data\""), "{html}");
+    assert!(html.contains("name=\"dump\"") && html.contains("name=\"format\""));
+    assert!(!html.contains("<script"), "the upload page works without JavaScript");
+    assert!(html.contains("POST /maps"));
+    assert_eq!(request(&s.addr, "HEAD", "/", &[], b"").status, 200);
+
+    s.post("/render?format=json", "text/plain", &corpus(SMALL));
+    s.get("/nowhere");
+    let m = s.get("/metrics");
+    assert_eq!(m.status, 200);
+    assert!(m.header("content-type").unwrap().starts_with("text/plain"));
+    let text = m.text();
+    for needle in [
+        "pto_http_requests_total{route=\"/render\",method=\"POST\",status=\"200\"} 1",
+        "pto_http_requests_total{route=\"unmatched\",method=\"GET\",status=\"404\"} 1",
+        "pto_render_duration_seconds_bucket{format=\"json\",le=\"+Inf\"} 1",
+        "pto_render_duration_seconds_count{format=\"svg\"} 0",
+        "pto_renders_in_flight 0",
+        "pto_render_queue_depth 0",
+        "pto_stored_maps 0",
+    ] {
+        assert!(text.contains(needle), "missing {needle} in:\n{text}");
+    }
+}
+
+#[test]
+fn each_request_is_one_json_log_line() {
+    let (s, _dir) = server(&[], &[]);
+    s.get("/healthz");
+    s.post("/render?format=json", "text/plain", &corpus(SMALL));
+    s.get("/maps/nope.svg");
+    let log = std::fs::read_to_string(&s.log).unwrap();
+    let requests: Vec<Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("status").is_some())
+        .collect();
+    assert_eq!(requests.len(), 3, "{log}");
+    assert_eq!(requests[1]["method"], "POST");
+    assert_eq!(requests[1]["path"], "/render");
+    assert_eq!(requests[1]["status"], 200);
+    assert!(requests[1]["bytes"].as_i64().unwrap() > 100);
+    assert!(requests[1]["ms"].as_f64().is_some());
+    assert_eq!(requests[2]["status"], 404);
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /render
+
+#[test]
+fn render_json_from_raw_gzip_and_multipart_bodies() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = corpus(SMALL);
+    let check = |r: &Resp, name: &str| {
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        let v = r.json();
+        assert_eq!(v["dump"], name);
+        assert_eq!(v["functions"][0]["name"], "tile_softmax_incore_0");
+    };
+    check(&s.post("/render?format=json", "text/plain; charset=utf-8", &dump), "dump.py");
+    check(
+        &s.post("/render?format=json&name=35_after_AllocateMemoryAddr.py", "application/octet-stream", &dump),
+        "35_after_AllocateMemoryAddr.py",
+    );
+    assert_eq!(
+        s.post("/render?format=json&name=35_after_AllocateMemoryAddr.py", "text/plain", &dump).json()["pass_name"],
+        "AllocateMemoryAddr"
+    );
+    // gzip, said by Content-Encoding, by Content-Type, or only seen in the bytes.
+    let gz = gzip(&dump);
+    check(
+        &s.post_with("/render?format=json", &[("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], &gz),
+        "dump.py",
+    );
+    check(&s.post("/render?format=json", "application/gzip", &gz), "dump.py");
+    check(&s.post("/render?format=json", "application/octet-stream", &gz), "dump.py");
+    // No Content-Type at all is a raw dump too.
+    check(&s.post_with("/render?format=json", &[], &dump), "dump.py");
+
+    // Multipart: the field `dump` with the form's own options, as the upload page sends it.
+    let (ct, body) = multipart(&[
+        ("format", None, b"json"),
+        ("theme", None, b"dark"),
+        ("dump", Some("some/dir/35_after_AllocateMemoryAddr.py"), &dump),
+    ]);
+    check(&s.post("/render", &ct, &body), "35_after_AllocateMemoryAddr.py");
+    // ...or the first file field, whatever its name; a gzip file inside works too.
+    let (ct, body) = multipart(&[("upload", Some("x.py.gz"), &gz), ("other", Some("y.py"), b"junk")]);
+    check(&s.post("/render?format=json", &ct, &body), "x.py.gz");
+}
+
+#[test]
+fn render_takes_every_view_option() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = corpus(MID);
+    let r = s.post(
+        "/render?format=json&backend=ascend950&x_axis=used&zoom=2&hide=Left,Right&hide=Bias&function=kernel_matmul&function=kernel_softmax&theme=dark&scale=1&width=900",
+        "text/plain",
+        &dump,
+    );
+    // Bias is not in this dump: the message names the spaces that are.
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.error_code(), "bad_option");
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("Bias"));
+    let r = s.post(
+        "/render?format=json&backend=ascend950&x-axis=used&zoom=2&hide=Left,Right&function=kernel_matmul,kernel_softmax&theme=dark&scale=1&width=900",
+        "text/plain",
+        &dump,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["backend"]["name"], "Ascend950");
+}
+
+fn assert_picture(r: &Resp, format: &str) {
+    assert_eq!(r.status, 200, "{format}: {}", r.text());
+    let (ct, magic): (&str, &[u8]) = match format {
+        "svg" => ("image/svg+xml", b"<svg"),
+        "png" => ("image/png", b"\x89PNG\r\n\x1a\n"),
+        "html" => ("text/html; charset=utf-8", b"<!doctype html"),
+        _ => ("application/json", b"{"),
+    };
+    assert_eq!(r.header("content-type"), Some(ct));
+    let head = String::from_utf8_lossy(&r.body[..r.body.len().min(400)]).to_ascii_lowercase();
+    assert!(
+        r.body.starts_with(magic) || head.contains(&String::from_utf8_lossy(magic).to_ascii_lowercase()),
+        "{format}: starts with {head:?}"
+    );
+}
+
+#[test]
+fn render_svg() {
+    let (s, _dir) = server(&[], &[]);
+    assert_picture(&s.post("/render?format=svg&theme=dark", "text/plain", &corpus(SMALL)), "svg");
+}
+
+#[test]
+fn render_png() {
+    let (s, _dir) = server(&[], &[]);
+    assert_picture(&s.post("/render?format=png&scale=1", "text/plain", &corpus(SMALL)), "png");
+}
+
+#[test]
+fn render_html() {
+    let (s, _dir) = server(&[], &[]);
+    assert_picture(&s.post("/render?format=html", "text/plain", &corpus(SMALL)), "html");
+}
+
+#[test]
+fn render_defaults_to_svg() {
+    let (s, _dir) = server(&[], &[]);
+    let r = s.post("/render", "text/plain", &corpus(SMALL));
+    assert_picture(&r, "svg");
+    assert!(r.header("content-disposition").unwrap().contains("dump.memory_map.svg"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// POST /maps and GET /maps/...
+
+/// Stores `dump` and returns (status, response JSON).
+fn store(s: &Server, target: &str, dump: &[u8]) -> (u16, Value) {
+    let r = s.post(target, "text/plain", dump);
+    assert!(r.status == 200 || r.status == 201, "{}", r.text());
+    let v = r.json();
+    let id = v["id"].as_str().unwrap().to_string();
+    assert_eq!(r.header("location"), Some(format!("/maps/{id}").as_str()));
+    (r.status, v)
+}
+
+#[test]
+fn storing_is_content_addressed_and_idempotent() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = corpus(SMALL);
+    let (status, v) = store(&s, "/maps", &dump);
+    assert_eq!(status, 201);
+    let id = v["id"].as_str().unwrap();
+    assert_eq!(id, sha256_hex(&dump));
+    for f in ["svg", "png", "html", "json"] {
+        assert_eq!(v["links"][f], format!("/maps/{id}.{f}"));
+    }
+    // Again, gzip-encoded, and as an upload: the same id, 200.
+    assert_eq!(store(&s, "/maps", &dump), (200, v.clone()));
+    let r = s.post_with("/maps", &[("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], &gzip(&dump));
+    assert_eq!((r.status, r.json()["id"].clone()), (200, Value::from(id)));
+    let (ct, body) = multipart(&[("dump", Some("35_after_AllocateMemoryAddr.py"), &dump)]);
+    let r = s.post("/maps", &ct, &body);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["links"]["svg"], format!("/maps/{id}.svg?name=35_after_AllocateMemoryAddr.py"));
+    assert_eq!(s.metric("pto_stored_maps"), 1.0);
+
+    let info = s.get(&format!("/maps/{id}"));
+    assert_eq!(info.status, 200);
+    assert_eq!(info.json(), v);
+}
+
+#[test]
+fn stored_maps_have_permanent_cacheable_links() {
+    let (s, _dir) = server(&[], &[]);
+    let (_, v) = store(&s, "/maps?name=35_after_AllocateMemoryAddr.py", &corpus(SMALL));
+    let link = v["links"]["json"].as_str().unwrap().to_string();
+    assert!(link.ends_with(".json?name=35_after_AllocateMemoryAddr.py"), "{link}");
+
+    let first = s.get(&link);
+    assert_eq!(first.status, 200, "{}", first.text());
+    assert_eq!(first.header("content-type"), Some("application/json"));
+    assert_eq!(first.header("cache-control"), Some("public, max-age=31536000, immutable"));
+    assert_eq!(first.json()["pass_name"], "AllocateMemoryAddr");
+    let etag = first.header("etag").unwrap().to_string();
+    assert!(etag.starts_with('"') && etag.ends_with('"') && !etag.starts_with("W/"), "{etag}");
+
+    // From the cache: the same bytes and tag.
+    let again = s.get(&link);
+    assert_eq!((again.body.as_slice(), again.header("etag")), (first.body.as_slice(), Some(etag.as_str())));
+    assert!(s.metric("pto_render_cache_hits_total") >= 1.0);
+
+    let not_modified = s.get_with(&link, &[("If-None-Match", &format!("\"other\", {etag}"))]);
+    assert_eq!(not_modified.status, 304);
+    assert!(not_modified.body.is_empty());
+    assert_eq!(not_modified.header("etag"), Some(etag.as_str()));
+    assert_eq!(s.get_with(&link, &[("If-None-Match", "\"stale\"")]).status, 200);
+
+    // Equivalent options share a tag; different ones do not.
+    let id = v["id"].as_str().unwrap();
+    let tag = |q: &str| s.get(&format!("/maps/{id}.json{q}")).header("etag").map(str::to_string);
+    assert_eq!(tag("?zoom=1.0&theme=LIGHT"), tag(""));
+    assert_ne!(tag("?theme=dark"), tag(""));
+    assert_ne!(tag(""), Some(etag.clone()), "the name is part of the picture");
+}
+
+#[test]
+fn stored_map_in_every_picture_format() {
+    let (s, _dir) = server(&[], &[]);
+    let (_, v) = store(&s, "/maps", &corpus(SMALL));
+    for f in ["svg", "png", "html"] {
+        let link = v["links"][f].as_str().unwrap();
+        let r = s.get(link);
+        assert_picture(&r, f);
+        let etag = r.header("etag").unwrap().to_string();
+        assert_eq!(s.get_with(link, &[("If-None-Match", &etag)]).status, 304, "{f}");
+    }
+}
+
+#[test]
+fn a_dump_that_cannot_be_drawn_is_not_stored() {
+    let (s, _dir) = server(&[], &[]);
+    let r = s.post("/maps", "text/plain", &corpus(NO_TILES));
+    assert_eq!((r.status, r.error_code().as_str()), (422, "nothing_to_draw"));
+    let r = s.post("/maps", "text/plain", b"def f(:\n    pass\n");
+    assert_eq!((r.status, r.error_code().as_str()), (400, "unreadable_dump"));
+    assert_eq!(s.metric("pto_stored_maps"), 0.0);
+    let id = sha256_hex(&corpus(NO_TILES));
+    assert_eq!(s.get(&format!("/maps/{id}.json")).status, 404);
+}
+
+#[test]
+fn maps_survive_a_restart_and_kill_9() {
+    let dir = TempDir::new("persist");
+    let small = corpus(SMALL);
+    let mid = corpus(MID);
+
+    let s = Server::start_in(&dir.0, &[], &[]);
+    let (status, v1) = store(&s, "/maps", &small);
+    assert_eq!(status, 201);
+    let tag1 = s.get(v1["links"]["json"].as_str().unwrap()).header("etag").unwrap().to_string();
+    s.stop();
+
+    let s = Server::start_in(&dir.0, &[], &[]);
+    assert_eq!(s.metric("pto_stored_maps"), 1.0);
+    let r = s.get(v1["links"]["json"].as_str().unwrap());
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.header("etag"), Some(tag1.as_str()), "the same link gives the same picture after a restart");
+    // Accepted, then killed at once.
+    let (status, v2) = store(&s, "/maps", &mid);
+    assert_eq!(status, 201);
+    s.kill_9();
+
+    let s = Server::start_in(&dir.0, &[], &[]);
+    assert_eq!(s.metric("pto_stored_maps"), 2.0);
+    let r = s.get(v2["links"]["json"].as_str().unwrap());
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["functions"].as_array().unwrap().len(), 11);
+    assert_eq!(store(&s, "/maps", &mid).0, 200);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+#[test]
+fn unreadable_and_undrawable_dumps() {
+    let (s, _dir) = server(&[], &[]);
+    let r = s.post("/render?format=json", "text/plain", b"# a dump\ndef f(:\n    pass\n");
+    assert_eq!((r.status, r.error_code().as_str()), (400, "unreadable_dump"));
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("dump.py:2:7"), "{}", r.text());
+    for rel in [NO_TILES, NOT_ASSIGNED] {
+        let r = s.post("/render?format=json", "text/plain", &corpus(rel));
+        assert_eq!((r.status, r.error_code().as_str()), (422, "nothing_to_draw"), "{rel}");
+    }
+    let r = s.post("/render", "text/plain", b"");
+    assert_eq!((r.status, r.error_code().as_str()), (400, "empty_body"));
+    let (ct, body) = multipart(&[("format", None, b"json")]);
+    assert_eq!(s.post("/render", &ct, &body).error_code(), "no_dump");
+    let r = s.post("/render", "multipart/form-data; boundary=zzz", b"--zzz\r\ngarbage");
+    assert_eq!(r.status, 400, "{}", r.text());
+    r.error_code();
+}
+
+#[test]
+fn bad_options_are_400_before_any_render() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = corpus(SMALL);
+    for (q, code) in [
+        ("format=gif", "bad_option"),
+        ("zoom=1000", "bad_option"),
+        ("zoom=abc", "bad_option"),
+        ("scale=9", "bad_option"),
+        ("theme=pink", "bad_option"),
+        ("backend=Ascend000", "bad_option"),
+        ("colour=red", "bad_option"),
+        ("format=svg&format=png", "bad_option"),
+        ("hide=NoSuchSpace&format=json", "bad_option"),
+        ("name=..%2Fetc%2Fpasswd", "bad_option"),
+        ("zoom=%ZZ", "bad_option"),
+    ] {
+        let r = s.post(&format!("/render?{q}"), "text/plain", &dump);
+        assert_eq!((r.status, r.error_code().as_str()), (400, code), "{q}: {}", r.text());
+    }
+    let (_, v) = store(&s, "/maps", &dump);
+    let id = v["id"].as_str().unwrap();
+    assert_eq!(s.get(&format!("/maps/{id}.json?format=svg")).error_code(), "bad_option");
+    assert_eq!(s.get(&format!("/maps/{id}.json?zoom=0")).error_code(), "bad_option");
+}
+
+#[test]
+fn unknown_routes_ids_and_methods() {
+    let (s, _dir) = server(&[], &[]);
+    let (_, v) = store(&s, "/maps", &corpus(SMALL));
+    let id = v["id"].as_str().unwrap().to_string();
+    let absent = "0".repeat(64);
+    for target in [
+        "/nowhere".to_string(),
+        "/render/extra".to_string(),
+        format!("/maps/{absent}"),
+        format!("/maps/{absent}.svg"),
+        format!("/maps/{}.svg", id.to_uppercase()),
+        format!("/maps/{}.svg", &id[..63]),
+        format!("/maps/{id}.gif"),
+        format!("/maps/{id}.svg.json"),
+        "/maps/..%2F..%2F..%2Fetc%2Fpasswd".to_string(),
+        "/maps/%2e%2e.svg".to_string(),
+        "/maps/../../etc/passwd".to_string(),
+    ] {
+        let r = s.get(&target);
+        assert_eq!((r.status, r.error_code().as_str()), (404, "not_found"), "{target}");
+    }
+    for (method, target, allow) in [
+        ("GET", "/render".to_string(), "POST"),
+        ("PUT", "/maps".to_string(), "POST"),
+        ("DELETE", format!("/maps/{id}.svg"), "GET, HEAD"),
+        ("POST", "/healthz".to_string(), "GET, HEAD"),
+        ("POST", "/metrics".to_string(), "GET, HEAD"),
+        ("PATCH", "/".to_string(), "GET, HEAD"),
+    ] {
+        let r = request(&s.addr, method, &target, &[], b"");
+        assert_eq!((r.status, r.error_code().as_str()), (405, "method_not_allowed"), "{method} {target}");
+        assert_eq!(r.header("allow"), Some(allow), "{method} {target}");
+    }
+}
+
+#[test]
+fn unsupported_types_and_encodings_are_415() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = corpus(SMALL);
+    for ct in ["application/json", "application/x-www-form-urlencoded", "image/png", "not a type"] {
+        let r = s.post("/render", ct, &dump);
+        assert_eq!((r.status, r.error_code().as_str()), (415, "unsupported_media_type"), "{ct}");
+    }
+    for enc in ["br", "deflate", "gzip, br"] {
+        let r = s.post_with("/render", &[("Content-Type", "text/plain"), ("Content-Encoding", enc)], &dump);
+        assert_eq!((r.status, r.error_code().as_str()), (415, "unsupported_encoding"), "{enc}");
+    }
+    let r = s.post_with("/render", &[("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], &dump);
+    assert_eq!((r.status, r.error_code().as_str()), (400, "bad_gzip"));
+}
+
+#[test]
+fn bodies_over_the_limit_are_413_also_after_gunzip() {
+    let limit = 256 * 1024;
+    let (s, _dir) = server(&["--max-body-bytes", &limit.to_string()], &[]);
+    // Declared too large: refused before the body is read.
+    let r = s.post_with("/render", &[("Content-Type", "text/plain"), ("Content-Length", "999999999")], b"");
+    assert_eq!((r.status, r.error_code().as_str()), (413, "too_large"));
+    // Chunked, no length: refused once the limit is passed.
+    let big = vec![b'#'; limit + 10];
+    let mut raw = format!(
+        "POST /render HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n",
+        big.len()
+    )
+    .into_bytes();
+    raw.extend_from_slice(&big);
+    raw.extend_from_slice(b"\r\n0\r\n\r\n");
+    let r = exchange(&s.addr, &raw);
+    assert_eq!((r.status, r.error_code().as_str()), (413, "too_large"));
+    // A small gzip body that inflates past the limit: render and store alike.
+    let bomb = gzip(&vec![b' '; limit * 8]);
+    assert!(bomb.len() < limit);
+    for target in ["/render", "/maps"] {
+        let r = s.post_with(target, &[("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], &bomb);
+        assert_eq!((r.status, r.error_code().as_str()), (413, "too_large"), "{target}");
+    }
+    // In a multipart upload too.
+    let (ct, body) = multipart(&[("dump", Some("d.py"), &big)]);
+    assert_eq!(s.post("/render", &ct, &body).error_code(), "too_large");
+    s.healthy();
+}
+
+#[test]
+fn a_full_queue_is_503() {
+    let (s, _dir) = server(&["--render-threads", "1", "--queue-depth", "1"], &[]);
+    let dump = corpus(BIG);
+    // Timing decides how many find the queue full; over a few rounds at least one must.
+    let mut seen = std::collections::BTreeMap::new();
+    for _ in 0..5 {
+        let statuses: Vec<(u16, Option<String>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..12)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let r = s.post("/render?format=json", "text/plain", &dump);
+                        let code = (r.status != 200).then(|| r.error_code());
+                        (r.status, code)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (status, code) in statuses {
+            assert!(status == 200 || (status == 503 && code.as_deref() == Some("busy")), "{status} {code:?}");
+            *seen.entry(status).or_insert(0) += 1;
+        }
+        if seen.contains_key(&503) {
+            break;
+        }
+    }
+    assert!(seen.contains_key(&503) && seen.contains_key(&200), "{seen:?}");
+    s.healthy();
+}
+
+#[test]
+fn a_render_past_the_time_limit_is_504() {
+    let (s, _dir) = server(&["--render-timeout-ms", "1"], &[]);
+    let r = s.post("/render?format=json", "text/plain", &corpus(BIG));
+    assert_eq!((r.status, r.error_code().as_str()), (504, "render_timeout"));
+    s.healthy();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load and hostile input
+
+#[test]
+fn fifty_concurrent_posts() {
+    let (s, _dir) = server(&[], &[]);
+    let small = corpus(SMALL);
+    let mid = corpus(MID);
+    let results: Vec<(usize, u16, String)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..50)
+            .map(|i| {
+                let (s, small, mid) = (&s, &small, &mid);
+                scope.spawn(move || match i % 3 {
+                    0 => {
+                        let r = s.post("/render?format=json", "text/plain", mid);
+                        (i, r.status, r.json()["functions"].as_array().map_or(0, Vec::len).to_string())
+                    }
+                    1 => {
+                        let r = s.post("/maps", "text/plain", small);
+                        (i, r.status, r.json()["id"].as_str().unwrap_or("").to_string())
+                    }
+                    _ => {
+                        let r = s.post_with("/render?format=json", &[("Content-Encoding", "gzip")], &gzip(small));
+                        (i, r.status, r.json()["dump"].as_str().unwrap_or("").to_string())
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let id = sha256_hex(&small);
+    for (i, status, what) in &results {
+        match i % 3 {
+            0 => assert_eq!((*status, what.as_str()), (200, "11"), "#{i}"),
+            1 => assert!((*status == 200 || *status == 201) && *what == id, "#{i}: {status} {what}"),
+            _ => assert_eq!((*status, what.as_str()), (200, "dump.py"), "#{i}"),
+        }
+    }
+    assert_eq!(s.metric("pto_stored_maps"), 1.0);
+    s.healthy();
+}
+
+#[test]
+fn hostile_input_gets_an_error_and_the_server_lives() {
+    let (s, _dir) = server(&[], &[]);
+    // 100 000 nested brackets: refused by the depth guard with a position, no stack overflow.
+    let mut deep = b"x = ".to_vec();
+    deep.extend(std::iter::repeat_n(b'[', 100_000));
+    let r = s.post("/render?format=json", "text/plain", &deep);
+    assert_eq!((r.status, r.error_code().as_str()), (400, "unreadable_dump"), "{}", r.text());
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("dump.py:1:"), "{}", r.text());
+    s.healthy();
+    // Same through the store, and with parentheses.
+    let mut parens = b"y = f".to_vec();
+    parens.extend(std::iter::repeat_n(b'(', 100_000));
+    assert_eq!(s.post("/maps", "text/plain", &parens).status, 400);
+    // 10 MB of random bytes: not UTF-8, and the message says where.
+    let r = s.post("/render?format=svg", "application/octet-stream", &noise(10 << 20, 0x9e37_79b9_7f4a_7c15));
+    assert_eq!((r.status, r.error_code().as_str()), (400, "unreadable_dump"));
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("dump.py:1:"), "{}", r.text());
+    // Valid text up to a stray byte on line 3.
+    let r = s.post("/render?format=json", "text/plain", b"# ok\n# ok\n# caf\xe9\n");
+    assert_eq!(r.status, 400);
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("dump.py:3:6"), "{}", r.text());
+    // Random bytes that look like gzip.
+    let mut fake = vec![0x1f, 0x8b];
+    fake.extend(noise(4096, 7));
+    assert_eq!(s.post("/render", "text/plain", &fake).error_code(), "bad_gzip");
+    // Bytes that are not HTTP at all: whatever actix answers, the next request is served.
+    let mut stream = TcpStream::connect(&s.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = stream.write_all(b"\x00\x01garbage\r\n\r\n");
+    let _ = stream.read(&mut [0u8; 1024]);
+    s.healthy();
+}
