@@ -7,22 +7,22 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::backend;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{BackendChoice, Block, FunctionMap, MemoryMap, SpaceUsage, Tile, space_rank};
+use crate::model::{
+    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, MemoryMap, Peak, SpaceUsage, Tile, space_rank,
+};
 
 /// Builds the memory map of `dump`, scaled by the capacities of `choice`; refuses a dump with nothing
 /// to draw (I2).
 pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
     let file = dump.display_name();
     let parsed = dump::parse(&dump.text, &file)?;
-    let chip = backend::by_name(&choice.name)?;
     let lines: Vec<&str> = dump.text.lines().collect();
     let functions: Vec<FunctionMap> = parsed
         .into_iter()
         .filter(|f| !f.tiles.is_empty())
-        .map(|f| function_map(f, &lines, |space| chip.capacity(space)))
+        .map(|f| function_map(f, &lines, |space| choice.capacities.get(space).copied()))
         .collect();
     refuse_if_nothing_to_draw(&functions, &file)?;
     Ok(MemoryMap { dump: dump.name.clone(), pass_name: dump::pass_name_of(&dump.name), backend: choice, functions })
@@ -62,10 +62,19 @@ fn unassigned(f: &FunctionMap) -> bool {
 
 fn function_map(f: ParsedFunction, lines: &[&str], capacity: impl Fn(&str) -> Option<i64>) -> FunctionMap {
     let blocks = merge_aliases(f.tiles);
-    let spaces = summarize(&blocks, capacity);
+    let spaces = summarize(&blocks, capacity, (f.src_start, f.src_end));
     let source =
         (f.src_start..=f.src_end).map(|n| lines.get(n as usize - 1).copied().unwrap_or("").to_string()).collect();
-    FunctionMap { name: f.name, ftype: f.ftype, src_start: f.src_start, src_end: f.src_end, source, spaces, blocks }
+    FunctionMap {
+        name: f.name,
+        ftype: f.ftype,
+        src_start: f.src_start,
+        src_end: f.src_end,
+        source,
+        spaces,
+        blocks,
+        fits: Vec::new(),
+    }
 }
 
 /// Folds tiles that share a slot over touching lifetimes into one block, then marks overlaps.
@@ -90,16 +99,17 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
         members.sort_by_key(|t| t.start);
         let mut members = members.into_iter();
         let Some(first) = members.next() else { continue };
-        let mut run = Block { tile: first, aliases: Vec::new(), view: false, conflict: false };
+        let mut run = Block { tile: first, aliases: Vec::new(), view: false, conflict: false, idle: None };
         for tile in members {
             if tile.start <= run.tile.end {
                 run.tile.end = run.tile.end.max(tile.end);
+                // Rebinding the slot under a new name is a use of the storage too.
+                run.tile.uses.push(tile.start);
+                run.tile.uses.extend(&tile.uses);
                 run.aliases.push(tile.name);
             } else {
-                blocks.push(std::mem::replace(
-                    &mut run,
-                    Block { tile, aliases: Vec::new(), view: false, conflict: false },
-                ));
+                let next = Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None };
+                blocks.push(std::mem::replace(&mut run, next));
             }
         }
         blocks.push(run);
@@ -112,7 +122,34 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
         ))
     });
     mark_overlaps(&mut blocks);
+    for b in &mut blocks {
+        b.tile.uses.sort_unstable();
+        b.tile.uses.dedup();
+        b.idle = idle(&b.tile);
+    }
     blocks
+}
+
+/// A stretch of a live range with no mention is flagged once it is at least this many lines...
+pub const IDLE_MIN_LINES: u32 = 8;
+/// ...and at least this share of the range.
+pub const IDLE_MIN_SHARE: f64 = 0.5;
+
+/// The longest run of lines inside `t`'s range that mention none of its names, if it is at least
+/// [`IDLE_MIN_LINES`] long and [`IDLE_MIN_SHARE`] of the range: a bar much longer than its uses.
+pub fn idle(t: &Tile) -> Option<Idle> {
+    let mut marks: Vec<u32> = Vec::with_capacity(t.uses.len() + 2);
+    marks.push(t.start);
+    marks.extend(t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.end));
+    marks.push(t.end);
+    let (from, to) = marks.windows(2).map(|w| (w[0], w[1])).max_by_key(|(a, b)| (b - a, std::cmp::Reverse(*a)))?;
+    let lines = (to - from).saturating_sub(1);
+    let range = t.end - t.start + 1;
+    (lines >= IDLE_MIN_LINES && lines as f64 >= IDLE_MIN_SHARE * range as f64).then_some(Idle {
+        lines,
+        from: from + 1,
+        to: to - 1,
+    })
 }
 
 /// Two blocks that overlap in address and lifetime: on the same base the narrower is a view into the
@@ -139,27 +176,206 @@ fn mark_overlaps(blocks: &mut [Block]) {
 }
 
 /// Per-space totals, in panel order.
-fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>) -> Vec<SpaceUsage> {
-    let mut spaces: Vec<SpaceUsage> = Vec::new();
-    let mut bases: Vec<BTreeSet<&str>> = Vec::new();
-    for b in blocks {
-        let i = match spaces.iter().position(|s| s.space == b.tile.space) {
-            Some(i) => i,
-            None => {
-                spaces.push(SpaceUsage { space: b.tile.space.clone(), hwm: 0, limit: 0, tiles: 0, bases: 0 });
-                bases.push(BTreeSet::new());
-                spaces.len() - 1
+fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>, lines: (u32, u32)) -> Vec<SpaceUsage> {
+    let mut names: Vec<&str> = blocks.iter().map(|b| b.tile.space.as_str()).collect();
+    names.sort_by_key(|s| space_rank(s));
+    names.dedup();
+    names
+        .into_iter()
+        .map(|space| {
+            let mine: Vec<&Block> = blocks.iter().filter(|b| b.tile.space == space).collect();
+            let hwm = mine.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
+            let bases: BTreeSet<&str> = mine.iter().map(|b| b.tile.base.as_str()).collect();
+            // A space the backend does not describe is scaled by its own high-water mark.
+            let limit = capacity(space).filter(|&c| c > 0).unwrap_or(hwm);
+            let profile = live_profile(&mine, lines);
+            let (peak_at, peak) =
+                profile.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
+            SpaceUsage {
+                space: space.to_string(),
+                hwm,
+                limit,
+                tiles: mine.len(),
+                bases: bases.len(),
+                peak: Peak { bytes: peak, line: lines.0 + peak_at as u32 },
+                headroom: limit - hwm,
+                largest_free: largest(&free_ranges(&mine, limit, lines)),
+                profile,
             }
+        })
+        .collect()
+}
+
+/// Bytes live at each line of `lines`: the union of the live blocks' address ranges, so a view or
+/// an overlap counts its bytes once.
+pub fn live_profile(blocks: &[&Block], (from, to): (u32, u32)) -> Vec<i64> {
+    let mut by_start: Vec<&Block> = blocks.to_vec();
+    by_start.sort_by_key(|b| b.tile.start);
+    let mut live: Vec<(i64, i64)> = Vec::new();
+    (from..=to)
+        .map(|line| {
+            live.clear();
+            live.extend(
+                by_start
+                    .iter()
+                    .filter(|b| b.tile.start <= line && line <= b.tile.end)
+                    .map(|b| (b.tile.offset, b.tile.stop())),
+            );
+            union_length(&mut live)
+        })
+        .collect()
+}
+
+fn union_length(ranges: &mut [(i64, i64)]) -> i64 {
+    ranges.sort_unstable();
+    let (mut total, mut reach) = (0i64, i64::MIN);
+    for &(lo, hi) in ranges.iter() {
+        let lo = lo.max(reach);
+        if hi > lo {
+            total += hi - lo;
+            reach = hi;
+        }
+    }
+    total
+}
+
+/// Address ranges in `[0, limit)` that no block live during `lines` touches, lowest first.
+pub fn free_ranges(blocks: &[&Block], limit: i64, (from, to): (u32, u32)) -> Vec<Gap> {
+    let mut busy: Vec<(i64, i64)> = blocks
+        .iter()
+        .filter(|b| b.tile.start <= to && from <= b.tile.end)
+        .map(|b| (b.tile.offset, b.tile.stop()))
+        .collect();
+    busy.sort_unstable();
+    let mut gaps = Vec::new();
+    let mut at = 0i64;
+    for (lo, hi) in busy {
+        if lo > at && at < limit {
+            gaps.push(Gap { offset: at, size: lo.min(limit) - at });
+        }
+        at = at.max(hi);
+    }
+    if at < limit {
+        gaps.push(Gap { offset: at, size: limit - at });
+    }
+    gaps
+}
+
+fn largest(gaps: &[Gap]) -> Gap {
+    gaps.iter().copied().fold(Gap::default(), |best, g| if g.size > best.size { g } else { best })
+}
+
+/// A `--fit` question: a buffer of `bytes` in `space`, live over `lines` (default: the whole function).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FitQuery {
+    pub space: String,
+    pub bytes: i64,
+    pub lines: Option<(u32, u32)>,
+}
+
+impl std::str::FromStr for FitQuery {
+    type Err = Error;
+    /// `SPACE=BYTES[@LINE-LINE]`; bytes may carry `K`/`KB`/`KiB` or `M`/`MB`/`MiB` (1024-based).
+    fn from_str(s: &str) -> Result<FitQuery> {
+        let bad = || {
+            Error::new(
+                ErrorKind::Usage,
+                format!("fit '{s}' is not SPACE=BYTES[@LINE-LINE], for example Vec=32KB or Vec=32768@120-180"),
+            )
         };
-        spaces[i].hwm = spaces[i].hwm.max(b.tile.stop());
-        spaces[i].tiles += 1;
-        bases[i].insert(&b.tile.base);
+        let (space, rest) = s.split_once('=').ok_or_else(bad)?;
+        let (bytes, lines) = match rest.split_once('@') {
+            Some((b, l)) => {
+                let (a, z) = l.split_once('-').ok_or_else(bad)?;
+                let (a, z): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, z.trim().parse().map_err(|_| bad())?);
+                (b, Some((a.min(z), a.max(z))))
+            }
+            None => (rest, None),
+        };
+        let bytes = parse_bytes(bytes.trim()).filter(|&b| b > 0).ok_or_else(bad)?;
+        let space = space.trim();
+        if space.is_empty() {
+            return Err(bad());
+        }
+        Ok(FitQuery { space: space.to_string(), bytes, lines })
     }
-    for (s, b) in spaces.iter_mut().zip(&bases) {
-        s.bases = b.len();
-        // A space the backend does not describe is scaled by its own high-water mark.
-        s.limit = capacity(&s.space).filter(|&c| c > 0).unwrap_or(s.hwm);
+}
+
+fn parse_bytes(s: &str) -> Option<i64> {
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: i64 = num.parse().ok()?;
+    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
+/// Answers `queries` for every function of `map`; a function that does not use the space has all of
+/// the backend's capacity free. A space nobody uses and the backend does not describe is an error.
+pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
+    for q in queries {
+        let known = map.backend.capacities.contains_key(&q.space)
+            || map.functions.iter().any(|f| f.spaces.iter().any(|s| s.space == q.space));
+        if !known {
+            let mut spaces: Vec<&String> = map.backend.capacities.keys().collect();
+            spaces.sort_by_key(|s| space_rank(s));
+            let names: Vec<&str> = spaces.iter().map(|s| s.as_str()).collect();
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "fit: no space '{}' in this dump or in {}; spaces: {}",
+                    q.space,
+                    map.backend.name,
+                    names.join(", ")
+                ),
+            ));
+        }
     }
-    spaces.sort_by(|a, b| space_rank(&a.space).cmp(&space_rank(&b.space)));
-    spaces
+    let capacities = map.backend.capacities.clone();
+    for f in &mut map.functions {
+        f.fits = queries.iter().map(|q| answer(f, q, capacities.get(&q.space).copied())).collect();
+    }
+    Ok(())
+}
+
+fn answer(f: &FunctionMap, q: &FitQuery, capacity: Option<i64>) -> FitAnswer {
+    let (from, to) = q.lines.unwrap_or((f.src_start, f.src_end));
+    let limit = f.spaces.iter().find(|s| s.space == q.space).map(|s| s.limit).or(capacity).unwrap_or(0);
+    let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == q.space).collect();
+    let gaps = free_ranges(&mine, limit, (from, to));
+    let ranges: Vec<Gap> = gaps.iter().copied().filter(|g| g.size >= q.bytes).collect();
+    FitAnswer {
+        space: q.space.clone(),
+        bytes: q.bytes,
+        from,
+        to,
+        fits: !ranges.is_empty(),
+        largest: largest(&gaps),
+        ranges,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_queries_parse() {
+        let q: FitQuery = "Vec=32KB@180-120".parse().unwrap();
+        assert_eq!(q, FitQuery { space: "Vec".into(), bytes: 32768, lines: Some((120, 180)) });
+        assert_eq!("Mat=4096".parse::<FitQuery>().unwrap().lines, None);
+        assert!("Vec".parse::<FitQuery>().is_err());
+        assert!("Vec=12XB".parse::<FitQuery>().is_err());
+        assert!("Vec=0".parse::<FitQuery>().is_err());
+    }
+
+    #[test]
+    fn union_counts_overlaps_once() {
+        assert_eq!(union_length(&mut [(0, 10), (5, 20), (30, 40)]), 30);
+        assert_eq!(union_length(&mut []), 0);
+    }
 }

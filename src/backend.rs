@@ -1,82 +1,161 @@
 //! SoC capacities of the backends PyPTO targets (requirement I8), and how a dump picks one (I9).
 //!
-//! The dump does not record capacities, so they live here, keyed by backend. A space a backend does
-//! not describe is scaled by its own high-water mark (see `analyze`).
+//! The dump does not record capacities, so they live here, keyed by backend. A chip that is not
+//! built in is described by a SoC file (`--soc`, TOML or JSON) instead of a code change. A space a
+//! backend does not describe is scaled by its own high-water mark (see `analyze`).
 
+use std::collections::BTreeMap;
 use std::path::Path;
+
+use serde::Deserialize;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::BackendChoice;
 
-/// One chip: its `BackendType` member name, its PTO target arch and its on-chip memories.
-#[derive(Debug, Clone, Copy)]
+/// One chip: its `BackendType` member name, its PTO target arch and the capacity of each on-chip
+/// memory space in bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Backend {
-    pub name: &'static str,
-    pub arch: &'static str,
-    pub capacities: &'static [(&'static str, i64)],
+    pub name: String,
+    pub arch: String,
+    pub capacities: BTreeMap<String, i64>,
 }
 
 impl Backend {
-    /// Capacity of `space` in bytes, if this chip describes it.
-    pub fn capacity(&self, space: &str) -> Option<i64> {
-        self.capacities.iter().find(|(s, _)| *s == space).map(|&(_, c)| c)
+    fn new(name: &str, arch: &str, capacities: &[(&str, i64)]) -> Backend {
+        Backend {
+            name: name.into(),
+            arch: arch.into(),
+            capacities: capacities.iter().map(|&(s, c)| (s.to_string(), c)).collect(),
+        }
+    }
+
+    fn choice(&self, detected: bool) -> BackendChoice {
+        BackendChoice {
+            name: self.name.clone(),
+            arch: self.arch.clone(),
+            detected,
+            capacities: self.capacities.clone(),
+        }
     }
 }
-
-/// The built-in backends, in the order they are listed to users.
-pub const BACKENDS: &[Backend] = &[
-    Backend {
-        name: "Ascend910B",
-        arch: "a2a3",
-        capacities: &[
-            ("Vec", 188_416),
-            ("Mat", 524_288),
-            ("Left", 65_536),
-            ("Right", 65_536),
-            ("Acc", 131_072),
-            ("Bias", 1_024),
-        ],
-    },
-    Backend {
-        name: "Ascend950",
-        arch: "a5",
-        capacities: &[
-            ("Vec", 245_760),
-            ("Mat", 524_288),
-            ("Left", 65_536),
-            ("Right", 65_536),
-            ("Acc", 262_144),
-            ("Bias", 4_096),
-            ("LeftScale", 4_096),
-            ("RightScale", 4_096),
-        ],
-    },
-];
 
 /// Used when neither the user nor the case's `ptoas/` output names a target.
 pub const DEFAULT_BACKEND: &str = "Ascend910B";
 
-/// Looks a backend up by name (case-insensitive, so `ascend950` works too).
-pub fn by_name(name: &str) -> Result<&'static Backend> {
-    BACKENDS.iter().find(|b| b.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
-        let known: Vec<&str> = BACKENDS.iter().map(|b| b.name).collect();
-        Error::new(ErrorKind::Usage, format!("unknown backend '{name}'; known backends: {}", known.join(", ")))
-    })
+/// The known backends: those from SoC files first (so a file can redefine a built-in), then the
+/// built-in ones.
+#[derive(Debug, Clone)]
+pub struct Backends(Vec<Backend>);
+
+impl Default for Backends {
+    fn default() -> Self {
+        Backends::builtin()
+    }
 }
 
-/// Picks the backend for a dump: an explicit name wins, then the target arch written by ptoas in the
-/// case folder (the dump's grandparent), then the default, marked as not detected.
-pub fn choose(requested: Option<&str>, dump_path: Option<&Path>) -> Result<BackendChoice> {
-    if let Some(name) = requested {
-        let b = by_name(name)?;
-        return Ok(BackendChoice { name: b.name.into(), arch: b.arch.into(), detected: true });
+impl Backends {
+    /// Ascend910B and Ascend950, with the capacities of requirement I8.
+    pub fn builtin() -> Backends {
+        Backends(vec![
+            Backend::new(
+                "Ascend910B",
+                "a2a3",
+                &[
+                    ("Vec", 188_416),
+                    ("Mat", 524_288),
+                    ("Left", 65_536),
+                    ("Right", 65_536),
+                    ("Acc", 131_072),
+                    ("Bias", 1_024),
+                ],
+            ),
+            Backend::new(
+                "Ascend950",
+                "a5",
+                &[
+                    ("Vec", 245_760),
+                    ("Mat", 524_288),
+                    ("Left", 65_536),
+                    ("Right", 65_536),
+                    ("Acc", 262_144),
+                    ("Bias", 4_096),
+                    ("LeftScale", 4_096),
+                    ("RightScale", 4_096),
+                ],
+            ),
+        ])
     }
-    let detected = dump_path.and_then(detect_arch).and_then(|arch| BACKENDS.iter().find(|b| b.arch == arch));
-    let (b, detected) = match detected {
-        Some(b) => (b, true),
-        None => (by_name(DEFAULT_BACKEND)?, false),
+
+    /// Adds the chip described by a SoC file: `name`, `arch` and a `capacities` table of bytes per
+    /// space, as TOML (`.toml`) or JSON (anything else).
+    pub fn with_soc_file(mut self, path: &Path) -> Result<Backends> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::new(ErrorKind::NotFound, format!("{}: cannot read the SoC file: {e}", path.display()))
+        })?;
+        let backend = parse_soc(&text, &path.display().to_string(), path.extension().is_some_and(|e| e == "toml"))?;
+        self.0.retain(|b| !b.name.eq_ignore_ascii_case(&backend.name));
+        self.0.insert(0, backend);
+        Ok(self)
+    }
+
+    /// Looks a backend up by name (case-insensitive, so `ascend950` works too).
+    pub fn by_name(&self, name: &str) -> Result<&Backend> {
+        self.0.iter().find(|b| b.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            let known: Vec<&str> = self.0.iter().map(|b| b.name.as_str()).collect();
+            Error::new(ErrorKind::Usage, format!("unknown backend '{name}'; known backends: {}", known.join(", ")))
+        })
+    }
+
+    /// Picks the backend for a dump: an explicit name wins, then the target arch written by ptoas in
+    /// the case folder (the dump's grandparent), then the default, marked as not detected.
+    pub fn choose(&self, requested: Option<&str>, dump_path: Option<&Path>) -> Result<BackendChoice> {
+        if let Some(name) = requested {
+            return Ok(self.by_name(name)?.choice(true));
+        }
+        let arch = dump_path.and_then(detect_arch);
+        match arch.and_then(|arch| self.0.iter().find(|b| b.arch == arch)) {
+            Some(b) => Ok(b.choice(true)),
+            None => Ok(self.by_name(DEFAULT_BACKEND)?.choice(false)),
+        }
+    }
+}
+
+/// [`Backends::by_name`] over the built-in backends.
+pub fn by_name(name: &str) -> Result<Backend> {
+    Backends::builtin().by_name(name).cloned()
+}
+
+/// [`Backends::choose`] over the built-in backends.
+pub fn choose(requested: Option<&str>, dump_path: Option<&Path>) -> Result<BackendChoice> {
+    Backends::builtin().choose(requested, dump_path)
+}
+
+/// Reads a SoC description; `file` names it in messages.
+pub fn parse_soc(text: &str, file: &str, toml: bool) -> Result<Backend> {
+    let parsed: std::result::Result<Backend, String> = if toml {
+        toml::from_str(text).map_err(|e| e.to_string())
+    } else {
+        serde_json::from_str(text).map_err(|e| e.to_string())
     };
-    Ok(BackendChoice { name: b.name.into(), arch: b.arch.into(), detected })
+    let backend = parsed.map_err(|e| {
+        Error::new(
+            ErrorKind::Usage,
+            format!(
+                "{file}: not a SoC description: {}; expected name = \"...\", arch = \"...\" and a capacities \
+                 table of bytes per space (Vec, Mat, ...)",
+                e.trim()
+            ),
+        )
+    })?;
+    if let Some((space, bytes)) = backend.capacities.iter().find(|(_, b)| **b <= 0) {
+        return Err(Error::new(ErrorKind::Usage, format!("{file}: capacity of {space} must be positive, not {bytes}")));
+    }
+    if backend.name.is_empty() || backend.arch.is_empty() {
+        return Err(Error::new(ErrorKind::Usage, format!("{file}: name and arch must not be empty")));
+    }
+    Ok(backend)
 }
 
 /// Reads `pto.target_arch = "..."` from the first `ptoas/*.pto` (sorted by name) that has it.
@@ -138,7 +217,20 @@ mod tests {
     fn explicit_backend_wins() {
         let c = choose(Some("ascend950"), None).unwrap();
         assert_eq!((c.name.as_str(), c.arch.as_str(), c.detected), ("Ascend950", "a5", true));
+        assert_eq!(c.capacities["Vec"], 245_760);
         let c = choose(None, None).unwrap();
         assert_eq!((c.name.as_str(), c.detected), ("Ascend910B", false));
+    }
+
+    #[test]
+    fn soc_files_in_toml_and_json() {
+        let toml = "name = \"Mini\"\narch = \"m1\"\n[capacities]\nVec = 65536\nMat = 131072\n";
+        let b = parse_soc(toml, "mini.toml", true).unwrap();
+        assert_eq!((b.name.as_str(), b.arch.as_str(), b.capacities["Vec"]), ("Mini", "m1", 65536));
+        let json = r#"{"name": "Mini", "arch": "m1", "capacities": {"Vec": 65536}}"#;
+        assert_eq!(parse_soc(json, "mini.json", false).unwrap().capacities.len(), 1);
+        let err = parse_soc("name = 3", "bad.toml", true).unwrap_err();
+        assert!(err.message.starts_with("bad.toml: not a SoC description"), "{err}");
+        assert!(parse_soc(r#"{"name":"x","arch":"y","capacities":{"Vec":0}}"#, "z.json", false).is_err());
     }
 }

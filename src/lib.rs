@@ -24,10 +24,20 @@ use std::path::Path;
 pub use layout::ViewOptions;
 pub use render::Format;
 
-/// Reads the dump at `path` (any form of I1) and builds its memory map.
+/// Reads the dump at `path` (any form of I1) and builds its memory map with the built-in backends.
 pub fn load(path: &Path, pass_name: &str, backend: Option<&str>) -> Result<MemoryMap> {
+    load_with(path, pass_name, backend, &backend::Backends::builtin())
+}
+
+/// [`load`], choosing among `backends` (built-in ones and SoC files).
+pub fn load_with(
+    path: &Path,
+    pass_name: &str,
+    backend: Option<&str>,
+    backends: &backend::Backends,
+) -> Result<MemoryMap> {
     let dump = Dump::open(path, pass_name)?;
-    let choice = backend::choose(backend, dump.path.as_deref())?;
+    let choice = backends.choose(backend, dump.path.as_deref())?;
     build(&dump, choice)
 }
 
@@ -58,6 +68,12 @@ pub fn render_bytes(name: &str, bytes: Vec<u8>, opts: &RenderOptions) -> Result<
 /// Renders a memory map in the requested format.
 pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     opts.view.validate(map)?;
+    if !opts.view.fits.is_empty() {
+        let mut answered = map.clone();
+        analyze::answer_fits(&mut answered, &opts.view.fits)?;
+        let view = ViewOptions { fits: Vec::new(), ..opts.view.clone() };
+        return render_map(&answered, &RenderOptions { view, ..opts.clone() });
+    }
     match opts.format {
         Format::Json => Ok(render::json::render(map).into_bytes()),
         Format::Svg => Ok(render::svg::render(map, &layout::layout(map, &opts.view)).into_bytes()),

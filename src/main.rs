@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use pto_memory_map::backend::Backends;
 use pto_memory_map::layout::{RULES, Theme, XAxis};
 use pto_memory_map::server::{self, ServeConfig};
-use pto_memory_map::{Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load, render_map};
+use pto_memory_map::{Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_map};
 
 /// Draws the on-chip memory map of a PyPTO pass dump.
 #[derive(Parser, Debug)]
@@ -74,6 +75,13 @@ struct RenderArgs {
     /// PNG device pixel ratio (1 to 4).
     #[arg(long, default_value_t = 2.0)]
     scale: f64,
+    /// Would a new buffer fit, and where? `SPACE=BYTES[@LINE-LINE]`, e.g. `Vec=32KB@120-180` (repeatable).
+    #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]")]
+    fit: Vec<String>,
+    /// A chip described in a file (TOML or JSON: name, arch, capacities per space), usable with
+    /// -b and matched by its arch like the built-in backends.
+    #[arg(long = "soc", value_name = "FILE")]
+    soc: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -147,8 +155,13 @@ fn render(args: &RenderArgs) -> Result<()> {
         functions: args.function.clone(),
         theme: args.theme.parse::<Theme>()?,
         width: args.width,
+        fits: args.fit.iter().map(|f| f.parse()).collect::<Result<_>>()?,
     };
-    let map = load(path, &args.pass_name, args.backend.as_deref())?;
+    let mut backends = Backends::builtin();
+    for soc in &args.soc {
+        backends = backends.with_soc_file(soc)?;
+    }
+    let map = load_with(path, &args.pass_name, args.backend.as_deref(), &backends)?;
     let opts = RenderOptions { format, backend: args.backend.clone(), view, scale: args.scale };
     if !args.split {
         let target = match &args.output {

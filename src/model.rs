@@ -22,6 +22,13 @@ pub struct Tile {
     /// First and last dump line (1-based) that mention the name.
     pub start: u32,
     pub end: u32,
+    /// Lines that read the name (reads, and writes through calls such as `pl.tile.write(t, ...)`)
+    /// outside the statement that binds it; for a box, those of all its names.
+    #[serde(default)]
+    pub uses: Vec<u32>,
+    /// The tile's `pl.TileView(...)` arguments; empty where the dump has none (CONCISE dumps).
+    #[serde(default)]
+    pub layout: String,
 }
 
 impl Tile {
@@ -42,6 +49,47 @@ pub struct Block {
     pub view: bool,
     /// Overlaps a block of another base while both are live: two allocations share bytes.
     pub conflict: bool,
+    /// The longest stretch of its live range with no mention of any of its names, when that
+    /// stretch is long enough to be worth a look (see `analyze::idle`).
+    pub idle: Option<Idle>,
+}
+
+/// Lines `from..=to` inside a block's range where none of its names is mentioned: it holds its bytes
+/// there for nothing, and that is what blocks reuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Idle {
+    pub lines: u32,
+    pub from: u32,
+    pub to: u32,
+}
+
+/// The most bytes live at once in a space (union of the live blocks' bytes, so views and aliases
+/// count once), and the first line where that happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Peak {
+    pub bytes: i64,
+    pub line: u32,
+}
+
+/// A free address range `[offset, offset + size)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Gap {
+    pub offset: i64,
+    pub size: i64,
+}
+
+/// "Would a new buffer of `bytes` fit in `space` over lines `from..=to`, and where?"
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FitAnswer {
+    pub space: String,
+    pub bytes: i64,
+    pub from: u32,
+    pub to: u32,
+    pub fits: bool,
+    /// Every free range at least `bytes` long, lowest address first.
+    pub ranges: Vec<Gap>,
+    /// The largest free range, whether or not it is large enough.
+    pub largest: Gap,
 }
 
 /// Per-space totals of one function.
@@ -56,6 +104,18 @@ pub struct SpaceUsage {
     pub tiles: usize,
     /// Number of distinct bases.
     pub bases: usize,
+    /// Most bytes live at once, and where.
+    #[serde(default)]
+    pub peak: Peak,
+    /// Capacity minus high-water mark: what is left above the highest allocation.
+    #[serde(default)]
+    pub headroom: i64,
+    /// The largest address range below the limit that no block uses at any line of the function.
+    #[serde(default)]
+    pub largest_free: Gap,
+    /// Bytes live at each line of the function, from its first line: kept for drawing, not written.
+    #[serde(skip)]
+    pub profile: Vec<i64>,
 }
 
 /// Everything needed to draw one compute function.
@@ -74,6 +134,9 @@ pub struct FunctionMap {
     /// Sorted by (panel order, offset, start).
     #[serde(rename = "boxes")]
     pub blocks: Vec<Block>,
+    /// Answers to `--fit` queries, when asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fits: Vec<FitAnswer>,
 }
 
 /// Which backend supplied the capacities, and whether anything actually identified it.
@@ -82,6 +145,9 @@ pub struct BackendChoice {
     pub name: String,
     pub arch: String,
     pub detected: bool,
+    /// Bytes per on-chip space, as the backend describes them.
+    #[serde(default)]
+    pub capacities: std::collections::BTreeMap<String, i64>,
 }
 
 /// A whole dump's memory map.
@@ -97,6 +163,11 @@ pub struct MemoryMap {
 }
 
 impl MemoryMap {
+    /// Whether any tile carries its `pl.TileView` layout: CONCISE dumps have none.
+    pub fn has_layouts(&self) -> bool {
+        self.functions.iter().flat_map(|f| &f.blocks).any(|b| !b.tile.layout.is_empty())
+    }
+
     /// Total number of blocks over all functions.
     pub fn block_count(&self) -> usize {
         self.functions.iter().map(|f| f.blocks.len()).sum()

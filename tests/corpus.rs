@@ -97,7 +97,21 @@ fn the_real_case_matches_pypto_s_own_tool() {
     // PyPTO's run had no ptoas/ beside the dump; ours detects the arch from it.
     assert_eq!(ours["backend"]["detected"], true);
     ours["backend"]["detected"] = reference["backend"]["detected"].clone();
-    assert_eq!(ours, reference);
+    assert_eq!(only_fields_of(&ours, &reference), reference);
+}
+
+/// `ours` cut down to the fields `reference` has: our JSON carries more facts (uses, idle measure,
+/// capacities), and every field PyPTO's tool writes must be there with the same value.
+fn only_fields_of(ours: &Value, reference: &Value) -> Value {
+    match (ours, reference) {
+        (Value::Object(o), Value::Object(r)) => Value::Object(
+            r.keys().map(|k| (k.clone(), only_fields_of(o.get(k).unwrap_or(&Value::Null), &r[k]))).collect(),
+        ),
+        (Value::Array(o), Value::Array(r)) if o.len() == r.len() => {
+            Value::Array(o.iter().zip(r).map(|(a, b)| only_fields_of(a, b)).collect())
+        }
+        _ => ours.clone(),
+    }
 }
 
 #[test]
@@ -129,7 +143,9 @@ fn a_folder_without_the_pass_says_how_to_produce_dumps() {
 fn backend_is_detected_from_ptoas_and_can_be_overridden() {
     let a5 = corpus().join("generated/Ascend950/test_ffn_swiglu_64x64");
     let detected = json_of(&a5, &[]);
-    assert_eq!(detected["backend"], serde_json::json!({"name": "Ascend950", "arch": "a5", "detected": true}));
+    assert_eq!(detected["backend"]["name"], "Ascend950");
+    assert_eq!(detected["backend"]["arch"], "a5");
+    assert_eq!(detected["backend"]["detected"], true);
     let vec = |m: &Value| {
         m["functions"]
             .as_array()

@@ -205,7 +205,7 @@ fn capacities_come_from_the_backend_and_unknown_spaces_scale_by_their_peak() {
         + &tile("w", "mem_x_1", 128, 64, "pl.tile.load(x)").replace("Mem.Vec", "Mem.Mystery");
     let text = dump("AIV", "", &body);
     let d = Dump::from_bytes("t.py", text.into_bytes()).unwrap();
-    let a5 = BackendChoice { name: "Ascend950".into(), arch: "a5".into(), detected: true };
+    let a5: BackendChoice = backend::choose(Some("Ascend950"), None).unwrap();
     let map = build(&d, a5).unwrap();
     let spaces = &map.functions[0].spaces;
     assert_eq!((spaces[0].space.as_str(), spaces[0].limit), ("Vec", 245_760));

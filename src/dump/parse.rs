@@ -3,6 +3,8 @@
 //! Dumps are valid Python, so this uses a real parser rather than patterns: annotations spread over
 //! many lines, wrapped calls and nested blocks all come out the same.
 
+use std::collections::HashMap;
+
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Number, Stmt};
 use ruff_source_file::LineIndex;
@@ -64,25 +66,25 @@ fn parse_here(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
             Stmt::ClassDef(class) => {
                 for inner in &class.body {
                     if let Stmt::FunctionDef(func) = inner {
-                        out.extend(function(func, &lines));
+                        out.extend(function(func, &lines, text));
                     }
                 }
             }
-            Stmt::FunctionDef(func) => out.extend(function(func, &lines)),
+            Stmt::FunctionDef(func) => out.extend(function(func, &lines, text)),
             _ => {}
         }
     }
     Ok(out)
 }
 
-fn function(func: &ast::StmtFunctionDef, lines: &LineIndex) -> Option<ParsedFunction> {
+fn function(func: &ast::StmtFunctionDef, lines: &LineIndex, text: &str) -> Option<ParsedFunction> {
     let ftype = function_type(func)?;
     if !COMPUTE_TYPES.contains(&ftype.as_str()) {
         return None;
     }
     let line = |at: TextSize| lines.line_index(at).get() as u32;
     let first = func.decorator_list.first().map_or(func.start(), |d| d.start());
-    let mut walk = TileWalk { lines, tiles: Vec::new(), loads: Vec::new() };
+    let mut walk = TileWalk { lines, text, tiles: Vec::new(), bindings: Vec::new(), loads: Vec::new() };
     walk.params(&func.parameters);
     for decorator in &func.decorator_list {
         walk.visit_decorator(decorator);
@@ -119,7 +121,10 @@ fn function_type(func: &ast::StmtFunctionDef) -> Option<String> {
 /// Collects tile bindings and every read of a name, in one pass over the function.
 struct TileWalk<'a> {
     lines: &'a LineIndex,
+    text: &'a str,
     tiles: Vec<Tile>,
+    /// Lines of the statement (or parameter) that first binds each tile, parallel to `tiles`.
+    bindings: Vec<(u32, u32)>,
     /// (name, line) of every load, applied once all bindings are known.
     loads: Vec<(String, u32)>,
 }
@@ -138,8 +143,9 @@ impl TileWalk<'_> {
                 continue;
             }
             let (start, end) = (self.line(p.start()), self.line(p.end()));
-            if let Some(tile) = tile_from(p.name.id.as_str(), annotation, "param", start, end) {
+            if let Some(tile) = tile_from(p.name.id.as_str(), annotation, "param", start, end, self.text) {
                 self.tiles.push(tile);
+                self.bindings.push((start, end));
             }
         }
     }
@@ -157,17 +163,35 @@ impl TileWalk<'_> {
             Some(Expr::Call(call)) => dotted(&call.func).map(|n| n.strip_prefix("pl.").unwrap_or(&n).to_string()),
             _ => None,
         };
-        if let Some(tile) = tile_from(target.id.as_str(), &stmt.annotation, op.as_deref().unwrap_or(""), start, end) {
+        if let Some(tile) =
+            tile_from(target.id.as_str(), &stmt.annotation, op.as_deref().unwrap_or(""), start, end, self.text)
+        {
             self.tiles.push(tile);
+            self.bindings.push((start, end));
         }
     }
 
+    /// Extends each range to every read of the name, and records the reads outside the binding
+    /// statement itself as the tile's uses.
     fn finish(mut self) -> Vec<Tile> {
+        let index: HashMap<&str, usize> = self.tiles.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        let mut reads: Vec<Vec<u32>> = vec![Vec::new(); self.tiles.len()];
         for (name, line) in &self.loads {
-            if let Some(t) = self.tiles.iter_mut().find(|t| &t.name == name) {
-                t.start = t.start.min(*line);
-                t.end = t.end.max(*line);
+            if let Some(&i) = index.get(name.as_str()) {
+                let (from, to) = self.bindings[i];
+                if *line < from || *line > to {
+                    reads[i].push(*line);
+                }
             }
+        }
+        for (t, mut uses) in self.tiles.iter_mut().zip(reads) {
+            uses.sort_unstable();
+            uses.dedup();
+            if let (Some(&first), Some(&last)) = (uses.first(), uses.last()) {
+                t.start = t.start.min(first);
+                t.end = t.end.max(last);
+            }
+            t.uses = uses;
         }
         self.tiles
     }
@@ -194,7 +218,7 @@ impl<'a> Visitor<'a> for TileWalk<'_> {
 
 /// Builds a tile from `pl.Tile[shape, dtype, pl.MemRef(base, offset, size), pl.Mem.Space, ...]`, or
 /// `None` when the annotation is not a tile, has no MemRef, or is in DDR.
-fn tile_from(name: &str, annotation: &Expr, op: &str, start: u32, end: u32) -> Option<Tile> {
+fn tile_from(name: &str, annotation: &Expr, op: &str, start: u32, end: u32, text: &str) -> Option<Tile> {
     let Expr::Subscript(sub) = annotation else { return None };
     if !dotted(&sub.value).is_some_and(|n| n == "Tile" || n.ends_with(".Tile")) {
         return None;
@@ -219,7 +243,24 @@ fn tile_from(name: &str, annotation: &Expr, op: &str, start: u32, end: u32) -> O
         op: op.to_string(),
         start,
         end,
+        uses: Vec::new(),
+        layout: elements.iter().find_map(|e| tile_view(e, text)).unwrap_or_default(),
     })
+}
+
+/// The arguments of `pl.TileView(...)` as written, without the `pl.` prefixes: what the tooltip shows
+/// of the tile's layout (`blayout=col_major, slayout=row_major, fractal=512`).
+fn tile_view(expr: &Expr, text: &str) -> Option<String> {
+    let Expr::Call(call) = expr else { return None };
+    if !dotted(&call.func).is_some_and(|n| n == "TileView" || n.ends_with(".TileView")) {
+        return None;
+    }
+    let range = call.arguments.range();
+    let args = text.get(range.start().to_usize()..range.end().to_usize())?;
+    let inner = args.strip_prefix('(').and_then(|a| a.strip_suffix(')')).unwrap_or(args);
+    let flat: Vec<&str> = inner.split_whitespace().collect();
+    let flat = flat.join(" ").replace("pl.TileLayout.", "").replace("pl.", "");
+    Some(flat.trim_end_matches(',').trim().to_string())
 }
 
 /// `pl.MemRef(base, offset, size)` with a name or string base and integer offset and size.

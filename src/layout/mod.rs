@@ -5,11 +5,13 @@
 //! pixels, so a 512 KiB Mat lane is exactly eight times a 64 KiB Left lane and box widths compare
 //! across spaces.
 
+mod insight;
 mod options;
 mod scene;
 pub mod style;
 pub mod text;
 
+pub use insight::Profile;
 pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
 pub use scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
@@ -85,8 +87,12 @@ pub fn span(space: &SpaceUsage, axis: XAxis) -> i64 {
 fn card_width(f: &FunctionMap, view: &ViewOptions) -> f64 {
     let (spans, factor) = scale(f, view);
     let lanes: f64 = spans.iter().flatten().map(|&sp| sp as f64 * factor).sum();
+    let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
+    let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
     let title = 16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0;
-    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes).max(title + pills_width(f) + 12.0)
+    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles)
+        .max(title + pills_width(f) + 12.0)
+        .max(summary + 2.0 * CARD_PAD)
 }
 
 fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, y: f64, w: f64) -> Card {
@@ -105,6 +111,14 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, y: f64
         let width = sp as f64 * factor;
         lanes.push(lane(f, s, sp, factor, (lx, plot_top, width, COLUMN_HEADER + body_h), body_top, pal));
         lx += width;
+    }
+    let mut px = lx + insight::PROFILE_GAP;
+    let mut profiles = Vec::new();
+    for l in &lanes {
+        if let Some(s) = f.spaces.iter().find(|s| s.space == l.space) {
+            profiles.push(insight::profile(f, s, px, plot_top, body_top, pal));
+            px += insight::PROFILE_W + 4.0;
+        }
     }
     let mut decorations = vec![Shape::Rect(Rect {
         x,
@@ -131,7 +145,13 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, y: f64
             fmt_num(1.0 / factor)
         ),
     }));
-    let h = footer_y + FOOTER - y;
+    let summary = insight::summary(f);
+    for (i, line) in summary.iter().enumerate() {
+        let y = footer_y + 22.0 + (i + 1) as f64 * insight::SUMMARY_LINE;
+        let color = if line.starts_with("fit") { pal.text } else { pal.muted };
+        decorations.push(text_at(x + CARD_PAD, y, insight::SUMMARY_SIZE, color, line));
+    }
+    let h = footer_y + FOOTER + summary.len() as f64 * insight::SUMMARY_LINE - y;
     if let Some(Shape::Rect(frame)) = decorations.first_mut() {
         frame.h = h;
     }
@@ -145,6 +165,7 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, y: f64
         first_line: f.src_start,
         decorations,
         lanes,
+        profiles,
     };
     place_pills(&mut card, f, pal);
     card
@@ -245,7 +266,8 @@ fn lane(
         y2: body_bottom,
         stroke: Stroke { color, width: 1.0, dash: Some((4.0, 3.0)) },
     });
-    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, hwm }
+    let fits = insight::fit_marks(f, &s.space, (x, width), factor, body_top);
+    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -294,6 +316,7 @@ fn block(
         aliases: b.aliases.clone(),
         view: b.view,
         conflict: b.conflict,
+        marks: insight::block_marks(b, &rect, f.src_start, body_top, color, pal),
         label: label(b, x, y, w, h, pal),
         tooltip: tooltip(b),
         rect,
@@ -354,6 +377,17 @@ fn tooltip(b: &Block) -> Vec<String> {
     if b.conflict {
         lines.push("conflict: overlaps another base in address and lifetime".into());
     }
+    if !t.uses.is_empty() {
+        let shown: Vec<String> = t.uses.iter().take(12).map(|u| u.to_string()).collect();
+        let more = if t.uses.len() > 12 { format!(" (+{} more)", t.uses.len() - 12) } else { String::new() };
+        lines.push(format!("used on lines {}{more}", shown.join(", ")));
+    }
+    if let Some(i) = b.idle {
+        lines.push(format!("idle: {} lines with no use (L{}–L{})", i.lines, i.from, i.to));
+    }
+    if !t.layout.is_empty() {
+        lines.push(format!("layout: {}", t.layout));
+    }
     lines
 }
 
@@ -393,9 +427,21 @@ fn pill_texts(s: &SpaceUsage) -> (String, String, f64) {
     )
 }
 
+/// Where the most bytes are live: the pill says it, so the peak can be found in the map.
+fn peak_text(s: &SpaceUsage) -> String {
+    format!("peak L{}", s.peak.line)
+}
+
 fn pill_width(s: &SpaceUsage) -> f64 {
     let (label, pct, _) = pill_texts(s);
-    8.0 + 8.0 + 6.0 + text::width(&label, LABEL) + 6.0 + text::width(&pct, LABEL) + 8.0
+    8.0 + 8.0
+        + 6.0
+        + text::width(&label, LABEL)
+        + 6.0
+        + text::width(&pct, LABEL)
+        + 6.0
+        + text::width(&peak_text(s), LABEL)
+        + 8.0
 }
 
 fn pills_width(f: &FunctionMap) -> f64 {
@@ -440,6 +486,8 @@ fn place_pills(card: &mut Card, f: &FunctionMap, pal: &Palette) {
         card.decorations.push(text_at(px + 22.0, y + 16.0, LABEL, pal.text, &label));
         let pct_x = px + 22.0 + text::width(&label, LABEL) + 6.0;
         card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &pct));
+        let peak_x = pct_x + text::width(&pct, LABEL) + 6.0;
+        card.decorations.push(text_at(peak_x, y + 16.0, LABEL, pal.muted, &peak_text(s)));
         right = px - 6.0;
     }
 }
@@ -502,6 +550,11 @@ fn header(map: &MemoryMap, pal: &Palette) -> Vec<Shape> {
         out.push(text_at(vx, cy + 15.0, LABEL, if warn { WARNING } else { pal.text }, &value));
         cx += w + 6.0;
     }
+    if !map.has_layouts() {
+        // The guide's edge case: a CONCISE dump leaves tile layouts unresolved.
+        let note = "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT";
+        out.push(text_at(cx + 8.0, cy + 15.0, LABEL, pal.muted, note));
+    }
     out.extend(legend(pal, x, PAGE_PAD + 82.0));
     out
 }
@@ -532,6 +585,26 @@ fn legend(pal: &Palette, x: f64, y: f64) -> Vec<Shape> {
     out.push(text_at(lx + 12.0, y + 9.5, LABEL, pal.muted, "high-water mark"));
     lx += 12.0 + text::width("high-water mark", LABEL) + 18.0;
     out.push(text_at(lx, y + 9.5, LABEL, pal.muted, "+N: aliases merged into one box"));
+    lx += text::width("+N: aliases merged into one box", LABEL) + 18.0;
+    out.push(Shape::Line(Line {
+        x1: lx,
+        y1: y + 5.0,
+        x2: lx + 6.0,
+        y2: y + 5.0,
+        stroke: Stroke { color: neutral, width: 2.0, dash: None },
+    }));
+    out.push(text_at(lx + 10.0, y + 9.5, LABEL, pal.muted, "use"));
+    lx += 10.0 + text::width("use", LABEL) + 18.0;
+    out.push(Shape::Rect(Rect {
+        x: lx + 0.5,
+        y: y + 0.5,
+        w: 16.0,
+        h: 10.0,
+        radius: 2.0,
+        fill: Some(pal.wash(neutral)),
+        stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
+    }));
+    out.push(text_at(lx + 22.0, y + 9.5, LABEL, pal.muted, "idle: no mention for 8+ lines, half the range"));
     out
 }
 

@@ -57,6 +57,8 @@ pub struct ViewOptions {
     pub theme: Theme,
     /// Width in px that the lanes of a card fill at zoom 1.
     pub width: f64,
+    /// "Would a buffer this big fit, and where?" questions, answered on the map and in the JSON.
+    pub fits: Vec<crate::analyze::FitQuery>,
 }
 
 impl Default for ViewOptions {
@@ -68,6 +70,7 @@ impl Default for ViewOptions {
             functions: Vec::new(),
             theme: Theme::Light,
             width: RULES.panel_px,
+            fits: Vec::new(),
         }
     }
 }

@@ -86,6 +86,8 @@ pub struct Card {
     /// Frame, title row, pills, gutter, footer: everything that is not a lane.
     pub decorations: Vec<Shape>,
     pub lanes: Vec<Lane>,
+    /// Live bytes per line of each visible space, beside the lanes.
+    pub profiles: Vec<super::insight::Profile>,
 }
 
 /// The column of one memory space.
@@ -101,6 +103,8 @@ pub struct Lane {
     /// Wash, divider, header accent and texts, gridlines.
     pub decorations: Vec<Shape>,
     pub blocks: Vec<BlockShape>,
+    /// Free ranges that answer a `--fit` query, drawn over the boxes.
+    pub fits: Vec<Shape>,
     /// The high-water-mark line, drawn over the boxes.
     pub hwm: Option<Line>,
 }
@@ -124,6 +128,8 @@ pub struct BlockShape {
     pub rect: Rect,
     /// The outline, drawn outside `rect` so the box never loses width to it.
     pub outline: Rect,
+    /// Use ticks and the idle stretch, drawn between the fill and the outline.
+    pub marks: Vec<Shape>,
     pub label: Vec<Text>,
     /// Tooltip lines (H7).
     pub tooltip: Vec<String>,

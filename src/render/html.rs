@@ -289,6 +289,52 @@ mod tests {
         assert_eq!(back["a"], "</script><!-- x");
     }
 
+    const RULES: &str = r##"{"occupancy_warn":0.8,"occupancy_crit":0.95,"colors":{"light":{"Vec":"#2a78d6","unknown":"#7b858c"},"dark":{"Vec":"#3987e5","unknown":"#82837d"},"good":"#0ca30c","warning":"#fab219","critical":"#d03b3b"}}"##;
+
+    /// A map whose dump-derived text tries to break out of every context it lands in.
+    fn hostile_map() -> MemoryMap {
+        serde_json::from_value(serde_json::json!({
+            "dump": "x</script><b>.py", "pass_name": "AllocateMemoryAddr",
+            "backend": {"name": "Ascend910B", "arch": "a2a3", "detected": false},
+            "functions": [{
+                "name": "f_<i>\"'&", "ftype": "AIV", "src_start": 1, "src_end": 2,
+                "source": ["def f(): # </script><script>alert(1)</script>", "    <!-- x"],
+                "spaces": [{"space": "Vec", "hwm": 180_000, "limit": 188_416, "tiles": 1, "bases": 1}],
+                "boxes": [{"name": "t__tile", "space": "Vec", "base": "mem_vec_1", "offset": 0, "size": 180_000,
+                    "shape": [16, 16], "dtype": "FP32", "op": "tile.load", "start": 1, "end": 2,
+                    "aliases": [], "view": false, "conflict": false}]
+            }]
+        }))
+        .expect("sample map")
+    }
+
+    #[test]
+    fn page_is_escaped_and_self_contained() {
+        let map = hostile_map();
+        let page = render(&map, &["<?xml version=\"1.0\"?><svg id=\"s\"></svg>".to_owned()], RULES);
+        assert!(page.contains("data-function=\"f_&lt;i&gt;&quot;&#39;&amp;\""));
+        assert!(page.contains("<b class=\"dump-name\">x&lt;/script&gt;&lt;b&gt;.py</b>"));
+        assert!(!page.contains("<i>") && !page.contains("<?xml"));
+        // Only our own three scripts close: the data, the rules, the code.
+        assert_eq!(page.matches("</script>").count(), 3);
+        assert!(!page.contains("<!-- x"));
+        let start = page.find("id=\"pmm-data\">").unwrap() + "id=\"pmm-data\">".len();
+        let end = start + page[start..].find("</script>").unwrap();
+        let back: MemoryMap = serde_json::from_str(&page[start..end]).unwrap();
+        assert_eq!(back, map);
+        // The header says the backend is assumed; the pill is critical (180000/188416 = 95.5 %).
+        assert!(page.contains(">assumed</em>"));
+        assert!(page.contains("class=\"pill occ-crit\" data-space=\"Vec\""));
+        assert!(page.contains("Vec 175.8 KB/184 KB <span class=\"pct\">95.5%</span>"));
+        assert!(page.contains("<svg id=\"pmm0-s\"></svg>"));
+        // Colours come from the rules, per scheme.
+        assert!(page.contains("--c-Vec:#2a78d6;") && page.contains("--c-Vec:#3987e5;"));
+        assert!(page.contains("--critical:#d03b3b;"));
+        for external in ["src=", "href=\"http", "@import", "url(http"] {
+            assert!(!page.contains(external), "{external}");
+        }
+    }
+
     #[test]
     fn svg_ids_are_prefixed_per_card() {
         let s = inline_svg(

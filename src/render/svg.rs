@@ -78,6 +78,19 @@ fn draw_card(x: &mut Xml, card: &Card) {
     for lane in &card.lanes {
         draw_lane(x, lane);
     }
+    for p in &card.profiles {
+        x.open(
+            "g",
+            &[
+                ("class", "profile".into()),
+                ("data-space", p.space.as_str().into()),
+                ("data-peak", Value::Int(p.peak_bytes)),
+                ("data-peak-line", Value::Int(p.peak_line.into())),
+            ],
+        );
+        shapes(x, &p.shapes);
+        x.close();
+    }
     x.close();
 }
 
@@ -95,6 +108,11 @@ fn draw_lane(x: &mut Xml, lane: &Lane) {
     shapes(x, &lane.decorations);
     for block in &lane.blocks {
         draw_block(x, block);
+    }
+    if !lane.fits.is_empty() {
+        x.open("g", &[("class", "fit".into())]);
+        shapes(x, &lane.fits);
+        x.close();
     }
     if let Some(line) = &lane.hwm {
         x.open("g", &[("class", "hwm".into())]);
@@ -128,6 +146,7 @@ fn draw_block(x: &mut Xml, b: &BlockShape) {
     );
     x.element("title", &[], &b.tooltip.join("\n"));
     rect_leaf(x, &b.rect);
+    shapes(x, &b.marks);
     rect_leaf(x, &b.outline);
     for t in &b.label {
         text_leaf(x, t);

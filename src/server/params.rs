@@ -17,7 +17,7 @@ use super::errors::ApiError;
 /// Names accepted in a query string or as form fields; anything else is a 400, so a misspelt option
 /// is reported instead of silently ignored.
 pub const KNOWN: &[&str] =
-    &["format", "backend", "x_axis", "x-axis", "zoom", "hide", "function", "theme", "scale", "width", "name"];
+    &["format", "backend", "x_axis", "x-axis", "zoom", "hide", "function", "theme", "scale", "width", "name", "fit"];
 
 /// At most this many names in `hide` or `function`: a dump has a handful of spaces and functions.
 const MAX_LIST: usize = 256;
@@ -29,7 +29,7 @@ const MAX_NAME: usize = 200;
 pub struct Params {
     pub format: Option<Format>,
     /// Canonical backend name (`Ascend910B`), whatever case the client used.
-    pub backend: Option<&'static str>,
+    pub backend: Option<String>,
     pub x_axis: XAxis,
     pub zoom: f64,
     pub hidden: Vec<String>,
@@ -39,6 +39,8 @@ pub struct Params {
     pub width: f64,
     /// The dump's file name, shown in the picture and used to name the pass.
     pub name: Option<String>,
+    /// `--fit` questions as given (`Vec=32KB@10-40`), repeatable.
+    pub fits: Vec<String>,
 }
 
 impl Default for Params {
@@ -55,6 +57,7 @@ impl Default for Params {
             scale: RenderOptions::default().scale,
             width: view.width,
             name: None,
+            fits: Vec::new(),
         }
     }
 }
@@ -78,7 +81,7 @@ impl Params {
                 return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), KNOWN.join(", "))));
             };
             let canonical = if known == "x-axis" { "x_axis" } else { known };
-            if !matches!(canonical, "hide" | "function") {
+            if !matches!(canonical, "hide" | "function" | "fit") {
                 if seen.contains(&canonical) {
                     return Err(bad(format!("option '{canonical}' is given more than once")));
                 }
@@ -96,6 +99,13 @@ impl Params {
                 "hide" => push_list(&mut p.hidden, "hide", value)?,
                 "function" => push_list(&mut p.functions, "function", value)?,
                 "name" => p.name = Some(check_name(value)?),
+                "fit" => {
+                    value.parse::<crate::analyze::FitQuery>()?;
+                    if p.fits.len() >= MAX_LIST {
+                        return Err(bad(format!("at most {MAX_LIST} fit questions")));
+                    }
+                    p.fits.push(value.to_string());
+                }
                 _ => unreachable_option(canonical)?,
             }
         }
@@ -103,6 +113,8 @@ impl Params {
         p.hidden.dedup();
         p.functions.sort();
         p.functions.dedup();
+        p.fits.sort();
+        p.fits.dedup();
         Ok(p)
     }
 
@@ -110,7 +122,7 @@ impl Params {
     pub fn render_options(&self, format: Format) -> RenderOptions {
         RenderOptions {
             format,
-            backend: self.backend.map(str::to_string),
+            backend: self.backend.clone(),
             view: ViewOptions {
                 x_axis: self.x_axis,
                 zoom: self.zoom,
@@ -118,6 +130,8 @@ impl Params {
                 functions: self.functions.clone(),
                 theme: self.theme,
                 width: self.width,
+                // Checked when the parameters were read.
+                fits: self.fits.iter().filter_map(|f| f.parse().ok()).collect(),
             },
             scale: self.scale,
         }
@@ -138,10 +152,11 @@ impl Params {
             scale: f64,
             width: f64,
             name: &'a str,
+            fit: &'a [String],
         }
         let c = Canonical {
             format: format.extension(),
-            backend: self.backend,
+            backend: self.backend.as_deref(),
             x_axis: format!("{:?}", self.x_axis),
             zoom: self.zoom,
             hide: &self.hidden,
@@ -150,6 +165,7 @@ impl Params {
             scale: self.scale,
             width: self.width,
             name,
+            fit: &self.fits,
         };
         serde_json::to_string(&c).unwrap_or_default()
     }
@@ -161,7 +177,7 @@ impl Params {
         if let Some(name) = &self.name {
             parts.push(format!("name={}", percent_encode(name)));
         }
-        if let Some(b) = self.backend {
+        if let Some(b) = &self.backend {
             parts.push(format!("backend={}", percent_encode(b)));
         }
         if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
@@ -264,7 +280,7 @@ mod tests {
             assert!(Params::from_pairs(&pairs(q)).is_err(), "{q}");
         }
         assert!(Params::from_pairs(&pairs("name=../etc/passwd")).is_err());
-        assert_eq!(Params::from_pairs(&pairs("backend=ascend950")).unwrap().backend, Some("Ascend950"));
+        assert_eq!(Params::from_pairs(&pairs("backend=ascend950")).unwrap().backend.as_deref(), Some("Ascend950"));
     }
 
     #[test]

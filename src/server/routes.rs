@@ -194,9 +194,8 @@ async fn store_map(
 ) -> Result<HttpResponse, ApiError> {
     let (params, upload) = read_request(&req, payload, &state).await?;
     let name = params.name.clone().or(upload.filename);
-    let link_params = Params { name: name.clone(), backend: params.backend, ..Params::default() };
-    let opts =
-        RenderOptions { format: Format::Json, backend: params.backend.map(str::to_string), ..Default::default() };
+    let link_params = Params { name: name.clone(), backend: params.backend.clone(), ..Params::default() };
+    let opts = RenderOptions { format: Format::Json, backend: params.backend.clone(), ..Default::default() };
     let (limit, metrics, store) = (state.max_body, state.metrics.clone(), state.store.clone());
     let (bytes, gzip) = (upload.bytes, upload.gzip);
     let (id, created) = state
