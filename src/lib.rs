@@ -7,6 +7,7 @@
 
 pub mod analyze;
 pub mod backend;
+pub mod compare;
 pub mod dump;
 pub mod error;
 pub mod layout;
@@ -91,6 +92,70 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             let svg = render::svg::render(map, &layout::layout(map, &opts.view));
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
             render::png::render(&svg, opts.scale, &meta)
+        }
+    }
+}
+
+/// Formats of a diff: the pictures, plus Markdown for a review comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffFormat {
+    Map(Format),
+    Markdown,
+}
+
+impl std::str::FromStr for DiffFormat {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<DiffFormat> {
+        if s.eq_ignore_ascii_case("md") || s.eq_ignore_ascii_case("markdown") {
+            return Ok(DiffFormat::Markdown);
+        }
+        s.parse().map(DiffFormat::Map).map_err(|_| {
+            Error::new(ErrorKind::Usage, format!("unknown diff format '{s}'; known formats: svg, png, html, md, json"))
+        })
+    }
+}
+
+impl DiffFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            DiffFormat::Map(f) => f.extension(),
+            DiffFormat::Markdown => "md",
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            DiffFormat::Map(f) => f.content_type(),
+            DiffFormat::Markdown => "text/markdown; charset=utf-8",
+        }
+    }
+}
+
+/// Compares two maps and renders the comparison.
+pub fn render_diff(
+    old: &MemoryMap,
+    new: &MemoryMap,
+    format: DiffFormat,
+    view: &ViewOptions,
+    scale: f64,
+) -> Result<Vec<u8>> {
+    let d = compare::diff(old, new);
+    let picture = || render::svg::render(new, &layout::diff_scene(old, new, &d, view));
+    match format {
+        DiffFormat::Markdown => Ok(compare::markdown(&d).into_bytes()),
+        DiffFormat::Map(Format::Json) => {
+            let mut out = serde_json::to_string_pretty(&d).unwrap_or_default();
+            out.push('\n');
+            Ok(out.into_bytes())
+        }
+        DiffFormat::Map(Format::Svg) => Ok(picture().into_bytes()),
+        DiffFormat::Map(Format::Html) => Ok(render::diff::html(&d, &picture()).into_bytes()),
+        DiffFormat::Map(Format::Png) => {
+            if !(1.0..=4.0).contains(&scale) {
+                return Err(Error::new(ErrorKind::Usage, format!("scale {scale} is outside 1..4")));
+            }
+            let meta = render::png::Metadata { dump: &new.dump, pass_name: &new.pass_name, backend: &new.backend.name };
+            render::png::render(&picture(), scale, &meta)
         }
     }
 }

@@ -7,9 +7,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
+use pto_memory_map::compare::{self, Limits};
 use pto_memory_map::layout::{RULES, Theme, XAxis};
 use pto_memory_map::server::{self, ServeConfig};
-use pto_memory_map::{Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_map};
+use pto_memory_map::{
+    DiffFormat, Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_diff, render_map,
+};
 
 /// Draws the on-chip memory map of a PyPTO pass dump.
 #[derive(Parser, Debug)]
@@ -31,6 +34,10 @@ struct Cli {
 enum Command {
     /// Serve maps over HTTP: POST a dump to /render, or store it with POST /maps.
     Serve(ServeArgs),
+    /// Compare two dumps: what did the change do to on-chip memory?
+    Diff(DiffArgs),
+    /// Exit 1 with one line per violation when a dump breaks the given limits.
+    Check(CheckArgs),
 }
 
 #[derive(Args, Debug)]
@@ -41,6 +48,21 @@ struct RenderArgs {
     /// Where to write; `-` for standard output. Default: beside the dump, `<stem>.memory_map.<ext>`.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Output format: svg, png, html or json. Default: from the extension of -o, else html.
+    #[arg(short, long)]
+    format: Option<String>,
+    /// One file per function: `<stem>.<function>.<ext>`.
+    #[arg(long)]
+    split: bool,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    view: ViewArgs,
+}
+
+/// Which dump to read from a folder, and whose capacities scale it.
+#[derive(Args, Debug)]
+struct InputArgs {
     /// The pass whose dump to pick when PATH is a folder.
     #[arg(short, long = "pass-name", default_value = dump::DEFAULT_PASS)]
     pass_name: String,
@@ -48,9 +70,15 @@ struct RenderArgs {
     /// case's ptoas/*.pto, else Ascend910B, marked assumed.
     #[arg(short, long)]
     backend: Option<String>,
-    /// Output format: svg, png, html or json. Default: from the extension of -o, else html.
-    #[arg(short, long)]
-    format: Option<String>,
+    /// A chip described in a file (TOML or JSON: name, arch, capacities per space), usable with
+    /// -b and matched by its arch like the built-in backends.
+    #[arg(long = "soc", value_name = "FILE")]
+    soc: Vec<PathBuf>,
+}
+
+/// How to draw.
+#[derive(Args, Debug)]
+struct ViewArgs {
     /// Lane span: `limit` (0 to capacity) or `used` (0 to the high-water mark).
     #[arg(long = "x-axis", default_value = "limit")]
     x_axis: String,
@@ -69,19 +97,55 @@ struct RenderArgs {
     /// Width in px that the lanes fill at zoom 1.
     #[arg(long, default_value_t = RULES.panel_px)]
     width: f64,
-    /// One file per function: `<stem>.<function>.<ext>`.
-    #[arg(long)]
-    split: bool,
     /// PNG device pixel ratio (1 to 4).
     #[arg(long, default_value_t = 2.0)]
     scale: f64,
     /// Would a new buffer fit, and where? `SPACE=BYTES[@LINE-LINE]`, e.g. `Vec=32KB@120-180` (repeatable).
     #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]")]
     fit: Vec<String>,
-    /// A chip described in a file (TOML or JSON: name, arch, capacities per space), usable with
-    /// -b and matched by its arch like the built-in backends.
-    #[arg(long = "soc", value_name = "FILE")]
-    soc: Vec<PathBuf>,
+}
+
+/// `diff OLD NEW`: what a change did to on-chip memory.
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// The dump before the change (any path form).
+    old: PathBuf,
+    /// The dump after the change.
+    new: PathBuf,
+    /// Where to write; default `-` (standard output).
+    #[arg(short, long, default_value = "-")]
+    output: PathBuf,
+    /// svg, png, html, md or json. Default: from the extension of -o, else md.
+    #[arg(short, long)]
+    format: Option<String>,
+    /// Backend for OLD when it differs from NEW's (-b), e.g. the same kernel on two chips.
+    #[arg(long = "old-backend", value_name = "NAME")]
+    old_backend: Option<String>,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    view: ViewArgs,
+}
+
+/// `check PATH`: a gate for CI.
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// A pass dump (any path form).
+    path: PathBuf,
+    /// Fail when a space is more than this full (percent of capacity).
+    #[arg(long = "max-occupancy", value_name = "PCT")]
+    max_occupancy: Option<f64>,
+    /// Fail on any cross-base conflict.
+    #[arg(long = "deny-conflicts")]
+    deny_conflicts: bool,
+    /// Fail when a space's high-water mark is above BYTES (`Vec=96KB`; repeatable).
+    #[arg(long = "max-hwm", value_name = "SPACE=BYTES")]
+    max_hwm: Vec<String>,
+    /// `text` (one line per violation) or `json`.
+    #[arg(long = "format", default_value = "text")]
+    format: String,
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -113,6 +177,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Serve(args)) => serve(args),
+        Some(Command::Diff(args)) => diff(&args),
+        Some(Command::Check(args)) => match check(&args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         None => render(&cli.render),
     };
     match result {
@@ -145,28 +215,14 @@ fn render(args: &RenderArgs) -> Result<()> {
         (None, Some(out)) => Format::from_extension(out).unwrap_or(Format::Html),
         (None, None) => Format::Html,
     };
-    if !(1.0..=4.0).contains(&args.scale) {
-        return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", args.scale)));
-    }
-    let view = ViewOptions {
-        x_axis: args.x_axis.parse::<XAxis>()?,
-        zoom: args.zoom,
-        hidden: args.hide.clone(),
-        functions: args.function.clone(),
-        theme: args.theme.parse::<Theme>()?,
-        width: args.width,
-        fits: args.fit.iter().map(|f| f.parse()).collect::<Result<_>>()?,
-    };
-    let mut backends = Backends::builtin();
-    for soc in &args.soc {
-        backends = backends.with_soc_file(soc)?;
-    }
-    let map = load_with(path, &args.pass_name, args.backend.as_deref(), &backends)?;
-    let opts = RenderOptions { format, backend: args.backend.clone(), view, scale: args.scale };
+    let view = view_options(&args.view)?;
+    let map = load_input(path, &args.input)?;
+    let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
+    let pass = &args.input.pass_name;
     if !args.split {
         let target = match &args.output {
             Some(out) => out.clone(),
-            None => default_output(path, &args.pass_name, None, format)?,
+            None => default_output(path, pass, None, format)?,
         };
         return write_output(&target, &render_map(&map, &opts)?);
     }
@@ -180,10 +236,86 @@ fn render(args: &RenderArgs) -> Result<()> {
     for name in names {
         let one =
             RenderOptions { view: ViewOptions { functions: vec![name.clone()], ..opts.view.clone() }, ..opts.clone() };
-        let target = split_output(path, &args.pass_name, args.output.as_deref(), &name, format)?;
+        let target = split_output(path, pass, args.output.as_deref(), &name, format)?;
         write_output(&target, &render_map(&map, &one)?)?;
     }
     Ok(())
+}
+
+fn view_options(v: &ViewArgs) -> Result<ViewOptions> {
+    if !(1.0..=4.0).contains(&v.scale) {
+        return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", v.scale)));
+    }
+    Ok(ViewOptions {
+        x_axis: v.x_axis.parse::<XAxis>()?,
+        zoom: v.zoom,
+        hidden: v.hide.clone(),
+        functions: v.function.clone(),
+        theme: v.theme.parse::<Theme>()?,
+        width: v.width,
+        fits: v.fit.iter().map(|f| f.parse()).collect::<Result<_>>()?,
+    })
+}
+
+fn load_input(path: &Path, input: &InputArgs) -> Result<pto_memory_map::MemoryMap> {
+    let mut backends = Backends::builtin();
+    for soc in &input.soc {
+        backends = backends.with_soc_file(soc)?;
+    }
+    load_with(path, &input.pass_name, input.backend.as_deref(), &backends)
+}
+
+fn diff(args: &DiffArgs) -> Result<()> {
+    let format: DiffFormat = match &args.format {
+        Some(f) => f.parse()?,
+        None => args
+            .output
+            .extension()
+            .and_then(|e| e.to_str())
+            .and_then(|e| e.parse().ok())
+            .unwrap_or(DiffFormat::Markdown),
+    };
+    let view = view_options(&args.view)?;
+    let old_input = InputArgs {
+        pass_name: args.input.pass_name.clone(),
+        backend: args.old_backend.clone().or_else(|| args.input.backend.clone()),
+        soc: args.input.soc.clone(),
+    };
+    let old = load_input(&args.old, &old_input)?;
+    let new = load_input(&args.new, &args.input)?;
+    write_output(&args.output, &render_diff(&old, &new, format, &view, args.view.scale)?)
+}
+
+/// Prints the violations; `Ok(false)` when there are any.
+fn check(args: &CheckArgs) -> Result<bool> {
+    let limits = Limits {
+        max_occupancy: args.max_occupancy,
+        deny_conflicts: args.deny_conflicts,
+        max_hwm: args.max_hwm.iter().map(|s| compare::parse_max_hwm(s)).collect::<Result<_>>()?,
+    };
+    if let Some(p) = limits.max_occupancy
+        && !(0.0..=1000.0).contains(&p)
+    {
+        return Err(Error::new(ErrorKind::Usage, format!("--max-occupancy {p} is not a percentage")));
+    }
+    let json = match args.format.as_str() {
+        "text" => false,
+        "json" => true,
+        other => return Err(Error::new(ErrorKind::Usage, format!("unknown check format '{other}'; use text or json"))),
+    };
+    let map = load_input(&args.path, &args.input)?;
+    let violations = compare::check(&map, &limits);
+    if json {
+        let report = serde_json::json!({"dump": map.dump, "passed": violations.is_empty(), "violations": violations});
+        println!("{report}");
+    } else if violations.is_empty() {
+        println!("ok: {} functions within the limits", map.functions.len());
+    } else {
+        for v in &violations {
+            println!("{v}");
+        }
+    }
+    Ok(violations.is_empty())
 }
 
 /// `<dump stem>.memory_map.<ext>` beside the dump.

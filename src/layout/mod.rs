@@ -5,12 +5,14 @@
 //! pixels, so a 512 KiB Mat lane is exactly eight times a 64 KiB Left lane and box widths compare
 //! across spaces.
 
+mod diff;
 mod insight;
 mod options;
 mod scene;
 pub mod style;
 pub mod text;
 
+pub use diff::diff_scene;
 pub use insight::Profile;
 pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
 pub use scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
@@ -47,11 +49,11 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
         .collect();
     // Cards share one width so the page reads as a column; lanes keep their own widths.
     let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
-    let inner = chosen.iter().map(|(_, f)| card_width(f, view)).fold(header_width, f64::max).ceil();
+    let inner = chosen.iter().map(|(_, f)| card_width(f, view, None)).fold(header_width, f64::max).ceil();
     let mut y = HEADER_HEIGHT;
     let mut cards: Vec<Card> = Vec::new();
     for (index, f) in chosen {
-        let card = card(f, index, view, &pal, y, inner);
+        let card = card(f, index, view, &pal, Placement { x: PAGE_PAD, y, w: inner, factor: None });
         y = card.frame.y + card.frame.h + CARD_GAP;
         cards.push(card);
     }
@@ -84,8 +86,9 @@ pub fn span(space: &SpaceUsage, axis: XAxis) -> i64 {
 }
 
 /// The width a card needs: its lanes, or its title row, whichever is wider.
-fn card_width(f: &FunctionMap, view: &ViewOptions) -> f64 {
-    let (spans, factor) = scale(f, view);
+fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>) -> f64 {
+    let (spans, own) = scale(f, view);
+    let factor = factor.unwrap_or(own);
     let lanes: f64 = spans.iter().flatten().map(|&sp| sp as f64 * factor).sum();
     let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
     let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
@@ -95,9 +98,20 @@ fn card_width(f: &FunctionMap, view: &ViewOptions) -> f64 {
         .max(summary + 2.0 * CARD_PAD)
 }
 
-fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, y: f64, w: f64) -> Card {
-    let (spans, factor) = scale(f, view);
-    let x = PAGE_PAD;
+/// Where a card goes: its top-left corner, its width, and a byte scale imposed from outside (a diff
+/// shares one scale between its two sides) instead of the card's own.
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    x: f64,
+    y: f64,
+    w: f64,
+    factor: Option<f64>,
+}
+
+fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Placement) -> Card {
+    let (spans, own) = scale(f, view);
+    let factor = at.factor.unwrap_or(own);
+    let Placement { x, y, w, .. } = at;
     let lines = f.src_end - f.src_start + 1;
     let gutter = gutter_width(f.src_end);
     let plot_top = y + TITLE_ROW + PLOT_GAP;
