@@ -153,28 +153,19 @@ fn pill(out: &mut String, s: &SpaceUsage, th: &Thresholds) {
     let space = escape(&s.space);
     let _ = write!(
         out,
-        "<span class=\"pill {class}\" data-space=\"{space}\" title=\"{space}: high-water mark {} of {} bytes, {} tiles, {} bases\">\
-         <i class=\"sw\" aria-hidden=\"true\"></i>{space} {}/{} <span class=\"pct\">{pct}</span></span>",
+        "<span class=\"pill {class}\" data-space=\"{space}\" title=\"{space}: high-water mark {} of {} bytes, {} tiles, {} bases; \
+         most live at once {} bytes at line {}\">\
+         <i class=\"sw\" aria-hidden=\"true\"></i>{space} {}/{} <span class=\"pct\">{pct}</span> <span class=\"peak\">peak L{}</span></span>",
         s.hwm,
         s.limit,
         s.tiles,
         s.bases,
-        format_bytes(s.hwm),
-        format_bytes(s.limit)
+        s.peak.bytes,
+        s.peak.line,
+        crate::layout::fmt_bytes(s.hwm),
+        crate::layout::fmt_bytes(s.limit),
+        s.peak.line
     );
-}
-
-/// `24 KB`, `40.1 KB`, `512 B`: the same wording as the page script's labels.
-fn format_bytes(n: i64) -> String {
-    const KB: f64 = 1024.0;
-    if n.abs() < 1024 {
-        return format!("{n} B");
-    }
-    let v = n as f64;
-    let (value, unit) = if v.abs() < KB * KB { (v / KB, "KB") } else { (v / (KB * KB), "MB") };
-    let text = format!("{value:.1}");
-    let text = text.strip_suffix(".0").unwrap_or(&text);
-    format!("{text} {unit}")
 }
 
 /// Occupancy thresholds for the pills, from the rules (fallbacks only matter for a broken rules object).
@@ -273,12 +264,12 @@ mod tests {
 
     #[test]
     fn bytes_read_like_the_script() {
-        assert_eq!(format_bytes(512), "512 B");
-        assert_eq!(format_bytes(1024), "1 KB");
-        assert_eq!(format_bytes(24 * 1024), "24 KB");
-        assert_eq!(format_bytes(41062), "40.1 KB");
-        assert_eq!(format_bytes(524_288), "512 KB");
-        assert_eq!(format_bytes(2 * 1024 * 1024), "2 MB");
+        assert_eq!(crate::layout::fmt_bytes(512), "512 B");
+        assert_eq!(crate::layout::fmt_bytes(1024), "1 KB");
+        assert_eq!(crate::layout::fmt_bytes(24 * 1024), "24 KB");
+        assert_eq!(crate::layout::fmt_bytes(41062), "40.1 KB");
+        assert_eq!(crate::layout::fmt_bytes(524_288), "512 KB");
+        assert_eq!(crate::layout::fmt_bytes(2 * 1024 * 1024), "2 MB");
     }
 
     #[test]

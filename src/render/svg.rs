@@ -37,13 +37,14 @@ pub fn render(map: &MemoryMap, scene: &Scene) -> String {
     x.finish()
 }
 
-/// One card alone, cropped to its frame: what the HTML page shows before its script runs.
+/// One card's plot alone (column headers, lanes, profiles, footer), cropped below its title row:
+/// what the HTML page shows before its script runs, under the page's own title and pills.
 pub fn render_card(scene: &Scene, card: &Card) -> String {
     let mut x = Xml::new();
     let f = &card.frame;
-    let pad = 1.0;
-    let (w, h) = (num(f.w + 2.0 * pad), num(f.h + 2.0 * pad));
-    let view_box = format!("{} {} {w} {h}", num(f.x - pad), num(f.y - pad));
+    let top = card.lanes.first().map_or(f.y, |l| l.y) - 8.0;
+    let (w, h) = (num(f.w + 2.0), num(f.y + f.h - top + 1.0));
+    let view_box = format!("{} {} {w} {h}", num(f.x - 1.0), num(top));
     root(&mut x, &w, &h, &view_box, scene);
     x.element("title", &[], &format!("Memory map of {}", card.function));
     draw_card(&mut x, card);

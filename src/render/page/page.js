@@ -102,6 +102,12 @@
     if (b.aliases.length) rows.push(tipRow('aliases', b.aliases.join(', '), 'aliases'));
     if (b.view) rows.push(tipRow('view', 'into a wider tile of the same base', 'flag'));
     if (b.conflict) rows.push(tipRow('conflict', 'shares bytes with another base while both live', 'flag crit'));
+    if (b.uses && b.uses.length) {
+      const shown = b.uses.slice(0, 12).join(', ');
+      rows.push(tipRow('uses', b.uses.length > 12 ? `${shown} (+${b.uses.length - 12} more)` : shown));
+    }
+    if (b.idle) rows.push(tipRow('idle', `${b.idle.lines} lines with no use (L${b.idle.from}–L${b.idle.to})`, 'flag'));
+    if (b.layout) rows.push(tipRow('layout', b.layout));
     tip.replaceChildren(...rows);
     tip.dataset.space = b.space;
     tip.hidden = false;
@@ -293,7 +299,7 @@
           el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: sp.space })),
           el('div', { class: 'lh-axis' },
             el('span', { text: '0' }),
-            el('span', { class: 'lh-hwm', text: `hwm ${fmtBytes(sp.hwm)}` }),
+            el('span', { class: 'lh-hwm', text: `hwm ${fmtBytes(sp.hwm)}`, title: sp.peak ? `most live at once: ${fmtBytes(sp.peak.bytes)} at L${sp.peak.line}` : '' }),
             el('span', { class: 'lh-end' })));
         const hwm = el('div', { class: 'hwm', 'aria-hidden': 'true' });
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${sp.space} lane`, data: { space: sp.space } }, hwm);
@@ -315,7 +321,7 @@
             start: String(b.start), end: String(b.end), aliases: b.aliases.join(','), index: String(b.i),
           },
           style: `--o:${b.offset};--s:${b.size};top:${(b.start - fn.src_start) * R.line_px}px;height:${(b.end - b.start + 1) * R.line_px}px`,
-        }, label, detail);
+        }, label, detail, ...this.marks(b));
         this.boxEls[b.i] = node;
         entry.lane.append(node);
       }
@@ -739,6 +745,22 @@
         this.rows[idx].classList.remove('has-hit');
       }
       this.marked = [];
+    }
+
+    /** Use ticks and the idle stretch inside a box: the same marks the static picture draws. */
+    marks(b) {
+      const out = [];
+      if (b.idle) {
+        out.push(el('i', {
+          class: 'idle', 'aria-hidden': 'true', title: `idle: ${b.idle.lines} lines with no use`,
+          style: `top:${(b.idle.from - b.start) * R.line_px}px;height:${(b.idle.to - b.idle.from + 1) * R.line_px}px`,
+        }));
+      }
+      for (const u of b.uses || []) {
+        if (u < b.start || u > b.end) continue;
+        out.push(el('i', { class: 'tick', 'aria-hidden': 'true', style: `top:${(u - b.start + 0.5) * R.line_px - 1}px` }));
+      }
+      return out;
     }
 
     revealBox(i) {

@@ -1,0 +1,121 @@
+// Shared set-up of the browser tests: a fresh headless Debian Chromium per test, the pages that
+// run.sh rendered with the project's binary, and the two things every test must also hold:
+// no console error and no request leaving the file.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '..', '..');
+export const pagesDir = process.env.PMM_PAGES || path.join(repoRoot, 'target', 'browser-pages');
+export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+export const shotsDir = process.env.PMM_SHOTS || '/tmp/shots';
+
+export const LAUNCH_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export function pageUrl(name, hash = '') {
+  const file = path.join(pagesDir, `${name}.html`);
+  if (!existsSync(file)) {
+    throw new Error(`${file} is missing: run tests/browser/run.sh (it renders the pages with the project's binary)`);
+  }
+  return pathToFileURL(file).href + hash;
+}
+
+/**
+ * Opens `name` (a page in pagesDir) in a fresh profile. Returns the page and a `close()` that
+ * asserts nothing was logged as an error and nothing was fetched before shutting the browser.
+ */
+export async function open(name, { hash = '', viewport = { width: 1400, height: 900 }, javaScriptEnabled = true, colorScheme = 'light', reducedMotion = 'reduce' } = {}) {
+  const userDataDir = await mkdtemp(path.join(tmpdir(), 'pmm-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: LAUNCH_ARGS,
+    viewport,
+    javaScriptEnabled,
+    colorScheme,
+    reducedMotion,
+  });
+  const errors = [];
+  const requests = [];
+  context.on('request', (req) => {
+    const url = req.url();
+    if (!url.startsWith('file:') && !url.startsWith('data:')) requests.push(url);
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  // Fail fast: nothing on these pages should take seconds.
+  context.setDefaultTimeout(5000);
+  const watch = (p) => {
+    p.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+    p.on('pageerror', (err) => errors.push(String(err)));
+  };
+  watch(page);
+  context.on('page', watch);
+  await page.goto(pageUrl(name, hash));
+  if (javaScriptEnabled) await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+  const close = async () => {
+    try {
+      assert.deepEqual(errors, [], 'console errors');
+      assert.deepEqual(requests, [], 'network requests');
+    } finally {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    }
+  };
+  return { page, context, errors, requests, close };
+}
+
+/** Runs `fn(t)` with an open page and always closes it (asserting no errors / requests). */
+export async function withPage(name, opts, fn) {
+  const handle = await open(name, opts);
+  try {
+    await fn(handle);
+  } catch (err) {
+    await handle.context.close().catch(() => {});
+    throw err;
+  }
+  await handle.close();
+}
+
+export const card = (page, fn) => page.locator(`section.card[data-function="${fn}"]`);
+
+/** Opens a card by clicking its summary (if closed) and waits for its interactive view. */
+export async function openCard(page, fn) {
+  const c = card(page, fn);
+  if (!(await c.locator('details.card-details').evaluate((d) => d.open))) await c.locator('summary.card-head').click();
+  await c.locator('.live-view .plot').waitFor();
+  return c;
+}
+
+/** The embedded map data and rules, as the page itself reads them. */
+export async function pageData(page) {
+  return page.evaluate(() => ({
+    data: JSON.parse(document.getElementById('pmm-data').textContent),
+    rules: JSON.parse(document.getElementById('pmm-rules').textContent),
+  }));
+}
+
+export async function laneWidths(c) {
+  return c.locator('.lane').evaluateAll((ls) => Object.fromEntries(ls.map((l) => [l.dataset.space, l.getBoundingClientRect().width])));
+}
+
+/** Whole-identifier occurrences of any of `names` in `lines`, counted token by token. */
+export function countIdentifiers(lines, names) {
+  const wanted = new Set(names);
+  let n = 0;
+  for (const line of lines) {
+    for (const tok of line.match(/[A-Za-z0-9_]+/g) || []) if (wanted.has(tok)) n += 1;
+  }
+  return n;
+}
+
+export function near(actual, expected, tol, msg) {
+  assert.ok(Math.abs(actual - expected) <= tol, `${msg}: ${actual} vs ${expected} (tolerance ${tol})`);
+}

@@ -1,0 +1,255 @@
+// The page as a whole: readable without scripts, self-contained, lazy, themed, and linkable.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { withPage, card, openCard, pageData, pagesDir, laneWidths, near } from './helpers.mjs';
+
+const DECODE = 'decode_fwd_layers';
+const LAYER_NORM = 'test_layer_norm_core';
+
+test('the file references nothing outside itself', async () => {
+  const html = await readFile(path.join(pagesDir, `${DECODE}.html`), 'utf8');
+  // No src/href to another file or host, no CSS url() import: everything is inline (H9).
+  assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\s(src|href)=/i);
+  assert.doesNotMatch(html, /@import|url\((?!#)/i);
+  assert.match(html, /<script type="application\/json" id="pmm-data">/);
+  assert.match(html, /<script type="application\/json" id="pmm-rules">/);
+});
+
+test('without JavaScript the header and the first card’s static SVG are readable', async () => {
+  await withPage(DECODE, { javaScriptEnabled: false }, async ({ page }) => {
+    await assertHeader(page);
+    const first = page.locator('section.card').first();
+    assert.equal(await first.getAttribute('data-function'), 'copy_hidden');
+    const svg = first.locator('.card-body svg').first();
+    assert.ok(await svg.isVisible(), 'static svg of the first card is visible');
+    const box = await svg.boundingBox();
+    assert.ok(box.width > 100 && box.height > 50, `static svg has a real size (${box.width}x${box.height})`);
+    // The other cards are closed but present, each with its own static image.
+    assert.equal(await page.locator('section.card').count(), 38);
+    assert.equal(await page.locator('section.card .static-map svg').count(), 38);
+    assert.equal(await page.locator('.live-view').count(), 0);
+  });
+});
+
+async function assertHeader(page) {
+  const head = page.locator('header.page-head');
+  const text = await head.innerText();
+  assert.match(text, /32_after_AllocateMemoryAddr\.py/);
+  assert.match(text, /AllocateMemoryAddr/);
+  assert.match(text, /compute functions\s*38/);
+  assert.match(text, /tiles\s*697/);
+  assert.match(text, /Ascend910B/);
+  assert.match(text, /a2a3/);
+  const pills = await card(page, 'down_proj').locator('.pill').allInnerTexts();
+  assert.deepEqual(pills.map((p) => p.replace(/\s+/g, ' ').trim()), [
+    'Mat 260 KB/512 KB 50.8% peak L86', 'Left 1 KB/64 KB 1.6% peak L65', 'Right 64 KB/64 KB 100.0% peak L66', 'Acc 64 KB/128 KB 50.0% peak L61',
+  ]);
+  assert.equal(await card(page, 'down_proj').locator('.pill.occ-crit').getAttribute('data-space'), 'Right');
+}
+
+test('with JavaScript: no console error, no network, cards built lazily', async () => {
+  await withPage(DECODE, {}, async ({ page }) => {
+    await assertHeader(page);
+    // Only the open first card is interactive; every closed card still holds its static SVG.
+    assert.equal(await page.locator('.live-view').count(), 1);
+    assert.equal(await card(page, 'copy_hidden').locator('.static-map').count(), 0);
+    assert.equal(await page.locator('section.card .static-map svg').count(), 37);
+    const c = await openCard(page, 'online_softmax');
+    assert.equal(await c.locator('.static-map').count(), 0, 'opening replaces the static svg');
+    const { data } = await pageData(page);
+    const fn = data.functions.find((f) => f.name === 'online_softmax');
+    assert.equal(await c.locator('.box').count(), fn.boxes.length);
+    // Closing keeps the built view; reopening does not build it twice.
+    await c.locator('summary.card-head').click();
+    await c.locator('summary.card-head').click();
+    assert.equal(await c.locator('.live-view').count(), 1);
+    assert.equal(await page.locator('.live-view').count(), 2);
+    // Touch every card once: none throws.
+    for (const f of data.functions) await openCard(page, f.name);
+    assert.equal(await page.locator('.live-view').count(), 38);
+    assert.equal(await page.locator('.box').count(), 697);
+  });
+});
+
+test('the assumed backend is marked', async () => {
+  await withPage(DECODE, { javaScriptEnabled: false }, async ({ page }) => {
+    const { detected } = JSON.parse(await page.locator('#pmm-data').textContent()).backend;
+    assert.equal(await page.locator('.assumed').count(), detected ? 0 : 1);
+  });
+});
+
+test('dark mode follows the system and the header toggle', async () => {
+  await withPage(DECODE, {}, async ({ page }) => {
+    const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const light = await bg();
+    const laneLight = await card(page, 'copy_hidden').locator('.lane-head').first().evaluate((e) => getComputedStyle(e).getPropertyValue('--c').trim());
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await bg();
+    assert.notEqual(dark, light, 'background changes with prefers-color-scheme');
+    const laneDark = await card(page, 'copy_hidden').locator('.lane-head').first().evaluate((e) => getComputedStyle(e).getPropertyValue('--c').trim());
+    const { rules } = await pageData(page);
+    assert.equal(laneLight, rules.colors.light.Vec);
+    assert.equal(laneDark, rules.colors.dark.Vec);
+    // The toggle overrides the system, and is remembered.
+    const toggle = page.locator('.theme-toggle');
+    assert.ok(await toggle.isVisible());
+    await toggle.click();
+    assert.equal(await bg(), light);
+    await page.reload();
+    await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+    assert.equal(await bg(), light, 'the choice survives a reload');
+    await page.locator('.theme-toggle').click();
+    assert.equal(await bg(), dark);
+  });
+});
+
+test('the URL fragment restores a view, and interactions write it', async () => {
+  const { data } = await withData();
+  const fn = data.functions.find((f) => f.name === 'down_proj');
+  const pinned = fn.boxes.find((b) => b.space === 'Mat' && b.aliases.length === 0).name;
+  const hash = `#fn=down_proj&zoom=2.56&x=used&hide=Acc,Left&pin=${pinned}`;
+  await withPage(DECODE, { hash }, async ({ page }) => {
+    const c = card(page, 'down_proj');
+    assert.ok(await c.locator('details.card-details').evaluate((d) => d.open));
+    assert.equal(await c.locator('.zoom-level').innerText(), '2.6×');
+    assert.equal(await c.getAttribute('data-zoom'), '2.56');
+    assert.equal(await c.getAttribute('data-axis'), 'used');
+    assert.deepEqual(await c.locator('.lane').evaluateAll((ls) => ls.map((l) => l.dataset.space)), ['Mat', 'Right']);
+    assert.equal(await c.locator('.pin-chip b').innerText(), pinned);
+    assert.ok(await c.locator('.pin-chip').isVisible());
+    assert.ok(await c.evaluate((e) => e.classList.contains('src-open')), 'a pin opens the source');
+    // The default-open first card stepped aside: the link shows exactly its card.
+    assert.equal(await card(page, 'copy_hidden').locator('details.card-details').evaluate((d) => d.open), false);
+    // The lanes are the same width they would be after clicking to that state (shared factor, x=used).
+    const w = await laneWidths(c);
+    const { rules } = await pageData(page);
+    const spans = fn.spaces.filter((s) => ['Mat', 'Right'].includes(s.space)).map((s) => s.hwm);
+    let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
+    if (Math.min(...spans) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...spans);
+    near(w.Mat, fn.spaces.find((s) => s.space === 'Mat').hwm * f * 2.56, 0.5, 'Mat lane width');
+
+    // Changing the view rewrites the fragment in place (no new history entry).
+    const before = await page.evaluate(() => history.length);
+    await c.getByRole('button', { name: 'Zoom in' }).click();
+    await c.locator('.space-toggle[data-space="Acc"]').click();
+    const after = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+    assert.equal(after.get('fn'), 'down_proj');
+    near(Number(after.get('zoom')), 2.56 * 1.6, 1e-3, 'zoom in the fragment');
+    assert.equal(after.get('x'), 'used');
+    assert.equal(after.get('hide'), 'Left');
+    assert.equal(after.get('pin'), pinned);
+    assert.equal(await page.evaluate(() => history.length), before);
+
+    // And that URL, opened afresh, gives the same view.
+    const url = await page.evaluate(() => location.href);
+    await page.goto('about:blank');
+    await page.goto(url);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+    const c2 = card(page, 'down_proj');
+    assert.deepEqual(await c2.locator('.lane').evaluateAll((ls) => ls.map((l) => l.dataset.space)), ['Mat', 'Right', 'Acc']);
+    assert.equal(await c2.locator('.zoom-level').innerText(), '4.1×');
+    assert.equal(await c2.locator('.pin-chip b').innerText(), pinned);
+  });
+});
+
+async function withData() {
+  const html = await readFile(path.join(pagesDir, `${DECODE}.html`), 'utf8');
+  const m = html.match(/<script type="application\/json" id="pmm-data">([\s\S]*?)<\/script>/);
+  return { data: JSON.parse(m[1]) };
+}
+
+test('views are dashed and the tooltip tells a tile’s story', async () => {
+  await withPage(LAYER_NORM, {}, async ({ page }) => {
+    const { data } = await pageData(page);
+    const fn = data.functions[0];
+    const c = card(page, fn.name);
+    const views = fn.boxes.filter((b) => b.view);
+    assert.ok(views.length > 0, 'the layer-norm dump has views');
+    assert.equal(await c.locator('.box.view').count(), views.length);
+    const style = await c.locator('.box.view').first().evaluate((e) => getComputedStyle(e).outlineStyle);
+    assert.equal(style, 'dashed');
+    const plain = await c.locator('.box:not(.view):not(.conflict)').first().evaluate((e) => getComputedStyle(e).outlineStyle);
+    assert.equal(plain, 'solid');
+
+    const b = views[0];
+    await c.locator(`.box[data-name="${b.name}"]`).hover();
+    const tip = page.locator('#pmm-tip');
+    assert.ok(await tip.isVisible());
+    const text = (await tip.innerText()).replace(/\s+/g, ' ');
+    for (const part of [b.name, b.space, b.dtype, b.op, b.base, `[${b.offset}, ${b.offset + b.size})`, `L${b.start}–L${b.end}`, 'view']) {
+      assert.ok(text.includes(part), `tooltip mentions ${part}: ${text}`);
+    }
+    if (b.shape.length) assert.ok(text.includes(`[${b.shape.join(', ')}]`), 'tooltip shows the shape');
+    await page.mouse.move(1, 1);
+    assert.ok(await tip.isHidden(), 'leaving the box hides the tooltip');
+    // Keyboard users get the same tooltip on focus.
+    const withAliases = fn.boxes.find((x) => x.aliases.length);
+    assert.ok(withAliases, 'the layer-norm dump has merged aliases');
+    await c.locator(`.box[data-name="${withAliases.name}"]`).focus();
+    assert.ok(await tip.isVisible());
+    const t2 = await tip.innerText();
+    for (const a of withAliases.aliases) assert.ok(t2.includes(a), `alias ${a} in tooltip`);
+  });
+});
+
+test('the table view lists every box of the card', async () => {
+  await withPage(DECODE, {}, async ({ page }) => {
+    const c = await openCard(page, 'down_proj');
+    await c.locator('.table-view > summary').click();
+    const { data } = await pageData(page);
+    const fn = data.functions.find((f) => f.name === 'down_proj');
+    assert.equal(await c.locator('table.tiles tbody tr').count(), fn.boxes.length);
+    const names = await c.locator('table.tiles tbody td.nm').allInnerTexts();
+    assert.deepEqual(new Set(names), new Set(fn.boxes.map((b) => b.name)));
+  });
+});
+
+test('conflicts are outlined in the critical colour; motion follows the reader’s setting', async () => {
+  await withPage('demo_case', {}, async ({ page }) => {
+    const { data, rules } = await pageData(page);
+    const fn = data.functions.find((f) => f.boxes.some((b) => b.conflict));
+    assert.ok(fn, 'the example has a conflict');
+    const c = await openCard(page, fn.name);
+    const conflicts = fn.boxes.filter((b) => b.conflict);
+    assert.equal(await c.locator('.box.conflict').count(), conflicts.length);
+    const outline = await c.locator('.box.conflict').first().evaluate((e) => {
+      const s = getComputedStyle(e);
+      return { color: s.outlineColor, width: s.outlineWidth, style: s.outlineStyle };
+    });
+    const hex = rules.colors.critical.replace('#', '');
+    const rgb = `rgb(${[0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    assert.equal(outline.color, rgb);
+    assert.equal(outline.style, 'solid');
+    assert.equal(outline.width, '2px');
+    await c.locator('.box.conflict').first().hover();
+    assert.match(await page.locator('#pmm-tip').innerText(), /conflict/);
+    // Reduced motion (the helper's default): no transitions.
+    assert.equal(await c.locator('.box').first().evaluate((e) => getComputedStyle(e).transitionDuration), '0s');
+  });
+  await withPage('demo_case', { reducedMotion: 'no-preference' }, async ({ page }) => {
+    const c = page.locator('section.card').first();
+    assert.notEqual(await c.locator('.box').first().evaluate((e) => getComputedStyle(e).transitionDuration), '0s');
+  });
+});
+
+test('keyboard: Tab reaches boxes with a visible focus ring; Enter pins, Esc unpins', async () => {
+  await withPage(DECODE, {}, async ({ page }) => {
+    const c = card(page, 'copy_hidden');
+    const first = c.locator('.box').first();
+    await first.focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    assert.ok(await first.evaluate((e) => e === document.activeElement && e.matches(':focus-visible')));
+    const ring = await first.evaluate((e) => getComputedStyle(e).outlineWidth);
+    assert.equal(ring, '2px');
+    await page.keyboard.press('Enter');
+    assert.ok(await c.locator('.pin-chip').isVisible());
+    await page.keyboard.press('Escape');
+    assert.ok(await c.locator('.pin-chip').isHidden());
+    // Every toolbar control is a real button (reachable and operable by keyboard).
+    const toolbar = await c.locator('.toolbar button').evaluateAll((bs) => bs.filter((b) => !b.closest('[hidden]')).map((b) => b.tabIndex));
+    assert.ok(toolbar.length >= 5 && toolbar.every((t) => t === 0));
+  });
+});

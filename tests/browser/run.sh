@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Real-browser tests of the interactive HTML page (requirements H1-H9).
+#
+# Installs Debian's Chromium if it is missing, installs playwright-core (the driver only; it never
+# downloads a browser), renders the test pages with the project's own binary, then runs node's test
+# runner over tests/browser/. Screenshots of a few states land in $PMM_SHOTS (default /tmp/shots).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+
+if [[ ! -x /usr/bin/chromium ]]; then
+  echo "run.sh: installing chromium (Debian package)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends chromium chromium-driver
+fi
+
+if [[ -f package-lock.json ]]; then
+  npm ci --no-audit --no-fund
+else
+  npm install --no-audit --no-fund
+fi
+
+corpus="${PMM_CORPUS:-$root/../shared/corpus}"
+if [[ ! -d "$corpus" ]]; then
+  echo "run.sh: corpus not found at $corpus (set PMM_CORPUS)" >&2
+  exit 1
+fi
+
+export PMM_PAGES="${PMM_PAGES:-$root/target/browser-pages}"
+mkdir -p "$PMM_PAGES"
+# Each page name is what the tests open: <name>.html.
+render() {
+  local name="$1" input="$2"
+  cargo run --quiet -- "$input" -f html -o "$PMM_PAGES/$name.html"
+}
+render decode_fwd_layers "$corpus/cases/decode_fwd_layers"
+render test_layer_norm_core "$corpus/generated/Ascend910B/test_layer_norm_core"
+# The project's own example: the only dump at hand with conflicts.
+render demo_case "$root/examples/demo_case"
+
+# One test file at a time: the machine has two cores and each file drives its own Chromium.
+exec node --test --test-concurrency=1 tests/browser/
