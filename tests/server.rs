@@ -833,3 +833,50 @@ fn hostile_input_gets_an_error_and_the_server_lives() {
     let _ = stream.read(&mut [0u8; 1024]);
     s.healthy();
 }
+
+#[test]
+fn diffs_of_posted_and_stored_dumps() {
+    let (s, _dir) = server(&[], &[]);
+    let old = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case/passes_dump/32_after_AllocateMemoryAddr.py"),
+    )
+    .unwrap();
+    let new = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_change/passes_dump/32_after_AllocateMemoryAddr.py"),
+    )
+    .unwrap();
+    // POST /diff: Markdown by default, the verdict first.
+    let (ct, body) = multipart(&[("old", Some("a.py"), &old), ("new", Some("b.py"), &gzip(&new))]);
+    let r = s.post("/diff", &ct, &body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.header("content-type").unwrap().starts_with("text/markdown"));
+    assert!(r.text().starts_with("**Memory map:** Vec high-water +32 KB in 1 function"), "{}", r.text());
+    let r = s.post("/diff?format=json", &ct, &body);
+    assert_eq!(r.json()["functions"][1]["spaces"][0]["delta"], 32768);
+    let (ct1, one) = multipart(&[("old", Some("a.py"), &old)]);
+    assert_eq!(s.post("/diff", &ct1, &one).error_code(), "no_dump");
+    assert_eq!(s.post("/diff", "text/plain", &old).status, 415);
+
+    // GET /maps/{old}/diff/{new}.{ext}, cached like stored maps.
+    let (_, a) = store(&s, "/maps", &old);
+    let (_, b) = store(&s, "/maps", &new);
+    let (a, b) = (a["id"].as_str().unwrap().to_string(), b["id"].as_str().unwrap().to_string());
+    for (ext, ct) in [
+        ("md", "text/markdown"),
+        ("json", "application/json"),
+        ("svg", "image/svg+xml"),
+        ("png", "image/png"),
+        ("html", "text/html"),
+    ] {
+        let r = s.get(&format!("/maps/{a}/diff/{b}.{ext}?hide=Bias&scale=1"));
+        assert_eq!(r.status, 200, "{ext}: {}", r.text());
+        assert!(r.header("content-type").unwrap().starts_with(ct), "{ext}");
+        assert_eq!(r.header("cache-control"), Some("public, max-age=31536000, immutable"));
+        let etag = r.header("etag").unwrap().to_string();
+        let again = s.get_with(&format!("/maps/{a}/diff/{b}.{ext}?hide=Bias&scale=1"), &[("If-None-Match", &etag)]);
+        assert_eq!(again.status, 304, "{ext}");
+    }
+    assert_eq!(s.get(&format!("/maps/{a}/diff/{}.md", "0".repeat(64))).status, 404);
+    assert_eq!(s.get(&format!("/maps/{a}/diff/{b}.gif")).status, 404);
+    s.healthy();
+}

@@ -231,6 +231,70 @@ async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) 
     Ok(upload)
 }
 
+/// Two dumps from one form, for `POST /diff`: the file fields `old` and `new`; known option names
+/// among the text fields become options.
+pub async fn read_pair(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<(Upload, Upload), ApiError> {
+    if !matches!(classify(req)?, Kind::Multipart) {
+        return Err(ApiError::new(
+            actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "a diff takes a multipart form with the fields 'old' and 'new' (curl: -F old=@a.py -F new=@b.py)",
+        ));
+    }
+    let tripped = Arc::new(AtomicBool::new(false));
+    let capped = Capped { inner: payload, seen: 0, limit, tripped: tripped.clone() };
+    let mut form = Multipart::new(req.headers(), capped);
+    let (mut old, mut new) = (Upload::default(), Upload::default());
+    let fail = |e: actix_multipart::MultipartError| {
+        if tripped.load(Ordering::Relaxed) {
+            ApiError::too_large(limit, "the request body")
+        } else {
+            ApiError::bad_request("bad_multipart", format!("the multipart upload cannot be read: {e}"))
+        }
+    };
+    while let Some(field) = form.next().await {
+        let mut field = field.map_err(&fail)?;
+        let name = field.name().unwrap_or("").to_string();
+        let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
+        let is_option = filename.is_none() && params::KNOWN.contains(&name.as_str());
+        let keep = name == "old" || name == "new" || is_option;
+        let cap = if is_option { MAX_FIELD } else { limit };
+        let mut data = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(&fail)?;
+            if keep {
+                if data.len() + chunk.len() > cap {
+                    return Err(ApiError::too_large(cap, &format!("the field '{}'", clip(&name))));
+                }
+                data.extend_from_slice(&chunk);
+            }
+        }
+        let target = match name.as_str() {
+            "old" => &mut old,
+            "new" => &mut new,
+            _ if is_option => {
+                let value = String::from_utf8(data)
+                    .map_err(|_| ApiError::bad_request("bad_option", format!("form field '{name}' is not UTF-8")))?;
+                if !value.trim().is_empty() {
+                    old.fields.push((name, value));
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        target.gzip = data.starts_with(&[0x1f, 0x8b]);
+        target.bytes = data;
+        target.filename = filename.as_deref().and_then(params::name_from_upload);
+    }
+    if old.bytes.is_empty() || new.bytes.is_empty() {
+        return Err(ApiError::bad_request(
+            "no_dump",
+            "a diff needs two dumps: the form fields 'old' and 'new' (curl: -F old=@a.py -F new=@b.py)",
+        ));
+    }
+    Ok((old, new))
+}
+
 /// Inflates a gzip body into at most `limit` bytes (runs on a render thread).
 pub fn inflate(bytes: &[u8], limit: usize) -> Result<Vec<u8>, ApiError> {
     let mut out = Vec::new();

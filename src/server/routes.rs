@@ -18,15 +18,17 @@ use super::{AppState, body, page};
 use crate::{Format, RenderOptions};
 
 /// Name of a posted dump that came without one (no `name`, no upload file name).
-const DEFAULT_NAME: &str = "dump.py";
+pub(super) const DEFAULT_NAME: &str = "dump.py";
 /// Stored maps never change: an id names one dump and the ETag names one picture of it.
-const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+pub(super) const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(get_resource("/", index))
         .service(post_resource("/render", render))
         .service(post_resource("/maps", store_map))
         .service(get_resource("/maps/{file}", stored))
+        .service(post_resource("/diff", super::diff::post))
+        .service(get_resource("/maps/{old}/diff/{file}", super::diff::stored))
         .service(get_resource("/healthz", healthz))
         .service(get_resource("/metrics", metrics));
 }
@@ -102,7 +104,12 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// Renders on the calling render thread and records how long it took.
-fn timed_render(metrics: &Metrics, name: &str, dump: Vec<u8>, opts: &RenderOptions) -> Result<Vec<u8>, ApiError> {
+pub(super) fn timed_render(
+    metrics: &Metrics,
+    name: &str,
+    dump: Vec<u8>,
+    opts: &RenderOptions,
+) -> Result<Vec<u8>, ApiError> {
     let started = Instant::now();
     let result = crate::render_bytes(name, dump, opts);
     metrics.observe_render(opts.format, started.elapsed(), result.is_ok());
@@ -125,7 +132,7 @@ async fn read_request(
 
 /// Headers every picture carries. The policy forbids anything a map does not need, so a hostile
 /// name in a dump could not make the page fetch or run anything even if it slipped through escaping.
-fn picture(status: StatusCode, format: Format) -> HttpResponseBuilder {
+pub(super) fn picture(status: StatusCode, format: Format) -> HttpResponseBuilder {
     let policy = match format {
         Format::Html => {
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:"
@@ -163,7 +170,7 @@ async fn render(req: HttpRequest, payload: web::Payload, state: web::Data<AppSta
 }
 
 /// `35_after_AllocateMemoryAddr.memory_map.svg`, kept to characters that need no quoting.
-fn download_name(name: &str, format: Format) -> String {
+pub(super) fn download_name(name: &str, format: Format) -> String {
     let stem = name.strip_suffix(".py").unwrap_or(name);
     let safe: String =
         stem.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')).take(120).collect();
@@ -219,7 +226,7 @@ async fn store_map(
         .body(links(&id, &link_params.link_query()).to_string()))
 }
 
-fn no_such_map(id: &str) -> ApiError {
+pub(super) fn no_such_map(id: &str) -> ApiError {
     let shown: String = id.chars().take(80).collect();
     ApiError::not_found(format!(
         "no stored map '{shown}': an id is the 64 lowercase hex digits that POST /maps returned"
@@ -227,7 +234,7 @@ fn no_such_map(id: &str) -> ApiError {
 }
 
 /// Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 asks for this header).
-fn none_match(req: &HttpRequest, etag: &str) -> bool {
+pub(super) fn none_match(req: &HttpRequest, etag: &str) -> bool {
     req.headers()
         .get_all(header::IF_NONE_MATCH)
         .filter_map(|v| v.to_str().ok())
@@ -238,7 +245,7 @@ fn none_match(req: &HttpRequest, etag: &str) -> bool {
 
 /// The strong validator of one picture: the map, the canonical options and the crate version (a
 /// new version may draw differently, so it must not match an old copy).
-fn etag_of(id: &str, canonical: &str) -> String {
+pub(super) fn etag_of(id: &str, canonical: &str) -> String {
     let mut h = Sha256::new();
     for part in [id, canonical, env!("CARGO_PKG_VERSION")] {
         h.update(part.as_bytes());
@@ -247,7 +254,7 @@ fn etag_of(id: &str, canonical: &str) -> String {
     format!("\"{}\"", &store::hex(&h.finalize())[..40])
 }
 
-fn contains(store: &Arc<dyn MapStore>, id: &str) -> Result<bool, ApiError> {
+pub(super) fn contains(store: &Arc<dyn MapStore>, id: &str) -> Result<bool, ApiError> {
     store.contains(id).map_err(ApiError::internal)
 }
 
@@ -313,6 +320,6 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     Ok(cached(StatusCode::OK).body(bytes))
 }
 
-fn clip(s: &str) -> String {
+pub(super) fn clip(s: &str) -> String {
     s.chars().take(40).collect()
 }
