@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::BackendChoice;
+use crate::model::{BackendChoice, MAX_BYTES};
 
 /// One chip: its `BackendType` member name, its PTO target arch and the capacity of each on-chip
 /// memory space in bytes.
@@ -149,8 +149,11 @@ pub fn parse_soc(text: &str, file: &str, toml: bool) -> Result<Backend> {
             ),
         )
     })?;
-    if let Some((space, bytes)) = backend.capacities.iter().find(|(_, b)| **b <= 0) {
-        return Err(Error::new(ErrorKind::Usage, format!("{file}: capacity of {space} must be positive, not {bytes}")));
+    if let Some((space, bytes)) = backend.capacities.iter().find(|(_, b)| **b <= 0 || **b > MAX_BYTES) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!("{file}: capacity of {space} must be positive and at most {MAX_BYTES} bytes (1 TiB), not {bytes}"),
+        ));
     }
     if backend.name.is_empty() || backend.arch.is_empty() {
         return Err(Error::new(ErrorKind::Usage, format!("{file}: name and arch must not be empty")));

@@ -124,3 +124,27 @@ fn zoom_multiplies_the_factor() {
         assert!((b.px_per_byte / a.px_per_byte - 1.6).abs() < 1e-9);
     }
 }
+
+/// Values a printer could write but no allocator would: a negative offset (unassigned in some
+/// versions), an empty or negative size, a tile past the space's capacity. They are drawn, inside
+/// their lanes, in every format.
+#[test]
+fn odd_memref_values_stay_inside_their_lanes_in_every_format() {
+    let text = "import pypto.language as pl\n@pl.program\nclass g:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self):\n"
+        .to_string()
+        + &[("neg", -64, 128), ("empty", 256, 0), ("negative", 1000, -50), ("over", 180000, 65536)]
+            .iter()
+            .map(|(n, o, s)| {
+                format!("        {n}: pl.Tile[[4], pl.FP32, pl.MemRef(mem_v, {o}, {s}), pl.Mem.Vec] = pl.tile.load(x)\n")
+            })
+            .collect::<String>()
+        + "        y = pl.tile.add(neg, empty, negative, over)\n        return\n";
+    let map = map_of(&text);
+    for (name, view) in views(&map) {
+        check(&map, &view, &format!("odd values ({name})"));
+    }
+    for format in [pto_memory_map::Format::Svg, pto_memory_map::Format::Html, pto_memory_map::Format::Json] {
+        let opts = pto_memory_map::RenderOptions { format, ..Default::default() };
+        assert!(!pto_memory_map::render_map(&map, &opts).unwrap().is_empty());
+    }
+}

@@ -177,6 +177,16 @@ fn syntax_errors_name_file_line_and_column() {
 }
 
 #[test]
+fn a_memref_beyond_any_memory_is_refused_with_its_place() {
+    let body = tile("ok", "mem_vec_1", 0, 1024, "pl.tile.load(x)")
+        + &tile("bad", "mem_vec_2", 9_223_372_036_854_775_000, 4096, "pl.tile.load(x)");
+    let err = map_of(&dump("AIV", "", &body)).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Unreadable);
+    assert!(err.message.starts_with("t.py:8:14: "), "{}", err.message);
+    assert!(err.message.contains("1 TiB") && err.message.contains("re-dump"), "{}", err.message);
+}
+
+#[test]
 fn deep_nesting_is_a_clean_error() {
     let text = format!("x = {}1{}\n", "[".repeat(100_000), "]".repeat(100_000));
     let err = map_of(&text).unwrap_err();

@@ -11,7 +11,7 @@ use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextSize};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::Tile;
+use crate::model::{MAX_BYTES, Tile};
 
 /// Function types that own tile memory (I4); `Group`, `Orchestration`, `Spmd` and others do not.
 const COMPUTE_TYPES: [&str; 3] = ["AIC", "AIV", "InCore"];
@@ -74,17 +74,38 @@ fn parse_here(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
             _ => {}
         }
     }
-    Ok(out)
+    out.into_iter()
+        .collect::<std::result::Result<Vec<_>, TextSize>>()
+        .map_err(|at| out_of_range(at, &lines, text, file))
 }
 
-fn function(func: &ast::StmtFunctionDef, lines: &LineIndex, text: &str) -> Option<ParsedFunction> {
+/// The error for a MemRef whose offset or size is beyond [`MAX_BYTES`], at the annotation.
+fn out_of_range(at: TextSize, lines: &LineIndex, text: &str, file: &str) -> Error {
+    let pos = lines.line_column(at, text);
+    Error::new(
+        ErrorKind::Unreadable,
+        format!(
+            "{file}:{}:{}: a MemRef offset or size here is beyond \u{b1}{} bytes (1 TiB); no on-chip memory is \
+             that large, so the dump was edited or damaged: re-dump it with PyPTO",
+            pos.line, pos.column, MAX_BYTES
+        ),
+    )
+}
+
+/// A compute function's tiles; `Some(Err(at))` where a MemRef at `at` is out of range.
+fn function(
+    func: &ast::StmtFunctionDef,
+    lines: &LineIndex,
+    text: &str,
+) -> Option<std::result::Result<ParsedFunction, TextSize>> {
     let ftype = function_type(func)?;
     if !COMPUTE_TYPES.contains(&ftype.as_str()) {
         return None;
     }
     let line = |at: TextSize| lines.line_index(at).get() as u32;
     let first = func.decorator_list.first().map_or(func.start(), |d| d.start());
-    let mut walk = TileWalk { lines, text, tiles: Vec::new(), bindings: Vec::new(), loads: Vec::new() };
+    let mut walk =
+        TileWalk { lines, text, tiles: Vec::new(), bindings: Vec::new(), loads: Vec::new(), out_of_range: None };
     walk.params(&func.parameters);
     for decorator in &func.decorator_list {
         walk.visit_decorator(decorator);
@@ -94,13 +115,16 @@ fn function(func: &ast::StmtFunctionDef, lines: &LineIndex, text: &str) -> Optio
         walk.visit_annotation(returns);
     }
     walk.visit_body(&func.body);
-    Some(ParsedFunction {
+    if let Some(at) = walk.out_of_range {
+        return Some(Err(at));
+    }
+    Some(Ok(ParsedFunction {
         name: func.name.id.to_string(),
         ftype,
         src_start: line(first),
         src_end: line(func.end()),
         tiles: walk.finish(),
-    })
+    }))
 }
 
 /// The `type=` keyword of the `@pl.function(...)` decorator: `pl.FunctionType.AIV` gives `AIV`.
@@ -127,11 +151,23 @@ struct TileWalk<'a> {
     bindings: Vec<(u32, u32)>,
     /// (name, line) of every load, applied once all bindings are known.
     loads: Vec<(String, u32)>,
+    /// Where the first MemRef beyond [`MAX_BYTES`] was seen.
+    out_of_range: Option<TextSize>,
 }
 
 impl TileWalk<'_> {
     fn line(&self, at: TextSize) -> u32 {
         self.lines.line_index(at).get() as u32
+    }
+
+    /// Keeps `tile` if its MemRef is within range; otherwise remembers where the first bad one is.
+    fn keep(&mut self, tile: Tile, annotation: &Expr, lines: (u32, u32)) {
+        if tile.offset.unsigned_abs() > MAX_BYTES as u64 || tile.size.unsigned_abs() > MAX_BYTES as u64 {
+            self.out_of_range.get_or_insert(annotation.start());
+            return;
+        }
+        self.tiles.push(tile);
+        self.bindings.push(lines);
     }
 
     /// Tile-typed parameters live in memory the caller owns, from the signature on.
@@ -144,8 +180,7 @@ impl TileWalk<'_> {
             }
             let (start, end) = (self.line(p.start()), self.line(p.end()));
             if let Some(tile) = tile_from(p.name.id.as_str(), annotation, "param", start, end, self.text) {
-                self.tiles.push(tile);
-                self.bindings.push((start, end));
+                self.keep(tile, annotation, (start, end));
             }
         }
     }
@@ -166,8 +201,7 @@ impl TileWalk<'_> {
         if let Some(tile) =
             tile_from(target.id.as_str(), &stmt.annotation, op.as_deref().unwrap_or(""), start, end, self.text)
         {
-            self.tiles.push(tile);
-            self.bindings.push((start, end));
+            self.keep(tile, &stmt.annotation, (start, end));
         }
     }
 
