@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pto_memory_map::layout::{ViewOptions, layout};
 use pto_memory_map::render::{json, png, svg};
-use pto_memory_map::{Dump, backend, build};
+use pto_memory_map::{DiffFormat, Dump, Format, backend, build, render_diff};
 
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {
     f(); // warm up
@@ -56,6 +56,22 @@ fn main() {
     report("dump to SVG", to_svg, Some(bytes));
     println!("dump-to-JSON / parse-only: {:.2}x", to_json.as_secs_f64() / parse.as_secs_f64());
     println!("dump-to-SVG / dump-to-JSON: {:.2}x", to_svg.as_secs_f64() / to_json.as_secs_f64());
+
+    // A diff reads both dumps, so "one render" is its yardstick: dump to SVG.
+    let diff = |format: DiffFormat| {
+        let old = build(&dump, choice.clone()).unwrap();
+        let new = build(&dump, choice.clone()).unwrap();
+        drop(render_diff(&old, &new, format, &view, 2.0).unwrap())
+    };
+    let diff_md = median(|| diff(DiffFormat::Markdown), 21);
+    report("diff against itself, Markdown", diff_md, Some(bytes));
+    let diff_svg = median(|| diff(DiffFormat::Map(Format::Svg)), 21);
+    report("diff against itself, SVG", diff_svg, Some(bytes));
+    println!(
+        "diff / one render (dump to SVG): Markdown {:.2}x, SVG {:.2}x",
+        diff_md.as_secs_f64() / to_svg.as_secs_f64(),
+        diff_svg.as_secs_f64() / to_svg.as_secs_f64()
+    );
 
     // PNG stages for the largest function (most lines x widest card), at scale 2.
     let map = build(&dump, choice.clone()).unwrap();

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{Rng, drawable_corpus, map_of, random_dump};
-use pto_memory_map::layout::{RULES, ViewOptions, XAxis, layout, span};
+use pto_memory_map::layout::{BlockShape, RULES, Shape, Text, ViewOptions, XAxis, layout, span, text};
 use pto_memory_map::model::MemoryMap;
 
 const EPS: f64 = 0.01;
@@ -44,11 +44,33 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                 assert!((r.h - (b.end - b.start + 1) as f64 * RULES.line_px).abs() < EPS, "{what}");
                 let o = &b.outline;
                 assert!(o.x <= r.x && o.x + o.w >= r.x + r.w, "{what}: the outline is drawn outside the box");
+                check_texts(b, what);
             }
         }
         let drawn: usize = card.lanes.iter().map(|l| l.blocks.len()).sum();
         let visible = f.blocks.iter().filter(|b| card.lanes.iter().any(|l| l.space == b.tile.space)).count();
         assert_eq!(drawn, visible, "{what}: every block of a visible space is drawn once");
+    }
+}
+
+/// A box's texts (its label, the idle note) fit inside it and never overprint each other.
+fn check_texts(b: &BlockShape, what: &str) {
+    let texts: Vec<&Text> = b
+        .label
+        .iter()
+        .chain(b.marks.iter().filter_map(|m| if let Shape::Text(t) = m { Some(t) } else { None }))
+        .collect();
+    let extent = |t: &Text| (t.x, t.x + text::width(&t.content, t.size), t.y - t.size, t.y);
+    for (i, a) in texts.iter().enumerate() {
+        let (x0, x1, y0, y1) = extent(a);
+        let r = &b.rect;
+        assert!(x0 >= r.x - EPS && x1 <= r.x + r.w + EPS, "{what}: '{}' overflows {}", a.content, b.name);
+        assert!(y0 >= r.y - EPS && y1 <= r.y + r.h + EPS, "{what}: '{}' leaves {} vertically", a.content, b.name);
+        for c in &texts[i + 1..] {
+            let (u0, u1, v0, v1) = extent(c);
+            let apart = x1 <= u0 + EPS || u1 <= x0 + EPS || y1 <= v0 + EPS || v1 <= y0 + EPS;
+            assert!(apart, "{what}: '{}' and '{}' overprint in {}", a.content, c.content, b.name);
+        }
     }
 }
 

@@ -31,10 +31,12 @@ pub fn block_marks(b: &Block, rect: &Rect, first_line: u32, body_top: f64, color
             stroke: None,
         }));
         let label = format!("idle {} lines", idle.lines);
-        if text::width(&label, SMALL) + 8.0 <= rect.w && bottom - top >= RULES.line_px {
+        // Below the box's own label (its name and size take the first two rows), inside the stretch.
+        let label_line = idle.from.max(b.tile.start + 2);
+        if text::width(&label, SMALL) + 8.0 <= rect.w && label_line <= idle.to {
             out.push(Shape::Text(Text {
                 x: rect.x + 4.0,
-                y: top + 12.0,
+                y: row(label_line) + 12.0,
                 size: SMALL,
                 color: pal.muted,
                 anchor: Anchor::Start,
