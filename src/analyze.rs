@@ -337,13 +337,16 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
     }
     let capacities = map.backend.capacities.clone();
     for f in &mut map.functions {
-        f.fits = queries.iter().map(|q| answer(f, q, capacities.get(&q.space).copied())).collect();
+        // Lines are dump lines, so a range names the functions it crosses; the others get no answer
+        // rather than a "yes" about lines they do not have.
+        let crosses = |q: &&FitQuery| q.lines.is_none_or(|(a, z)| a <= f.src_end && z >= f.src_start);
+        f.fits = queries.iter().filter(crosses).map(|q| answer(f, q, capacities.get(&q.space).copied())).collect();
     }
     Ok(())
 }
 
 fn answer(f: &FunctionMap, q: &FitQuery, capacity: Option<i64>) -> FitAnswer {
-    let (from, to) = q.lines.unwrap_or((f.src_start, f.src_end));
+    let (from, to) = q.lines.map_or((f.src_start, f.src_end), |(a, z)| (a.max(f.src_start), z.min(f.src_end)));
     let limit = f.spaces.iter().find(|s| s.space == q.space).map(|s| s.limit).or(capacity).unwrap_or(0);
     let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == q.space).collect();
     let gaps = free_ranges(&mine, limit, (from, to));

@@ -508,26 +508,27 @@ fn place_pills(card: &mut Card, f: &FunctionMap, pal: &Palette) {
 
 fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f64, body_top: f64) -> Vec<Shape> {
     let mut out = vec![text_at(x + 6.0, plot_top + 19.0, SMALL, pal.muted, "LINE")];
-    for (i, line) in (f.src_start..=f.src_end).enumerate() {
-        let y = body_top + i as f64 * RULES.line_px;
-        out.push(Shape::Text(Text {
+    let row = |line: u32| body_top + (line - f.src_start) as f64 * RULES.line_px;
+    // Numbers first, then gridlines: alike shapes in a row let the SVG writer share their style.
+    out.extend((f.src_start..=f.src_end).map(|line| {
+        Shape::Text(Text {
             x: x + width - 10.0,
-            y: y + 12.0,
+            y: row(line) + 12.0,
             size: SMALL,
             color: pal.muted,
             anchor: Anchor::End,
             content: line.to_string(),
-        }));
-        if line % 5 == 0 {
-            out.push(Shape::Line(Line {
-                x1: x,
-                y1: y + 0.5,
-                x2: x + width,
-                y2: y + 0.5,
-                stroke: Stroke { color: pal.grid, width: 1.0, dash: None },
-            }));
-        }
-    }
+        })
+    }));
+    out.extend((f.src_start..=f.src_end).filter(|line| line % 5 == 0).map(|line| {
+        Shape::Line(Line {
+            x1: x,
+            y1: row(line) + 0.5,
+            x2: x + width,
+            y2: row(line) + 0.5,
+            stroke: Stroke { color: pal.grid, width: 1.0, dash: None },
+        })
+    }));
     out
 }
 

@@ -2,10 +2,10 @@
 //! carry `data-*` attributes, and each box a `<title>` tooltip). Only features resvg renders are used,
 //! so the PNG is this document, drawn.
 
-use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Text};
+use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 use crate::model::MemoryMap;
 
-use super::xml::{Value, Xml, num};
+use super::xml::{Value, Xml, num, write_num};
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
@@ -155,14 +155,104 @@ fn draw_block(x: &mut Xml, b: &BlockShape) {
     x.close();
 }
 
+/// Draws `shapes` in order. A run of lines with one stroke becomes one `<path>`, and a run of texts
+/// with one style one `<g>` that carries it: the same picture, in a fraction of the bytes (gridlines,
+/// line numbers and use ticks come in long runs, and the HTML page embeds every card's SVG).
 fn shapes(x: &mut Xml, shapes: &[Shape]) {
-    for s in shapes {
-        match s {
-            Shape::Rect(r) => rect_leaf(x, r),
-            Shape::Line(l) => line_leaf(x, l),
-            Shape::Text(t) => text_leaf(x, t),
+    let mut rest = shapes;
+    while let Some(first) = rest.first() {
+        let run = rest.iter().take_while(|s| alike(first, s)).count().max(1);
+        let (now, later) = rest.split_at(run);
+        match first {
+            Shape::Rect(r) if run == 1 => rect_leaf(x, r),
+            Shape::Rect(r) => rects_path(x, r, now),
+            Shape::Line(l) if run == 1 => line_leaf(x, l),
+            Shape::Line(l) => lines_path(x, l.stroke, now),
+            Shape::Text(t) if run == 1 => text_leaf(x, t),
+            Shape::Text(t) => text_group(x, t, now),
+        }
+        rest = later;
+    }
+}
+
+/// Whether `b` can share `a`'s element: lines with the same stroke, texts with the same style,
+/// plain filled rects (profile bars) with the same fill.
+fn alike(a: &Shape, b: &Shape) -> bool {
+    let plain = |r: &Rect| r.stroke.is_none() && r.radius == 0.0 && r.fill.is_some();
+    match (a, b) {
+        (Shape::Rect(a), Shape::Rect(b)) => plain(a) && plain(b) && a.fill == b.fill,
+        (Shape::Line(a), Shape::Line(b)) => a.stroke == b.stroke,
+        (Shape::Text(a), Shape::Text(b)) => (a.size, a.color, a.anchor) == (b.size, b.color, b.anchor),
+        _ => false,
+    }
+}
+
+fn lines_path(x: &mut Xml, stroke: Stroke, run: &[Shape]) {
+    let mut d = String::with_capacity(run.len() * 20);
+    for s in run {
+        let Shape::Line(l) = s else { continue };
+        d.push('M');
+        write_num(&mut d, l.x1);
+        d.push(' ');
+        write_num(&mut d, l.y1);
+        if l.y1 == l.y2 {
+            d.push('H');
+            write_num(&mut d, l.x2);
+        } else if l.x1 == l.x2 {
+            d.push('V');
+            write_num(&mut d, l.y2);
+        } else {
+            d.push('L');
+            write_num(&mut d, l.x2);
+            d.push(' ');
+            write_num(&mut d, l.y2);
         }
     }
+    let dash = stroke.dash.map(|(a, b)| format!("{} {}", num(a), num(b)));
+    let mut attrs: Vec<(&'static str, Value)> = vec![
+        ("d", d.as_str().into()),
+        ("fill", "none".into()),
+        ("stroke", stroke.color.into()),
+        ("stroke-width", stroke.width.into()),
+    ];
+    if let Some(dash) = &dash {
+        attrs.push(("stroke-dasharray", dash.as_str().into()));
+    }
+    x.leaf("path", &attrs);
+}
+
+fn rects_path(x: &mut Xml, style: &Rect, run: &[Shape]) {
+    let mut d = String::with_capacity(run.len() * 28);
+    for s in run {
+        let Shape::Rect(r) = s else { continue };
+        d.push('M');
+        write_num(&mut d, r.x);
+        d.push(' ');
+        write_num(&mut d, r.y);
+        d.push('h');
+        write_num(&mut d, r.w);
+        d.push('v');
+        write_num(&mut d, r.h);
+        d.push('h');
+        write_num(&mut d, -r.w);
+        d.push('z');
+    }
+    let fill = style.fill.map_or(Value::Str("none"), Value::Color);
+    x.leaf("path", &[("d", d.as_str().into()), ("fill", fill)]);
+}
+
+fn text_group(x: &mut Xml, style: &Text, run: &[Shape]) {
+    let mut attrs: Vec<(&'static str, Value)> = vec![("font-size", style.size.into()), ("fill", style.color.into())];
+    if style.anchor == Anchor::End {
+        attrs.push(("text-anchor", "end".into()));
+    }
+    x.open("g", &attrs);
+    for s in run {
+        if let Shape::Text(t) = s {
+            x.element("text", &[("x", t.x.into()), ("y", t.y.into())], &t.content);
+        }
+    }
+    x.close();
 }
 
 fn rect_leaf(x: &mut Xml, r: &Rect) {
