@@ -298,8 +298,10 @@ fn block(
 ) -> BlockShape {
     let t = &b.tile;
     let w = (t.size.max(0) as f64 * factor).max(RULES.min_box_px);
-    // A negative offset is drawn from the lane's edge rather than outside it.
-    let x = (lane_x + t.offset as f64 * factor).clamp(lane_x, lane_x + lane_w - w);
+    // A negative offset is drawn from the lane's edge rather than outside it. Only such a box can be
+    // wider than its lane (its bytes below 0 are in no lane); `max` keeps the bounds ordered, also
+    // where rounding puts a box exactly as wide as its lane a hair past it.
+    let x = (lane_x + t.offset as f64 * factor).clamp(lane_x, (lane_x + lane_w - w).max(lane_x));
     let y = body_top + (t.start - f.src_start) as f64 * RULES.line_px;
     let h = (t.end - t.start + 1) as f64 * RULES.line_px;
     let rect = Rect { x, y, w, h, radius: 0.0, fill: Some(pal.fill(color)), stroke: None };
