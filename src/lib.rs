@@ -91,9 +91,38 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             }
             let svg = render::svg::render(map, &layout::layout(map, &opts.view));
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
-            render::png::render(&svg, opts.scale, &meta)
+            render::png::render(&svg, opts.scale, &meta).map_err(|e| with_widening_hint(e, map, &opts.view))
         }
     }
+}
+
+/// Adds to a picture-too-large error the spaces that widen the map, which is usually the cause.
+fn with_widening_hint(mut err: Error, map: &MemoryMap, view: &ViewOptions) -> Error {
+    if err.kind == ErrorKind::TooLarge
+        && let Some(hint) = widening_hint(map, view)
+    {
+        err.message.push_str(". Here ");
+        err.message.push_str(&hint);
+    }
+    err
+}
+
+/// Why a picture is many panels wide, and what to hide, when one small space is the cause (see
+/// [`layout::widening_spaces`]); `None` otherwise.
+pub fn widening_hint(map: &MemoryMap, view: &ViewOptions) -> Option<String> {
+    let spaces = layout::widening_spaces(map, view);
+    let lanes = match spaces.len() {
+        0 => return None,
+        1 => "lane sets",
+        _ => "lanes set",
+    };
+    Some(format!(
+        "the small {} {lanes} the byte scale, so the map is several panels wide; --hide {} (over HTTP \
+         hide={}) draws a narrower one",
+        spaces.join(" and "),
+        spaces.join(" --hide "),
+        spaces.join(",")
+    ))
 }
 
 /// Formats of a diff: the pictures, plus Markdown for a review comment.

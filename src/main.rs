@@ -218,6 +218,9 @@ fn render(args: &RenderArgs) -> Result<()> {
     let view = view_options(&args.view)?;
     let map = load_input(path, &args.input)?;
     let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
+    if matches!(format, Format::Svg | Format::Png) {
+        warn_if_wide(&map, &opts.view);
+    }
     let pass = &args.input.pass_name;
     if !args.split {
         let target = match &args.output {
@@ -240,6 +243,14 @@ fn render(args: &RenderArgs) -> Result<()> {
         write_output(&target, &render_map(&map, &one)?)?;
     }
     Ok(())
+}
+
+/// A static picture many panels wide is correct (one byte scale) but rarely what a user wanted:
+/// say which small space caused it and how to get a narrower one.
+fn warn_if_wide(map: &pto_memory_map::MemoryMap, view: &ViewOptions) {
+    if let Some(hint) = pto_memory_map::widening_hint(map, view) {
+        eprintln!("note: {hint}");
+    }
 }
 
 fn view_options(v: &ViewArgs) -> Result<ViewOptions> {

@@ -108,3 +108,35 @@ fn a_picture_over_the_pixel_limit_is_refused_with_advice() {
         assert!(err.message.contains(advice), "{err}");
     }
 }
+
+/// Ascend910B's 1 KiB Bias lane at 72 px makes an AIC card with Bias tens of thousands of px wide:
+/// the refusal names Bias as the cause and says how to hide it; the CLI notes it for an SVG too.
+#[test]
+fn a_map_widened_by_a_small_space_names_it() {
+    let case = common::corpus().join("generated/Ascend910B/test_matmul_bias_mn_k_direct_store_pypto");
+    let map = pto_memory_map::load(&case, "AllocateMemoryAddr", None).unwrap();
+    let opts = RenderOptions { format: Format::Png, ..Default::default() };
+    let err = render_map(&map, &opts).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::TooLarge);
+    assert!(
+        err.message.contains("small Bias lane sets the byte scale") && err.message.contains("--hide Bias"),
+        "{err}"
+    );
+    let hidden = RenderOptions { view: ViewOptions { hidden: vec!["Bias".into()], ..Default::default() }, ..opts };
+    assert!(render_map(&map, &hidden).is_ok(), "hiding Bias gives a picture");
+    assert_eq!(pto_memory_map::widening_hint(&map, &hidden.view), None);
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+        .args([case.to_str().unwrap(), "-f", "svg", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("note: the small Bias lane") && err.contains("--hide Bias"), "{err}");
+    // A map of ordinary proportions gets no note.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+        .args([common::example().to_str().unwrap(), "--hide", "Bias", "-f", "svg", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -196,6 +196,25 @@ fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
     (spans, px_per_byte(&shown, view.width, view.zoom))
 }
 
+/// Spaces whose small span widens some chosen card to more than three panel widths: D5 grows the
+/// whole factor until the narrowest lane is 72 px, so a 1 KiB Bias lane makes a 512 KiB Mat lane
+/// 36 864 px wide. Naming them tells a user what to hide for a picture that fits a review.
+pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
+        let (spans, _) = scale(f, view);
+        let total: f64 = spans.iter().flatten().map(|&sp| sp as f64).sum();
+        for (s, sp) in f.spaces.iter().zip(&spans) {
+            // Alone, this lane's 72 px minimum would make the lanes `min * total / span` px wide.
+            let wide = sp.is_some_and(|sp| RULES.min_lane_px * total / sp as f64 > 3.0 * view.width);
+            if wide && spans.iter().flatten().count() > 1 && !out.contains(&s.space.as_str()) {
+                out.push(&s.space);
+            }
+        }
+    }
+    out
+}
+
 /// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays, as in H3).
 fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
     let shown: Vec<&str> =
