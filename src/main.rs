@@ -292,9 +292,30 @@ fn diff(args: &DiffArgs) -> Result<()> {
         backend: args.old_backend.clone().or_else(|| args.input.backend.clone()),
         soc: args.input.soc.clone(),
     };
-    let old = load_input(&args.old, &old_input)?;
-    let new = load_input(&args.new, &args.input)?;
+    let mut old = load_input(&args.old, &old_input)?;
+    let mut new = load_input(&args.new, &args.input)?;
+    if old.dump == new.dump {
+        // Base and head dumps usually share a file name: name each by as much of its path as tells
+        // them apart, so the report says which is which.
+        let old_path = dump::resolve(&args.old, &old_input.pass_name)?;
+        let new_path = dump::resolve(&args.new, &args.input.pass_name)?;
+        (old.dump, new.dump) = distinguishing_names(&old_path, &new_path);
+    }
     write_output(&args.output, &render_diff(&old, &new, format, &view, args.view.scale)?)
+}
+
+/// The shortest trailing parts of two paths that differ (`base/passes_dump/32_after_X.py` and
+/// `head/passes_dump/32_after_X.py`); the file names alone when the paths are the same.
+fn distinguishing_names(a: &Path, b: &Path) -> (String, String) {
+    let (pa, pb): (Vec<_>, Vec<_>) = (a.components().rev().collect(), b.components().rev().collect());
+    let shared = pa.iter().zip(&pb).take_while(|(x, y)| x == y).count();
+    let keep = if shared >= pa.len().min(pb.len()) { 1 } else { shared + 1 };
+    let tail = |parts: &[std::path::Component]| {
+        let mut kept: Vec<_> = parts.iter().take(keep).map(|c| c.as_os_str().to_string_lossy()).collect();
+        kept.reverse();
+        kept.join("/")
+    };
+    (tail(&pa), tail(&pb))
 }
 
 /// Prints the violations; `Ok(false)` when there are any.

@@ -196,6 +196,12 @@ fn diff_cli_writes_markdown_by_default_and_pictures_by_extension() {
     let out = bin(&["diff", demo, demo]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("**Memory map:** no change"));
+    // Two dumps with one file name are told apart by as much of their paths as differs.
+    let change = common::example().with_file_name("demo_change");
+    let out = bin(&["diff", demo, change.to_str().unwrap(), "-f", "json"]);
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["old"]["dump"], "demo_case/passes_dump/32_after_AllocateMemoryAddr.py");
+    assert_eq!(d["new"]["dump"], "demo_change/passes_dump/32_after_AllocateMemoryAddr.py");
     let dir = std::env::temp_dir().join(format!("pmm-diff-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let png = dir.join("d.png");
