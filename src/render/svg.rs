@@ -191,21 +191,13 @@ fn lines_path(x: &mut Xml, stroke: Stroke, run: &[Shape]) {
     let mut d = String::with_capacity(run.len() * 20);
     for s in run {
         let Shape::Line(l) = s else { continue };
-        d.push('M');
-        write_num(&mut d, l.x1);
-        d.push(' ');
-        write_num(&mut d, l.y1);
+        path_cmd(&mut d, 'M', &[l.x1, l.y1]);
         if l.y1 == l.y2 {
-            d.push('H');
-            write_num(&mut d, l.x2);
+            path_cmd(&mut d, 'H', &[l.x2]);
         } else if l.x1 == l.x2 {
-            d.push('V');
-            write_num(&mut d, l.y2);
+            path_cmd(&mut d, 'V', &[l.y2]);
         } else {
-            d.push('L');
-            write_num(&mut d, l.x2);
-            d.push(' ');
-            write_num(&mut d, l.y2);
+            path_cmd(&mut d, 'L', &[l.x2, l.y2]);
         }
     }
     let dash = stroke.dash.map(|(a, b)| format!("{} {}", num(a), num(b)));
@@ -225,20 +217,25 @@ fn rects_path(x: &mut Xml, style: &Rect, run: &[Shape]) {
     let mut d = String::with_capacity(run.len() * 28);
     for s in run {
         let Shape::Rect(r) = s else { continue };
-        d.push('M');
-        write_num(&mut d, r.x);
-        d.push(' ');
-        write_num(&mut d, r.y);
-        d.push('h');
-        write_num(&mut d, r.w);
-        d.push('v');
-        write_num(&mut d, r.h);
-        d.push('h');
-        write_num(&mut d, -r.w);
+        path_cmd(&mut d, 'M', &[r.x, r.y]);
+        path_cmd(&mut d, 'h', &[r.w]);
+        path_cmd(&mut d, 'v', &[r.h]);
+        path_cmd(&mut d, 'h', &[-r.w]);
         d.push('z');
     }
     let fill = style.fill.map_or(Value::Str("none"), Value::Color);
     x.leaf("path", &[("d", d.as_str().into()), ("fill", fill)]);
+}
+
+/// One path command: `M12.5 30`.
+fn path_cmd(d: &mut String, op: char, values: &[f64]) {
+    d.push(op);
+    for (i, &v) in values.iter().enumerate() {
+        if i > 0 {
+            d.push(' ');
+        }
+        write_num(d, v);
+    }
 }
 
 fn text_group(x: &mut Xml, style: &Text, run: &[Shape]) {
