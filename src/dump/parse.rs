@@ -93,10 +93,10 @@ fn out_of_range(at: TextSize, lines: &LineIndex, text: &str, file: &str) -> Erro
 }
 
 /// A compute function's tiles; `Some(Err(at))` where a MemRef at `at` is out of range.
-fn function(
-    func: &ast::StmtFunctionDef,
-    lines: &LineIndex,
-    text: &str,
+fn function<'a>(
+    func: &'a ast::StmtFunctionDef,
+    lines: &'a LineIndex,
+    text: &'a str,
 ) -> Option<std::result::Result<ParsedFunction, TextSize>> {
     let ftype = function_type(func)?;
     if !COMPUTE_TYPES.contains(&ftype.as_str()) {
@@ -149,13 +149,14 @@ struct TileWalk<'a> {
     tiles: Vec<Tile>,
     /// Lines of the statement (or parameter) that first binds each tile, parallel to `tiles`.
     bindings: Vec<(u32, u32)>,
-    /// (name, line) of every load, applied once all bindings are known.
-    loads: Vec<(String, u32)>,
+    /// (name, position) of every load, applied once all bindings are known; borrowed from the tree,
+    /// and turned into a line only for the names that are tiles.
+    loads: Vec<(&'a str, TextSize)>,
     /// Where the first MemRef beyond [`MAX_BYTES`] was seen.
     out_of_range: Option<TextSize>,
 }
 
-impl TileWalk<'_> {
+impl<'a> TileWalk<'a> {
     fn line(&self, at: TextSize) -> u32 {
         self.lines.line_index(at).get() as u32
     }
@@ -210,11 +211,12 @@ impl TileWalk<'_> {
     fn finish(mut self) -> Vec<Tile> {
         let index: HashMap<&str, usize> = self.tiles.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
         let mut reads: Vec<Vec<u32>> = vec![Vec::new(); self.tiles.len()];
-        for (name, line) in &self.loads {
-            if let Some(&i) = index.get(name.as_str()) {
+        for &(name, at) in &self.loads {
+            if let Some(&i) = index.get(name) {
+                let line = self.line(at);
                 let (from, to) = self.bindings[i];
-                if *line < from || *line > to {
-                    reads[i].push(*line);
+                if line < from || line > to {
+                    reads[i].push(line);
                 }
             }
         }
@@ -231,7 +233,7 @@ impl TileWalk<'_> {
     }
 }
 
-impl<'a> Visitor<'a> for TileWalk<'_> {
+impl<'a> Visitor<'a> for TileWalk<'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         if let Stmt::AnnAssign(ann) = stmt {
             self.bind(ann);
@@ -243,8 +245,7 @@ impl<'a> Visitor<'a> for TileWalk<'_> {
         if let Expr::Name(name) = expr
             && name.ctx == ExprContext::Load
         {
-            let line = self.line(name.start());
-            self.loads.push((name.id.to_string(), line));
+            self.loads.push((name.id.as_str(), name.start()));
         }
         visitor::walk_expr(self, expr);
     }
