@@ -312,7 +312,11 @@
         if (!entry) continue;
         const cls = `box${b.view ? ' view' : ''}${b.conflict ? ' conflict' : ''}`;
         const label = el('span', { class: 'bl' }, el('b', { text: b.name }), b.aliases.length ? el('span', { class: 'plus', text: `+${b.aliases.length}` }) : null);
-        const detail = el('span', { class: 'bd', text: `${fmtBytes(b.size)} · [${b.offset}, ${b.offset + b.size})` });
+        // Size, then the range: where both do not fit, the range wraps out of sight (see .bd in the
+        // CSS), so the size is never cut for it, as in the static picture.
+        const detail = el('span', { class: 'bd' },
+          el('span', { class: 'bd-size', text: fmtBytes(b.size) }),
+          el('span', { class: 'bd-range', text: ` · [${b.offset}, ${b.offset + b.size})` }));
         const node = el('div', {
           class: cls, tabindex: '0', role: 'button', 'aria-pressed': 'false',
           'aria-label': `${b.name}${b.aliases.length ? ` (+${b.aliases.length} aliases)` : ''}: ${b.space} ${fmtBytes(b.size)} at [${b.offset}, ${b.offset + b.size}), lines ${b.start} to ${b.end}`,
