@@ -31,6 +31,8 @@ const API: &[(&str, &str)] = &[
     ("POST /maps", "stores the dump under its SHA-256; 201 with Location and links (200 when already stored)"),
     ("GET /maps/{id}.svg|png|html|json", "the stored map, cacheable forever (ETag, immutable)"),
     ("GET /maps/{id}", "JSON with the links of a stored map"),
+    ("POST /diff?format=md|json|svg|png|html", "multipart fields 'old' and 'new': what the change did to on-chip memory"),
+    ("GET /maps/{old}/diff/{new}.md|json|svg|png|html", "two stored maps compared, cacheable like stored maps"),
     ("GET /healthz, GET /metrics", "liveness (JSON) and Prometheus metrics"),
 ];
 
