@@ -595,8 +595,38 @@
     setSource(open) {
       this.state.src = open;
       this.paintSource();
+      if (open) this.fitBesideSource();
+      else this.unfit();
       this.writeTemplate();
       this.changed();
+    }
+
+    /**
+     * Opening the source must not push lanes off screen, as it does on PyPTO's page. The lanes keep
+     * absolute widths on one factor (never shares of what is left), so the whole map zooms out,
+     * every lane together, until it fits beside the source; but never below the zoom at which the
+     * narrowest lane is min_lane_px wide, where the map scrolls instead. Closing the source undoes
+     * it, unless the reader zoomed in between. Links restore their zoom as written, without this.
+     */
+    fitBesideSource() {
+      const spans = this.visibleSpaces().map((sp) => this.spanOf(sp) * this.k);
+      const room = this.plot.clientWidth - this.srcW;
+      const lanes = spans.reduce((a, b) => a + b, 0);
+      if (!spans.length || room <= 0 || lanes <= room) return;
+      const z0 = this.state.zoom;
+      const readable = (z0 * R.min_lane_px) / Math.min(...spans);
+      const z = clamp(Math.max((z0 * room) / lanes, readable), R.zoom_min, z0);
+      if (z >= z0) return;
+      this.fitFrom = z0;
+      this.state.zoom = z;
+      this.layout();
+    }
+
+    unfit() {
+      if (this.fitFrom === undefined) return;
+      this.state.zoom = this.fitFrom;
+      this.fitFrom = undefined;
+      this.layout();
     }
 
     paintSource() {
@@ -632,6 +662,7 @@
 
     /** Zooms so that the byte under viewport x `anchorX` stays under it. */
     zoomTo(z, anchorX) {
+      this.fitFrom = undefined; // the reader chose a zoom: closing the source keeps it
       const z0 = this.state.zoom;
       let z1 = clamp(z, R.zoom_min, R.zoom_max);
       // Snap to exactly 1 when a step lands there within rounding, so reset and steps agree.
@@ -676,9 +707,13 @@
     pin(i) {
       this.state.pin = i;
       if (!this.state.src) {
-        // Finding the tile in the source is the point of pinning, so the source opens.
+        // Finding the tile in the source is the point of pinning, so the source opens, and the
+        // pinned box stays in sight beside it.
         this.state.src = true;
         this.paintSource();
+        this.fitBesideSource();
+        const node = this.boxEls[i];
+        if (node && node.isConnected) node.scrollIntoView({ block: 'nearest', inline: 'nearest' });
       }
       this.paintPin();
       this.changed();
