@@ -82,7 +82,7 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             // Every function gets a card, so the page can show any of them; the view options set the
             // static pictures' look.
             let scene = layout::layout(map, &ViewOptions { functions: Vec::new(), ..opts.view.clone() });
-            let cards: Vec<String> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
+            let cards: Vec<_> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
             Ok(render::html::render(map, &cards, &layout::rules_json()).into_bytes())
         }
         Format::Png => {
@@ -169,7 +169,7 @@ pub fn render_diff(
     scale: f64,
 ) -> Result<Vec<u8>> {
     let d = compare::diff(old, new);
-    let picture = || render::svg::render(new, &layout::diff_scene(old, new, &d, view));
+    let picture = || render::svg::render_markup(new, &layout::diff_scene(old, new, &d, view));
     match format {
         DiffFormat::Markdown => Ok(compare::markdown(&d).into_bytes()),
         DiffFormat::Map(Format::Json) => {
@@ -177,14 +177,14 @@ pub fn render_diff(
             out.push('\n');
             Ok(out.into_bytes())
         }
-        DiffFormat::Map(Format::Svg) => Ok(picture().into_bytes()),
+        DiffFormat::Map(Format::Svg) => Ok(picture().into_string().into_bytes()),
         DiffFormat::Map(Format::Html) => Ok(render::diff::html(&d, &picture()).into_bytes()),
         DiffFormat::Map(Format::Png) => {
             if !(1.0..=4.0).contains(&scale) {
                 return Err(Error::new(ErrorKind::Usage, format!("scale {scale} is outside 1..4")));
             }
             let meta = render::png::Metadata { dump: &new.dump, pass_name: &new.pass_name, backend: &new.backend.name };
-            render::png::render(&picture(), scale, &meta)
+            render::png::render(picture().as_str(), scale, &meta)
         }
     }
 }

@@ -1,72 +1,95 @@
 //! The diff as a page: the verdict and the per-function tables in HTML, then the side-by-side
-//! picture (the diff SVG, inline). Readable without scripts, self-contained.
+//! picture (the diff SVG, inline). Readable without scripts, self-contained, and written with the
+//! same typed writer as every other page, so names from the dumps arrive only as escaped text.
 
-use crate::compare::{MapDiff, signed_bytes};
+use crate::compare::{FunctionDiff, MapDiff, signed_bytes};
 use crate::layout::fmt_bytes;
 
-use super::xml::escape;
+use super::xml::{Markup, Xml};
+
+const STYLE: &str = "body{font:14px/1.45 ui-monospace,\"JetBrains Mono\",monospace;margin:24px;color:#1d1f21;\
+    background:#f6f6f4}table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #d9d9d4;\
+    padding:3px 10px;text-align:right}td:first-child,th:first-child{text-align:left}.up{color:#d03b3b}\
+    .down{color:#0ca30c}.map{overflow:auto}@media (prefers-color-scheme: dark){body{background:#16171a;\
+    color:#e6e6e3}td,th{border-color:#3a3d42}}";
 
 /// A standalone HTML page for `d`, with `svg` (the diff picture) inline.
-pub fn html(d: &MapDiff, svg: &str) -> String {
-    let mut out = String::with_capacity(svg.len() + 8192);
-    out += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-    out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
-    out += &format!("<title>Memory map diff — {} → {}</title>", escape(&d.old.dump), escape(&d.new.dump));
-    out += "<style>body{font:14px/1.45 ui-monospace,\"JetBrains Mono\",monospace;margin:24px;color:#1d1f21;background:#f6f6f4}\
-            table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #d9d9d4;padding:3px 10px;text-align:right}\
-            td:first-child,th:first-child{text-align:left}.up{color:#d03b3b}.down{color:#0ca30c}.map{overflow:auto}\
-            @media (prefers-color-scheme: dark){body{background:#16171a;color:#e6e6e3}td,th{border-color:#3a3d42}}</style>";
-    out += "</head><body>";
-    out += &format!("<h1>Memory map diff</h1><p><b>{}</b></p>", escape(&d.verdict));
-    out += &format!(
-        "<p><code>{}</code> → <code>{}</code> · {} · pass {}</p>",
-        escape(&d.old.dump),
-        escape(&d.new.dump),
-        escape(&d.new.backend),
-        escape(&d.new.pass_name)
-    );
+pub fn html(d: &MapDiff, svg: &Markup) -> String {
+    let mut x = Xml::html();
+    x.open("html", &[("lang", "en".into())]);
+    x.open("head", &[]);
+    x.leaf("meta", &[("charset", "utf-8".into())]);
+    x.leaf("meta", &[("name", "viewport".into()), ("content", "width=device-width, initial-scale=1".into())]);
+    x.element("title", &[], &format!("Memory map diff — {} → {}", d.old.dump, d.new.dump));
+    x.raw_text("style", &[], STYLE);
+    x.close();
+    x.open("body", &[]);
+    x.element("h1", &[], "Memory map diff");
+    x.open("p", &[]);
+    x.element("b", &[], &d.verdict);
+    x.close();
+    x.open("p", &[]);
+    x.element("code", &[], &d.old.dump);
+    x.text(" → ");
+    x.element("code", &[], &d.new.dump);
+    x.text(&format!(" · {} · pass {}", d.new.backend, d.new.pass_name));
+    x.close();
+    x.newline();
     for f in d.functions.iter().filter(|f| f.changed) {
-        out += &format!("<h3><code>{}</code> ({})</h3>", escape(&f.name), escape(&f.ftype));
-        out +=
-            "<table><tr><th>space</th><th>old</th><th>new</th><th>delta</th><th>capacity</th><th>occupancy</th></tr>";
-        for s in &f.spaces {
-            let class = match s.delta.signum() {
-                1 => " class=\"up\"",
-                -1 => " class=\"down\"",
-                _ => "",
-            };
-            let pct = |p: Option<f64>| p.map_or("–".into(), |p| format!("{:.1}%", p * 100.0));
-            out += &format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td{class}>{}</td><td>{}</td><td>{} → {}</td></tr>",
-                escape(&s.space),
-                s.old_hwm.map_or("–".into(), fmt_bytes),
-                s.new_hwm.map_or("–".into(), fmt_bytes),
-                if s.delta == 0 { "0".into() } else { signed_bytes(s.delta) },
-                fmt_bytes(s.limit),
-                pct(s.old_occupancy),
-                pct(s.new_occupancy)
-            );
-        }
-        out += "</table>";
-        let t = &f.tiles;
-        let list = |v: &[String]| v.iter().map(|n| escape(n)).collect::<Vec<_>>().join(", ");
-        let changed: Vec<String> = t.changed.iter().map(|c| escape(&c.name)).collect();
-        out += &format!(
-            "<p>tiles: {} changed{}; {} added{}; {} removed{}</p>",
-            t.changed.len(),
-            if changed.is_empty() { String::new() } else { format!(" ({})", changed.join(", ")) },
-            t.added.len(),
-            if t.added.is_empty() { String::new() } else { format!(" ({})", list(&t.added)) },
-            t.removed.len(),
-            if t.removed.is_empty() { String::new() } else { format!(" ({})", list(&t.removed)) },
-        );
+        function(&mut x, f);
     }
-    let unchanged: Vec<String> = d.functions.iter().filter(|f| !f.changed).map(|f| escape(&f.name)).collect();
+    let unchanged: Vec<&str> = d.functions.iter().filter(|f| !f.changed).map(|f| f.name.as_str()).collect();
     if !unchanged.is_empty() {
-        out += &format!("<p>{} unchanged: {}</p>", unchanged.len(), unchanged.join(", "));
+        x.element("p", &[], &format!("{} unchanged: {}", unchanged.len(), unchanged.join(", ")));
     }
-    out += "<div class=\"map\">";
-    out += svg;
-    out += "</div></body></html>\n";
-    out
+    x.open("div", &[("class", "map".into())]);
+    x.markup(svg);
+    x.finish().into_string()
+}
+
+/// One changed function: its table of spaces and what happened to its tiles.
+fn function(x: &mut Xml, f: &FunctionDiff) {
+    x.open("h3", &[]);
+    x.element("code", &[], &f.name);
+    x.text(&format!(" ({})", f.ftype));
+    x.close();
+    x.open("table", &[]);
+    x.open("tr", &[]);
+    for h in ["space", "old", "new", "delta", "capacity", "occupancy"] {
+        x.element("th", &[], h);
+    }
+    x.close();
+    let pct = |p: Option<f64>| p.map_or("–".into(), |p| format!("{:.1}%", p * 100.0));
+    for s in &f.spaces {
+        x.open("tr", &[]);
+        x.element("td", &[], &s.space);
+        x.element("td", &[], &s.old_hwm.map_or("–".into(), fmt_bytes));
+        x.element("td", &[], &s.new_hwm.map_or("–".into(), fmt_bytes));
+        let (class, delta) = match s.delta.signum() {
+            1 => (vec![("class", "up".into())], signed_bytes(s.delta)),
+            -1 => (vec![("class", "down".into())], signed_bytes(s.delta)),
+            _ => (Vec::new(), "0".to_string()),
+        };
+        x.element("td", &class, &delta);
+        x.element("td", &[], &fmt_bytes(s.limit));
+        x.element("td", &[], &format!("{} → {}", pct(s.old_occupancy), pct(s.new_occupancy)));
+        x.close();
+    }
+    x.close();
+    let t = &f.tiles;
+    let some = |names: Vec<&str>| if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
+    x.element(
+        "p",
+        &[],
+        &format!(
+            "tiles: {} changed{}; {} added{}; {} removed{}",
+            t.changed.len(),
+            some(t.changed.iter().map(|c| c.name.as_str()).collect()),
+            t.added.len(),
+            some(t.added.iter().map(String::as_str).collect()),
+            t.removed.len(),
+            some(t.removed.iter().map(String::as_str).collect()),
+        ),
+    );
+    x.newline();
 }

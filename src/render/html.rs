@@ -8,164 +8,191 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::xml::{Markup, Value as Attr, Xml};
 use crate::model::{FunctionMap, MemoryMap, SpaceUsage};
 
 const PAGE_CSS: &str = include_str!("page/page.css");
 const PAGE_JS: &str = include_str!("page/page.js");
 
-/// `static_cards[i]` is a standalone `<svg>` document for `map.functions[i]` (from the SVG back end);
+/// `static_cards[i]` is the static SVG of `map.functions[i]` (from the SVG back end);
 /// `rules_json` is the layout rules as a JSON object (see below).
 ///
 /// The rules object carries `line_px`, `min_lane_px`, `min_box_px`, `zoom_step`, `zoom_min`,
 /// `zoom_max`, `panel_px`, `splitter_min`, `splitter_max`, `splitter_default`, `plot_max_vh`,
 /// `occupancy_warn`, `occupancy_crit` and `colors` (`light`/`dark` per space plus `good`, `warning`,
 /// `critical`). The page reads every number from it, so the layout engine stays the one authority.
-pub fn render(map: &MemoryMap, static_cards: &[String], rules_json: &str) -> String {
+///
+/// The page is written with the typed writer of [`super::xml`], like the SVG: text from the dump
+/// goes in only as escaped text or attribute values, and the cards only as markup that writer made.
+pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str) -> String {
     let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
     // A map is plain strings and numbers, so serializing it cannot fail; an empty object keeps the
     // page readable (static cards) even if that ever changed.
     let data = serde_json::to_string(map).unwrap_or_else(|_| "{}".to_owned());
 
-    let mut out = String::with_capacity(data.len() + static_cards.iter().map(String::len).sum::<usize>() + 64 * 1024);
-    let title = format!("Memory map — {} — {}", map.pass_name, map.dump);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<meta name=\"color-scheme\" content=\"light dark\">\n");
-    out.push_str("<meta name=\"generator\" content=\"pto-memory-map\">\n");
-    let _ = writeln!(out, "<title>{}</title>", escape(&title));
+    let mut x = Xml::html();
+    x.open("html", &[("lang", "en".into())]);
+    x.newline();
+    x.open("head", &[]);
+    x.leaf("meta", &[("charset", "utf-8".into())]);
+    x.leaf("meta", &[("name", "viewport".into()), ("content", "width=device-width, initial-scale=1".into())]);
+    x.leaf("meta", &[("name", "color-scheme".into()), ("content", "light dark".into())]);
+    x.leaf("meta", &[("name", "generator".into()), ("content", "pto-memory-map".into())]);
+    x.element("title", &[], &format!("Memory map — {} — {}", map.pass_name, map.dump));
     // Colours come from the rules, so they are emitted as custom properties next to the stylesheet.
-    let _ = writeln!(out, "<style>\n{}\n{}</style>", palette_css(&rules), PAGE_CSS);
-    out.push_str("</head>\n<body>\n");
-
-    header(&mut out, map);
-
-    out.push_str("<main class=\"cards\">\n");
+    x.raw_text("style", &[], &format!("\n{}\n{PAGE_CSS}", palette_css(&rules)));
+    x.close();
+    x.newline();
+    x.open("body", &[]);
+    header(&mut x, map);
+    x.open("main", &[("class", "cards".into())]);
     if map.functions.is_empty() {
-        out.push_str("<p class=\"empty\">No compute function binds a tile in this dump.</p>\n");
+        x.element("p", &[("class", "empty".into())], "No compute function binds a tile in this dump.");
     }
     let thresholds = Thresholds::from_rules(&rules);
     for (i, f) in map.functions.iter().enumerate() {
-        card(&mut out, i, f, static_cards.get(i).map(String::as_str), &thresholds);
+        card(&mut x, i, f, static_cards.get(i), &thresholds);
     }
-    out.push_str("</main>\n");
-
-    let _ = writeln!(out, "<script type=\"application/json\" id=\"pmm-data\">{}</script>", script_safe(&data));
-    let _ = writeln!(out, "<script type=\"application/json\" id=\"pmm-rules\">{}</script>", script_safe(rules_json));
-    let _ = writeln!(out, "<script>\n{}</script>", script_safe_code(PAGE_JS));
-    out.push_str("</body>\n</html>\n");
-    out
+    x.close();
+    x.newline();
+    x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-data".into())], &data);
+    x.newline();
+    x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
+    x.newline();
+    x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
+    x.newline();
+    x.finish().into_string()
 }
 
-/// Escapes text for HTML element content and quoted attribute values.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// JSON inside `<script>` ends at the first `</`; `<!--` would switch the parser into its escaped
-/// state. Both only occur inside JSON strings, where `\/` and `\u0021` read back unchanged.
-fn script_safe(json: &str) -> String {
-    json.replace("</", "<\\/").replace("<!--", "<\\u0021--")
-}
-
-/// The page script is ours, but a stray `</script` in it would still end the element early.
-fn script_safe_code(js: &str) -> String {
-    js.replace("</script", "<\\/script")
-}
-
-fn header(out: &mut String, map: &MemoryMap) {
-    let tiles = map.block_count();
-    out.push_str("<header class=\"page-head\">\n");
-    out.push_str("<div class=\"head-row\"><p class=\"eyebrow\">pto-memory-map</p>");
+fn header(x: &mut Xml, map: &MemoryMap) {
+    x.open("header", &[("class", "page-head".into())]);
+    x.open("div", &[("class", "head-row".into())]);
+    x.element("p", &[("class", "eyebrow".into())], "pto-memory-map");
     // Hidden until the script can honour it: without scripts the page follows the system theme.
-    out.push_str(
-        "<button type=\"button\" class=\"theme-toggle\" hidden aria-label=\"Toggle dark mode\">theme</button></div>\n",
+    x.element(
+        "button",
+        &[
+            ("type", "button".into()),
+            ("class", "theme-toggle".into()),
+            ("hidden", "".into()),
+            ("aria-label", "Toggle dark mode".into()),
+        ],
+        "theme",
     );
-    let _ = writeln!(out, "<h1>Memory Map — {}</h1>", escape(&map.pass_name));
-    out.push_str("<ul class=\"facts\">");
-    let _ = write!(out, "<li>dump <b class=\"dump-name\">{}</b></li>", escape(&map.dump));
-    let _ = write!(out, "<li>pass <b>{}</b></li>", escape(&map.pass_name));
-    let _ = write!(out, "<li>compute functions <b>{}</b></li>", map.functions.len());
-    let _ = write!(out, "<li>tiles <b>{tiles}</b></li>");
-    let _ = write!(
-        out,
-        "<li class=\"backend\">capacities <b>{}</b> ({})",
-        escape(&map.backend.name),
-        escape(&map.backend.arch)
-    );
+    x.close();
+    x.element("h1", &[], &format!("Memory Map — {}", map.pass_name));
+    x.open("ul", &[("class", "facts".into())]);
+    let fact = |x: &mut Xml, label: &str, value: &str, class: Option<&'static str>| {
+        x.open("li", &[]);
+        x.text(label);
+        x.text(" ");
+        x.element("b", &class.map(|c| vec![("class", c.into())]).unwrap_or_default(), value);
+        x.close();
+    };
+    fact(x, "dump", &map.dump, Some("dump-name"));
+    fact(x, "pass", &map.pass_name, None);
+    fact(x, "compute functions", &map.functions.len().to_string(), None);
+    fact(x, "tiles", &map.block_count().to_string(), None);
+    x.open("li", &[("class", "backend".into())]);
+    x.text("capacities ");
+    x.element("b", &[], &map.backend.name);
+    x.text(&format!(" ({})", map.backend.arch));
     if !map.backend.detected {
-        out.push_str(
-            " <em class=\"assumed\" title=\"No ptoas/*.pto target arch was found next to the dump, so the \
-             capacities are this backend's by assumption, not measured\">assumed</em>",
+        x.text(" ");
+        x.element(
+            "em",
+            &[
+                ("class", "assumed".into()),
+                (
+                    "title",
+                    "No ptoas/*.pto target arch was found next to the dump, so the capacities are this backend's \
+                     by assumption, not measured"
+                        .into(),
+                ),
+            ],
+            "assumed",
         );
     }
-    out.push_str("</li></ul>\n");
-    out.push_str(
-        "<p class=\"note\">Address across, dump line down. Lifetimes are lexical (first to last line that \
-         names the tile), not a dataflow analysis.</p>\n",
+    x.close();
+    x.close();
+    x.element(
+        "p",
+        &[("class", "note".into())],
+        "Address across, dump line down. Lifetimes are lexical (first to last line that names the tile), not a \
+         dataflow analysis.",
     );
-    out.push_str("</header>\n");
+    x.close();
+    x.newline();
 }
 
-fn card(out: &mut String, index: usize, f: &FunctionMap, svg: Option<&str>, th: &Thresholds) {
-    let name = escape(&f.name);
-    let _ = writeln!(out, "<section class=\"card\" data-function=\"{name}\" data-index=\"{index}\" id=\"fn-{name}\">");
+fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, th: &Thresholds) {
+    let id = format!("fn-{}", f.name);
+    x.open(
+        "section",
+        &[
+            ("class", "card".into()),
+            ("data-function", f.name.as_str().into()),
+            ("data-index", Attr::Int(index as i64)),
+            ("id", id.as_str().into()),
+        ],
+    );
     // The first card starts open (as in PyPTO's page); <details> keeps cards collapsible without scripts.
-    let _ = writeln!(out, "<details class=\"card-details\"{}>", if index == 0 { " open" } else { "" });
-    out.push_str("<summary class=\"card-head\">");
-    let _ = write!(out, "<span class=\"fn-name\">{name}</span> <span class=\"badge\">{}</span>", escape(&f.ftype));
-    out.push_str("<span class=\"pills\">");
+    let mut details: Vec<(&'static str, Attr)> = vec![("class", "card-details".into())];
+    if index == 0 {
+        details.push(("open", "".into()));
+    }
+    x.open("details", &details);
+    x.open("summary", &[("class", "card-head".into())]);
+    x.element("span", &[("class", "fn-name".into())], &f.name);
+    x.text(" ");
+    x.element("span", &[("class", "badge".into())], &f.ftype);
+    x.open("span", &[("class", "pills".into())]);
     for s in &f.spaces {
-        pill(out, s, th);
+        pill(x, s, th);
     }
-    out.push_str("</span></summary>\n<div class=\"card-body\">\n<div class=\"static-map\">");
+    x.close();
+    x.close();
+    x.open("div", &[("class", "card-body".into())]);
+    x.open("div", &[("class", "static-map".into())]);
     match svg {
-        Some(svg) => out.push_str(&inline_svg(svg, index)),
-        None => out.push_str("<p class=\"empty\">No static image for this function.</p>"),
+        Some(svg) => x.markup(svg),
+        None => x.element("p", &[("class", "empty".into())], "No static image for this function."),
     }
-    out.push_str("</div>\n</div>\n</details>\n</section>\n");
+    x.close();
+    x.close();
+    x.close();
+    x.close();
+    x.newline();
 }
 
-fn pill(out: &mut String, s: &SpaceUsage, th: &Thresholds) {
+fn pill(x: &mut Xml, s: &SpaceUsage, th: &Thresholds) {
     let (pct, class) = if s.limit > 0 {
         let ratio = s.hwm as f64 / s.limit as f64;
         let class = if ratio >= th.crit {
-            "occ-crit"
+            "pill occ-crit"
         } else if ratio >= th.warn {
-            "occ-warn"
+            "pill occ-warn"
         } else {
-            "occ-good"
+            "pill occ-good"
         };
         (format!("{:.1}%", ratio * 100.0), class)
     } else {
-        ("—".to_owned(), "occ-good")
+        ("—".to_owned(), "pill occ-good")
     };
-    let space = escape(&s.space);
-    let _ = write!(
-        out,
-        "<span class=\"pill {class}\" data-space=\"{space}\" title=\"{space}: high-water mark {} of {} bytes, {} tiles, {} bases; \
-         most live at once {} bytes at line {}\">\
-         <i class=\"sw\" aria-hidden=\"true\"></i>{space} {}/{} <span class=\"pct\">{pct}</span> <span class=\"peak\">peak L{}</span></span>",
-        s.hwm,
-        s.limit,
-        s.tiles,
-        s.bases,
-        s.peak.bytes,
-        s.peak.line,
-        crate::layout::fmt_bytes(s.hwm),
-        crate::layout::fmt_bytes(s.limit),
-        s.peak.line
+    let title = format!(
+        "{}: high-water mark {} of {} bytes, {} tiles, {} bases; most live at once {} bytes at line {}",
+        s.space, s.hwm, s.limit, s.tiles, s.bases, s.peak.bytes, s.peak.line
     );
+    x.open(
+        "span",
+        &[("class", class.into()), ("data-space", s.space.as_str().into()), ("title", title.as_str().into())],
+    );
+    x.leaf("i", &[("class", "sw".into()), ("aria-hidden", "true".into())]);
+    x.text(&format!("{} {}/{} ", s.space, crate::layout::fmt_bytes(s.hwm), crate::layout::fmt_bytes(s.limit)));
+    x.element("span", &[("class", "pct".into())], &pct);
+    x.text(" ");
+    x.element("span", &[("class", "peak".into())], &format!("peak L{}", s.peak.line));
+    x.close();
 }
 
 /// Occupancy thresholds for the pills, from the rules (fallbacks only matter for a broken rules object).
@@ -228,39 +255,9 @@ fn is_css_color(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "#(),.% ".contains(c))
 }
 
-/// Makes a standalone SVG document safe to sit next to others in one HTML page: the XML prolog is
-/// dropped, and ids are prefixed per card so that one card's `url(#clip0)` cannot resolve to another
-/// card's definition (ids are global to the page).
-fn inline_svg(svg: &str, index: usize) -> String {
-    let mut s = svg.trim_start();
-    loop {
-        if s.starts_with("<?") {
-            s = s.find("?>").map_or("", |i| &s[i + 2..]).trim_start();
-        } else if s.starts_with("<!DOCTYPE") || s.starts_with("<!doctype") {
-            s = s.find('>').map_or("", |i| &s[i + 1..]).trim_start();
-        } else if s.starts_with("<!--") {
-            s = s.find("-->").map_or("", |i| &s[i + 3..]).trim_start();
-        } else {
-            break;
-        }
-    }
-    if !s.contains("id=\"") {
-        return s.to_owned();
-    }
-    let prefix = format!("pmm{index}-");
-    s.replace(" id=\"", &format!(" id=\"{prefix}"))
-        .replace("url(#", &format!("url(#{prefix}"))
-        .replace("href=\"#", &format!("href=\"#{prefix}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_all_five() {
-        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-    }
 
     #[test]
     fn bytes_read_like_the_script() {
@@ -270,14 +267,6 @@ mod tests {
         assert_eq!(crate::layout::fmt_bytes(41062), "40.1 KB");
         assert_eq!(crate::layout::fmt_bytes(524_288), "512 KB");
         assert_eq!(crate::layout::fmt_bytes(2 * 1024 * 1024), "2 MB");
-    }
-
-    #[test]
-    fn script_text_cannot_close_its_element() {
-        let s = script_safe(r#"{"a":"</script><!-- x"}"#);
-        assert!(!s.contains("</") && !s.contains("<!--"));
-        let back: Value = serde_json::from_str(&s).unwrap();
-        assert_eq!(back["a"], "</script><!-- x");
     }
 
     const RULES: &str = r##"{"occupancy_warn":0.8,"occupancy_crit":0.95,"colors":{"light":{"Vec":"#2a78d6","unknown":"#7b858c"},"dark":{"Vec":"#3987e5","unknown":"#82837d"},"good":"#0ca30c","warning":"#fab219","critical":"#d03b3b"}}"##;
@@ -302,7 +291,9 @@ mod tests {
     #[test]
     fn page_is_escaped_and_self_contained() {
         let map = hostile_map();
-        let page = render(&map, &["<?xml version=\"1.0\"?><svg id=\"s\"></svg>".to_owned()], RULES);
+        let mut card = Xml::new();
+        card.leaf("svg", &[("class", "s".into())]);
+        let page = render(&map, &[card.finish()], RULES);
         assert!(page.contains("data-function=\"f_&lt;i&gt;&quot;&#39;&amp;\""));
         assert!(page.contains("<b class=\"dump-name\">x&lt;/script&gt;&lt;b&gt;.py</b>"));
         // Only our own three scripts close: the data, the rules, the code.
@@ -311,29 +302,19 @@ mod tests {
         let start = page.find("id=\"pmm-data\">").unwrap() + "id=\"pmm-data\">".len();
         let end = start + page[start..].find("</script>").unwrap();
         // Outside the JSON (where it is inert script data) the raw name never appears.
-        assert!(!page[..start].contains("<i>") && !page.contains("<?xml"));
+        assert!(!page[..start].contains("<i>"));
         let back: MemoryMap = serde_json::from_str(&page[start..end]).unwrap();
         assert_eq!(back, map);
         // The header says the backend is assumed; the pill is critical (180000/188416 = 95.5 %).
         assert!(page.contains(">assumed</em>"));
         assert!(page.contains("class=\"pill occ-crit\" data-space=\"Vec\""));
         assert!(page.contains("Vec 175.8 KB/184 KB <span class=\"pct\">95.5%</span>"));
-        assert!(page.contains("<svg id=\"pmm0-s\"></svg>"));
+        assert!(page.contains("<div class=\"static-map\"><svg class=\"s\"/>"), "the card's SVG is embedded as made");
         // Colours come from the rules, per scheme.
         assert!(page.contains("--c-Vec:#2a78d6;") && page.contains("--c-Vec:#3987e5;"));
         assert!(page.contains("--critical:#d03b3b;"));
         for external in [" src=\"", " href=\"http", "@import", "url(http"] {
             assert!(!page.contains(external), "{external}");
         }
-    }
-
-    #[test]
-    fn svg_ids_are_prefixed_per_card() {
-        let s = inline_svg(
-            "<?xml version=\"1.0\"?>\n<svg><defs><clipPath id=\"c0\"/></defs><g clip-path=\"url(#c0)\"/><use href=\"#c0\"/></svg>",
-            3,
-        );
-        assert!(s.starts_with("<svg>"));
-        assert!(s.contains("id=\"pmm3-c0\"") && s.contains("url(#pmm3-c0)") && s.contains("href=\"#pmm3-c0\""));
     }
 }

@@ -5,12 +5,17 @@
 use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 use crate::model::MemoryMap;
 
-use super::xml::{Value, Xml, num, write_num};
+use super::xml::{Markup, Value, Xml, num, write_num};
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
 /// The whole scene as one standalone document: header, then the cards stacked.
 pub fn render(map: &MemoryMap, scene: &Scene) -> String {
+    render_markup(map, scene).into_string()
+}
+
+/// [`render`], as markup a page can embed (the diff page).
+pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
     let mut x = Xml::new();
     let (w, h) = (num(scene.width), num(scene.height));
     let view_box = format!("0 0 {w} {h}");
@@ -38,8 +43,9 @@ pub fn render(map: &MemoryMap, scene: &Scene) -> String {
 }
 
 /// One card's plot alone (column headers, lanes, profiles, footer), cropped below its title row:
-/// what the HTML page shows before its script runs, under the page's own title and pills.
-pub fn render_card(scene: &Scene, card: &Card) -> String {
+/// what the HTML page shows before its script runs, under the page's own title and pills. The
+/// writer gives no element an id, so many cards can share one page.
+pub fn render_card(scene: &Scene, card: &Card) -> Markup {
     let mut x = Xml::new();
     let f = &card.frame;
     let top = card.lanes.first().map_or(f.y, |l| l.y) - 8.0;

@@ -33,17 +33,66 @@ impl From<Color> for Value<'_> {
     }
 }
 
+/// Markup this writer produced: every piece of text in it went through the escaper. Only the
+/// writer makes one, so a page can embed it (a card's SVG in the HTML page) as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Markup(String);
+
+impl Markup {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
 /// Builds a document element by element.
 pub struct Xml {
     out: String,
     stack: Vec<&'static str>,
     /// Whether the last start tag still waits for its `>`.
     pending: bool,
+    /// HTML closes an empty element with an end tag (`<i></i>`), except the void ones.
+    html: bool,
 }
+
+/// HTML elements that have no end tag.
+const VOID: [&str; 6] = ["meta", "link", "br", "hr", "img", "input"];
 
 impl Xml {
     pub fn new() -> Self {
-        Xml { out: String::with_capacity(64 * 1024), stack: Vec::new(), pending: false }
+        Xml { out: String::with_capacity(64 * 1024), stack: Vec::new(), pending: false, html: false }
+    }
+
+    /// An HTML document: the doctype, then elements as for XML, with HTML's rule for empty ones.
+    pub fn html() -> Self {
+        let mut x = Xml { html: true, ..Xml::new() };
+        x.out.push_str("<!DOCTYPE html>\n");
+        x
+    }
+
+    /// Embeds markup this writer made earlier, as it is.
+    pub fn markup(&mut self, m: &Markup) {
+        self.finish_start();
+        self.out.push_str(&m.0);
+    }
+
+    /// `<script>` or `<style>` with `content` as raw text: such an element ends at the first `</`,
+    /// so every `</` (and `<!--`, which would switch the parser into its escaped state) is written
+    /// in a form that reads back the same inside JSON and JavaScript strings, where they can occur.
+    pub fn raw_text(&mut self, tag: &'static str, attrs: &[(&'static str, Value)], content: &str) {
+        self.open(tag, attrs);
+        self.finish_start();
+        self.out.push_str(&content.replace("</", "<\\/").replace("<!--", "<\\u0021--"));
+        self.close();
+    }
+
+    /// A line break between blocks, so the page's source reads well.
+    pub fn newline(&mut self) {
+        self.finish_start();
+        self.out.push('\n');
     }
 
     /// Opens `<tag a="v" ...>`; children follow until [`Xml::close`].
@@ -53,10 +102,14 @@ impl Xml {
         self.pending = true;
     }
 
-    /// Writes `<tag a="v" .../>`.
+    /// Writes `<tag a="v" .../>` (in HTML, `<tag ...></tag>` unless the element is void).
     pub fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, Value)]) {
         self.start(tag, attrs);
-        self.out.push_str("/>");
+        if self.html && !VOID.contains(&tag) {
+            let _ = write!(self.out, "></{tag}>");
+        } else {
+            self.out.push_str("/>");
+        }
     }
 
     /// Writes `<tag ...>text</tag>`.
@@ -75,9 +128,12 @@ impl Xml {
     /// Closes the innermost open element.
     pub fn close(&mut self) {
         if let Some(tag) = self.stack.pop() {
-            if self.pending {
+            if self.pending && !(self.html && !VOID.contains(&tag)) {
                 self.out.push_str("/>");
                 self.pending = false;
+            } else if self.pending {
+                self.pending = false;
+                let _ = write!(self.out, "></{tag}>");
             } else {
                 let _ = write!(self.out, "</{tag}>");
             }
@@ -85,12 +141,12 @@ impl Xml {
     }
 
     /// Closes whatever is open and returns the document.
-    pub fn finish(mut self) -> String {
+    pub fn finish(mut self) -> Markup {
         while !self.stack.is_empty() {
             self.close();
         }
         self.out.push('\n');
-        self.out
+        Markup(self.out)
     }
 
     fn start(&mut self, tag: &'static str, attrs: &[(&'static str, Value)]) {
@@ -197,7 +253,25 @@ mod tests {
         x.open("g", &[("data-name", "a\"<b>&'c".into())]);
         x.text("</g><script>");
         x.close();
-        assert_eq!(x.finish(), "<g data-name=\"a&quot;&lt;b&gt;&amp;&#39;c\">&lt;/g&gt;&lt;script&gt;</g>\n");
+        assert_eq!(x.finish().as_str(), "<g data-name=\"a&quot;&lt;b&gt;&amp;&#39;c\">&lt;/g&gt;&lt;script&gt;</g>\n");
+    }
+
+    #[test]
+    fn html_closes_empty_elements_and_raw_text_cannot_end_early() {
+        let mut x = Xml::html();
+        x.leaf("meta", &[("charset", "utf-8".into())]);
+        x.leaf("i", &[("class", "sw".into())]);
+        x.open("b", &[]);
+        x.close();
+        x.raw_text("script", &[("type", "application/json".into())], r#"{"a":"</script><!-- x"}"#);
+        let page = x.finish().into_string();
+        assert_eq!(
+            page,
+            "<!DOCTYPE html>\n<meta charset=\"utf-8\"/><i class=\"sw\"></i><b></b><script type=\"application/json\">\
+             {\"a\":\"<\\/script><\\u0021-- x\"}</script>\n"
+        );
+        let json = &page[page.find('{').unwrap()..page.rfind('}').unwrap() + 1];
+        assert_eq!(serde_json::from_str::<serde_json::Value>(json).unwrap()["a"], "</script><!-- x");
     }
 
     #[test]
