@@ -105,11 +105,16 @@ impl Xml {
     /// Writes `<tag a="v" .../>` (in HTML, `<tag ...></tag>` unless the element is void).
     pub fn leaf(&mut self, tag: &'static str, attrs: &[(&'static str, Value)]) {
         self.start(tag, attrs);
-        if self.html && !VOID.contains(&tag) {
-            let _ = write!(self.out, "></{tag}>");
-        } else {
+        if self.self_closing(tag) {
             self.out.push_str("/>");
+        } else {
+            let _ = write!(self.out, "></{tag}>");
         }
+    }
+
+    /// Whether an empty `tag` may be written `<tag/>`: always in XML, only void elements in HTML.
+    fn self_closing(&self, tag: &str) -> bool {
+        !self.html || VOID.contains(&tag)
     }
 
     /// Writes `<tag ...>text</tag>`.
@@ -128,15 +133,16 @@ impl Xml {
     /// Closes the innermost open element.
     pub fn close(&mut self) {
         if let Some(tag) = self.stack.pop() {
-            if self.pending && !(self.html && !VOID.contains(&tag)) {
-                self.out.push_str("/>");
-                self.pending = false;
-            } else if self.pending {
-                self.pending = false;
-                let _ = write!(self.out, "></{tag}>");
-            } else {
-                let _ = write!(self.out, "</{tag}>");
+            match (self.pending, self.self_closing(tag)) {
+                (true, true) => self.out.push_str("/>"),
+                (true, false) => {
+                    let _ = write!(self.out, "></{tag}>");
+                }
+                (false, _) => {
+                    let _ = write!(self.out, "</{tag}>");
+                }
             }
+            self.pending = false;
         }
     }
 
