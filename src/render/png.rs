@@ -94,8 +94,12 @@ pub fn encode(pixmap: &tiny_skia::Pixmap, meta: &Metadata) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// tiny-skia keeps premultiplied alpha; PNG wants it straight.
-fn straight_alpha(data: &[u8]) -> Vec<u8> {
+/// tiny-skia keeps premultiplied alpha; PNG wants it straight. The page background is opaque, so
+/// usually every pixel is, and the pixels go out as they are, without a copy.
+fn straight_alpha(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if data.chunks_exact(4).all(|px| px[3] == 255) {
+        return std::borrow::Cow::Borrowed(data);
+    }
     let mut out = data.to_vec();
     for px in out.chunks_exact_mut(4) {
         let a = px[3] as u32;
@@ -105,5 +109,5 @@ fn straight_alpha(data: &[u8]) -> Vec<u8> {
             }
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
