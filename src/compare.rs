@@ -329,9 +329,7 @@ pub fn markdown(d: &MapDiff) -> String {
 
 fn change_text(c: &TileChange) -> String {
     // Lines count from the function's first line, so code added above it does not read as a change.
-    let slot = |s: &TileSlot| {
-        format!("{} [{}, {}) lines +{}–{}", s.space, s.offset, s.offset + s.size, s.start, s.end)
-    };
+    let slot = |s: &TileSlot| format!("{} [{}, {}) lines +{}–{}", s.space, s.offset, s.offset + s.size, s.start, s.end);
     format!("`{}` {} → {}", md_code(&c.name), slot(&c.old), slot(&c.new))
 }
 

@@ -7,9 +7,9 @@ use super::style::{Color, GOOD, Palette, space_color};
 use super::{LABEL, RULES, SMALL, fmt_bytes, text};
 use crate::model::{Block, FunctionMap, SpaceUsage};
 
-/// Width of one profile column, and the gap before the first.
-pub const PROFILE_W: f64 = 56.0;
-pub const PROFILE_GAP: f64 = 8.0;
+/// Width of one profile column, and the gap before the first (rules the page shares).
+pub const PROFILE_W: f64 = RULES.profile_px;
+pub const PROFILE_GAP: f64 = RULES.profile_gap;
 /// Longest tick drawn at a use line, in from the box's right edge.
 const TICK: f64 = 6.0;
 

@@ -101,6 +101,9 @@ pub struct Rules {
     /// Widths accepted for `width`.
     pub width_min: f64,
     pub width_max: f64,
+    /// Width of one live-bytes profile column beside the lanes, and the gap before the first.
+    pub profile_px: f64,
+    pub profile_gap: f64,
 }
 
 pub const RULES: Rules = Rules {
@@ -119,6 +122,8 @@ pub const RULES: Rules = Rules {
     occupancy_crit: 0.95,
     width_min: 200.0,
     width_max: 20_000.0,
+    profile_px: 56.0,
+    profile_gap: 8.0,
 };
 
 /// The rules and colours as one JSON object, for the HTML page's script.

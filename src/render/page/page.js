@@ -329,6 +329,7 @@
         this.boxEls[b.i] = node;
         entry.lane.append(node);
       }
+      this.profiles = new Map(fn.spaces.map((sp) => [sp.space, this.profile(sp)]));
 
       // legend and table
       const first = fn.src_start;
@@ -532,6 +533,52 @@
       return f * this.state.zoom;
     }
 
+    /**
+     * The live-bytes column of a space, as the static picture draws it: bytes live at each line
+     * (the union of the live boxes' ranges, so views and overlaps count once), scaled to the peak,
+     * the peak row outlined. It depends on neither zoom nor axis, so it is built once.
+     */
+    profile(sp) {
+      const first = this.fn.src_start;
+      const mine = this.boxes.filter((b) => b.space === sp.space);
+      const live = [];
+      for (let line = first; line <= this.fn.src_end; line++) {
+        const ranges = mine.filter((b) => b.start <= line && line <= b.end).map((b) => [b.offset, b.offset + b.size]);
+        ranges.sort((a, b) => a[0] - b[0]);
+        let total = 0;
+        let reach = -Infinity;
+        for (const [lo, hi] of ranges) {
+          const from = Math.max(lo, reach);
+          if (hi > from) { total += hi - from; reach = hi; }
+        }
+        live.push(total);
+      }
+      const peak = sp.peak ? sp.peak.bytes : Math.max(0, ...live);
+      const peakLine = sp.peak ? sp.peak.line : first;
+      const body = el('div', {
+        class: 'profile', 'aria-hidden': 'true',
+        data: { space: sp.space, peak: String(peak), peakLine: String(peakLine) },
+      });
+      const room = R.profile_px - 6;
+      for (let i = 0; i < live.length;) {
+        let j = i;
+        while (j + 1 < live.length && live[j + 1] === live[i]) j++;
+        if (live[i] > 0 && peak > 0) {
+          body.append(el('div', {
+            class: 'bar',
+            style: `top:${i * R.line_px}px;height:${(j - i + 1) * R.line_px}px;width:${Math.max(1, (live[i] / peak) * room)}px`,
+          }));
+        }
+        i = j + 1;
+      }
+      body.append(el('div', { class: 'peak-row', style: `top:${(peakLine - first) * R.line_px}px` }));
+      const head = el('div', {
+        class: 'profile-head', data: { space: sp.space },
+        title: `${sp.space}: most bytes live at once, ${fmtBytes(peak)} at line ${peakLine}`,
+      }, el('div', { text: `peak L${peakLine}` }), el('div', { class: 'ph-bytes', text: fmtBytes(peak) }));
+      return { head, body };
+    }
+
     layout() {
       const k = this.factor();
       this.k = k;
@@ -566,8 +613,24 @@
         entry.hwm.style.left = `min(${(sp.hwm / span) * 100}%, 100% - 1px)`;
         if (reorder) this.grid.append(entry.head, entry.lane);
       }
-      this.laneCols = cols.join(' ');
       this.rowBand.style.gridColumn = `2 / ${col}`;
+      // The live-bytes columns of the visible spaces, after a gap, in lane order.
+      cols.push(`${R.profile_gap}px`);
+      col += 1;
+      for (const sp of this.fn.spaces) {
+        const { head, body } = this.profiles.get(sp.space);
+        if (this.state.hidden.has(sp.space)) {
+          head.remove();
+          body.remove();
+          continue;
+        }
+        cols.push(`${R.profile_px}px`);
+        head.style.gridColumn = String(col);
+        body.style.gridColumn = String(col);
+        col += 1;
+        if (!head.isConnected || reorder) this.grid.append(head, body);
+      }
+      this.laneCols = cols.join(' ');
       this.writeTemplate();
       this.btnLevel.textContent = fmtZoom(this.state.zoom);
       this.btnIn.disabled = this.state.zoom >= R.zoom_max;
@@ -610,7 +673,8 @@
      */
     fitBesideSource() {
       const spans = this.visibleSpaces().map((sp) => this.spanOf(sp) * this.k);
-      const room = this.plot.clientWidth - this.srcW;
+      const profiles = R.profile_gap + spans.length * R.profile_px;
+      const room = this.plot.clientWidth - this.srcW - profiles;
       const lanes = spans.reduce((a, b) => a + b, 0);
       if (!spans.length || room <= 0 || lanes <= room) return;
       const z0 = this.state.zoom;
