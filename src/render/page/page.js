@@ -540,10 +540,16 @@
      */
     profile(sp) {
       const first = this.fn.src_start;
-      const mine = this.boxes.filter((b) => b.space === sp.space);
+      // Each line's live ranges, gathered box by box (work in proportion to the boxes' heights).
+      const byLine = Array.from({ length: this.fn.src_end - first + 1 }, () => []);
+      for (const b of this.boxes) {
+        if (b.space !== sp.space) continue;
+        for (let line = Math.max(b.start, first); line <= Math.min(b.end, this.fn.src_end); line++) {
+          byLine[line - first].push([b.offset, b.offset + b.size]);
+        }
+      }
       const live = [];
-      for (let line = first; line <= this.fn.src_end; line++) {
-        const ranges = mine.filter((b) => b.start <= line && line <= b.end).map((b) => [b.offset, b.offset + b.size]);
+      for (const ranges of byLine) {
         ranges.sort((a, b) => a[0] - b[0]);
         let total = 0;
         let reach = -Infinity;
