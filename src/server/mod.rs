@@ -1,12 +1,12 @@
 //! The HTTP rendering service: post a dump, get a map back; store it for permanent, cacheable links.
 //!
 //! Wiring only; each concern has its own file:
-//! - [`routes`]: the endpoints; [`params`]: view options; [`body`]: reading uploads (raw, gzip,
+//! - `routes`: the endpoints; `params`: view options; `body`: reading uploads (raw, gzip,
 //!   multipart) within the size limit;
-//! - [`pool`]: the render threads and their bounded queue (CPU work never runs on async workers);
-//! - [`store`]: where stored dumps live, behind [`MapStore`]; [`cache`]: recent renders in memory;
-//! - [`errors`]: the one JSON error shape; [`observe`]: request logs and counters; [`metrics`]:
-//!   the Prometheus page; [`page`]: the upload form at `/`.
+//! - `pool`: the render threads and their bounded queue (CPU work never runs on async workers);
+//! - `store`: where stored dumps live, behind [`MapStore`]; `cache`: recent renders in memory;
+//! - `errors`: the one JSON error shape; `observe`: request logs and counters; `metrics`:
+//!   the Prometheus page; `page`: the upload form at `/`.
 
 mod body;
 mod cache;
