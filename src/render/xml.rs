@@ -192,7 +192,7 @@ impl Default for Xml {
 }
 
 /// Escapes the five XML specials; also fine for HTML text and attribute values.
-pub fn escape_into(out: &mut String, text: &str) {
+fn escape_into(out: &mut String, text: &str) {
     if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || b < 0x20) {
         out.push_str(text);
         return;
@@ -209,13 +209,6 @@ pub fn escape_into(out: &mut String, text: &str) {
             c => out.push(c),
         }
     }
-}
-
-/// `escape_into`, returning a new string.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    escape_into(&mut out, text);
-    out
 }
 
 /// A coordinate with at most two decimals and no trailing zeros, so output is stable and small.
