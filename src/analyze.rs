@@ -292,26 +292,13 @@ impl std::str::FromStr for FitQuery {
             }
             None => (rest, None),
         };
-        let bytes = parse_bytes(bytes.trim()).filter(|&b| b > 0).ok_or_else(bad)?;
+        let bytes = crate::units::parse_bytes(bytes).filter(|&b| b > 0).ok_or_else(bad)?;
         let space = space.trim();
         if space.is_empty() {
             return Err(bad());
         }
         Ok(FitQuery { space: space.to_string(), bytes, lines })
     }
-}
-
-fn parse_bytes(s: &str) -> Option<i64> {
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: i64 = num.parse().ok()?;
-    let scale = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1024,
-        "m" | "mb" | "mib" => 1024 * 1024,
-        _ => return None,
-    };
-    n.checked_mul(scale)
 }
 
 /// Answers `queries` for every function of `map`; a function that does not use the space has all of

@@ -7,6 +7,7 @@
 
 pub mod analyze;
 pub mod backend;
+pub mod check;
 pub mod compare;
 pub mod dump;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod layout;
 pub mod model;
 pub mod render;
 pub mod server;
+pub mod units;
 
 pub use analyze::build;
 pub use dump::Dump;
@@ -171,7 +173,7 @@ pub fn render_diff(
     let d = compare::diff(old, new);
     let picture = || render::svg::render_markup(new, &layout::diff_scene(old, new, &d, view));
     match format {
-        DiffFormat::Markdown => Ok(compare::markdown(&d).into_bytes()),
+        DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),
         DiffFormat::Map(Format::Json) => {
             let mut out = serde_json::to_string_pretty(&d).unwrap_or_default();
             out.push('\n');

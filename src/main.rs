@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
-use pto_memory_map::compare::{self, Limits};
+use pto_memory_map::check::{self, Limits};
 use pto_memory_map::layout::{RULES, Theme, XAxis};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
@@ -323,7 +323,7 @@ fn check(args: &CheckArgs) -> Result<bool> {
     let limits = Limits {
         max_occupancy: args.max_occupancy,
         deny_conflicts: args.deny_conflicts,
-        max_hwm: args.max_hwm.iter().map(|s| compare::parse_max_hwm(s)).collect::<Result<_>>()?,
+        max_hwm: args.max_hwm.iter().map(|s| check::parse_max_hwm(s)).collect::<Result<_>>()?,
     };
     if let Some(p) = limits.max_occupancy
         && !(0.0..=1000.0).contains(&p)
@@ -336,7 +336,7 @@ fn check(args: &CheckArgs) -> Result<bool> {
         other => return Err(Error::new(ErrorKind::Usage, format!("unknown check format '{other}'; use text or json"))),
     };
     let map = load_input(&args.path, &args.input)?;
-    let violations = compare::check(&map, &limits);
+    let violations = check::check(&map, &limits);
     if json {
         let report = serde_json::json!({"dump": map.dump, "passed": violations.is_empty(), "violations": violations});
         println!("{report}");

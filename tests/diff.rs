@@ -5,8 +5,10 @@ mod common;
 use std::process::Command;
 
 use common::map_of;
-use pto_memory_map::compare::{Limits, check, diff, markdown};
+use pto_memory_map::check::{Limits, check};
+use pto_memory_map::compare::diff;
 use pto_memory_map::layout::ViewOptions;
+use pto_memory_map::render::md::render as markdown;
 use pto_memory_map::{DiffFormat, Format, render_diff};
 
 /// Tiles `a` [0,1K) `b` [1K,3K) `c` [4K,5K) in one AIV function `f`, all read on the last line.

@@ -8,8 +8,9 @@ use super::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
 use super::{
     CARD_GAP, LABEL, PAGE_PAD, Placement, RULES, SMALL, ViewOptions, card, card_width, px_per_byte, scale, span, text,
 };
-use crate::compare::{FunctionDiff, MapDiff, signed_bytes};
+use crate::compare::{FunctionDiff, MapDiff};
 use crate::model::{FunctionMap, MemoryMap};
+use crate::units::signed_bytes;
 
 /// Gap between the two sides of a pair.
 const SIDE_GAP: f64 = 16.0;

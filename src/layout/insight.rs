@@ -2,10 +2,11 @@
 //! (use ticks and idle stretches inside the boxes), and what the headroom is (a live-bytes profile
 //! beside the lanes, free ranges for a `--fit` query, and a summary under each card).
 
-use super::scene::{Anchor, Line, Rect, Shape, Stroke, Text};
+use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
 use super::style::{Color, GOOD, Palette, space_color};
-use super::{LABEL, RULES, SMALL, fmt_bytes, text};
+use super::{LABEL, RULES, SMALL, text};
 use crate::model::{Block, FunctionMap, SpaceUsage};
+use crate::units::fmt_bytes;
 
 /// Width of one profile column, and the gap before the first (rules the page shares).
 pub const PROFILE_W: f64 = RULES.profile_px;
@@ -57,17 +58,6 @@ pub fn block_marks(b: &Block, rect: &Rect, first_line: u32, body_top: f64, color
         }));
     }
     out
-}
-
-/// One narrow column of a space's live bytes per line, scaled to its peak, with the peak row marked.
-#[derive(Debug, Clone)]
-pub struct Profile {
-    pub space: String,
-    pub x: f64,
-    pub width: f64,
-    pub peak_bytes: i64,
-    pub peak_line: u32,
-    pub shapes: Vec<Shape>,
 }
 
 pub fn profile(f: &FunctionMap, s: &SpaceUsage, x: f64, plot_top: f64, body_top: f64, pal: &Palette) -> Profile {

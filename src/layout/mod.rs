@@ -13,11 +13,11 @@ pub mod style;
 pub mod text;
 
 pub use diff::diff_scene;
-pub use insight::Profile;
 pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
-pub use scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
+pub use scene::{Anchor, BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
+use crate::units::{fmt_bytes, fmt_num};
 use style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 
 /// Margin around the page and between cards.
@@ -661,36 +661,9 @@ fn right_edge(shape: &Shape) -> f64 {
     }
 }
 
-/// Bytes for people: `512 B`, `24 KB`, `40.1 KB`, `1.5 MB` (KB = 1024 B, as PyPTO's page).
-pub fn fmt_bytes(n: i64) -> String {
-    let a = n.unsigned_abs() as f64;
-    let sign = if n < 0 { "-" } else { "" };
-    if a < 1024.0 {
-        format!("{n} B")
-    } else if a < 1024.0 * 1024.0 {
-        format!("{sign}{} KB", fmt_num(a / 1024.0))
-    } else {
-        format!("{sign}{} MB", fmt_num(a / (1024.0 * 1024.0)))
-    }
-}
-
-/// One decimal, without a trailing `.0`.
-fn fmt_num(v: f64) -> String {
-    let s = format!("{v:.1}");
-    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytes_read_like_pypto_s_pills() {
-        assert_eq!(fmt_bytes(24576), "24 KB");
-        assert_eq!(fmt_bytes(41062), "40.1 KB");
-        assert_eq!(fmt_bytes(512), "512 B");
-        assert_eq!(fmt_bytes(188_416), "184 KB");
-    }
 
     #[test]
     fn the_factor_fills_the_panel_then_grows_for_the_narrowest_lane() {

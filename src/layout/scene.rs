@@ -87,7 +87,7 @@ pub struct Card {
     pub decorations: Vec<Shape>,
     pub lanes: Vec<Lane>,
     /// Live bytes per line of each visible space, beside the lanes.
-    pub profiles: Vec<super::insight::Profile>,
+    pub profiles: Vec<Profile>,
 }
 
 /// The column of one memory space.
@@ -133,4 +133,15 @@ pub struct BlockShape {
     pub label: Vec<Text>,
     /// Tooltip lines (H7).
     pub tooltip: Vec<String>,
+}
+
+/// One narrow column of a space's live bytes per line, scaled to its peak, with the peak row marked.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub space: String,
+    pub x: f64,
+    pub width: f64,
+    pub peak_bytes: i64,
+    pub peak_line: u32,
+    pub shapes: Vec<Shape>,
 }

@@ -2,8 +2,8 @@
 //! picture (the diff SVG, inline). Readable without scripts, self-contained, and written with the
 //! same typed writer as every other page, so names from the dumps arrive only as escaped text.
 
-use crate::compare::{FunctionDiff, MapDiff, signed_bytes};
-use crate::layout::fmt_bytes;
+use crate::compare::{FunctionDiff, MapDiff};
+use crate::units::{fmt_bytes, signed_bytes};
 
 use super::xml::{Markup, Xml};
 

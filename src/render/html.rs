@@ -188,7 +188,7 @@ fn pill(x: &mut Xml, s: &SpaceUsage, th: &Thresholds) {
         &[("class", class.into()), ("data-space", s.space.as_str().into()), ("title", title.as_str().into())],
     );
     x.leaf("i", &[("class", "sw".into()), ("aria-hidden", "true".into())]);
-    x.text(&format!("{} {}/{} ", s.space, crate::layout::fmt_bytes(s.hwm), crate::layout::fmt_bytes(s.limit)));
+    x.text(&format!("{} {}/{} ", s.space, crate::units::fmt_bytes(s.hwm), crate::units::fmt_bytes(s.limit)));
     x.element("span", &[("class", "pct".into())], &pct);
     x.text(" ");
     x.element("span", &[("class", "peak".into())], &format!("peak L{}", s.peak.line));
@@ -261,12 +261,12 @@ mod tests {
 
     #[test]
     fn bytes_read_like_the_script() {
-        assert_eq!(crate::layout::fmt_bytes(512), "512 B");
-        assert_eq!(crate::layout::fmt_bytes(1024), "1 KB");
-        assert_eq!(crate::layout::fmt_bytes(24 * 1024), "24 KB");
-        assert_eq!(crate::layout::fmt_bytes(41062), "40.1 KB");
-        assert_eq!(crate::layout::fmt_bytes(524_288), "512 KB");
-        assert_eq!(crate::layout::fmt_bytes(2 * 1024 * 1024), "2 MB");
+        assert_eq!(crate::units::fmt_bytes(512), "512 B");
+        assert_eq!(crate::units::fmt_bytes(1024), "1 KB");
+        assert_eq!(crate::units::fmt_bytes(24 * 1024), "24 KB");
+        assert_eq!(crate::units::fmt_bytes(41062), "40.1 KB");
+        assert_eq!(crate::units::fmt_bytes(524_288), "512 KB");
+        assert_eq!(crate::units::fmt_bytes(2 * 1024 * 1024), "2 MB");
     }
 
     const RULES: &str = r##"{"occupancy_warn":0.8,"occupancy_crit":0.95,"colors":{"light":{"Vec":"#2a78d6","unknown":"#7b858c"},"dark":{"Vec":"#3987e5","unknown":"#82837d"},"good":"#0ca30c","warning":"#fab219","critical":"#d03b3b"}}"##;

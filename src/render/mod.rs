@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod html;
 pub mod json;
+pub mod md;
 pub mod png;
 pub mod svg;
 pub mod xml;

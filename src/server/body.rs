@@ -17,7 +17,7 @@ use actix_web::web::{self, Bytes};
 use actix_web::{HttpMessage, HttpRequest};
 use futures_util::{Stream, StreamExt};
 
-use super::errors::ApiError;
+use super::errors::{ApiError, clip};
 use super::params;
 
 /// Longest accepted text field in a form (`format`, `theme`...).
@@ -87,10 +87,6 @@ fn classify(req: &HttpRequest) -> Result<Kind, ApiError> {
             ),
         )),
     }
-}
-
-fn clip(s: &str) -> String {
-    s.chars().take(80).collect()
 }
 
 /// Reads the dump (and any form fields) from the request, at most `limit` bytes on the wire.

@@ -6,9 +6,10 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 
+use super::conditional::{IMMUTABLE, contains, etag_of, no_such_map, none_match};
 use super::errors::ApiError;
+use super::errors::clip;
 use super::params::{self, Params};
-use super::routes::{IMMUTABLE, clip, contains, etag_of, no_such_map, none_match};
 use super::{AppState, body, store};
 use crate::{DiffFormat, Dump, MemoryMap, backend, build, render_diff};
 

@@ -12,6 +12,15 @@ use actix_web::{HttpResponse, ResponseError};
 
 use crate::error::{Error, ErrorKind};
 
+/// Keeps a client-supplied string short enough to quote in a message.
+pub(super) fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(64).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
 /// An error on its way to the client.
 #[derive(Debug, Clone)]
 pub struct ApiError {

@@ -10,6 +10,7 @@
 
 mod body;
 mod cache;
+mod conditional;
 mod diff;
 mod errors;
 mod metrics;

@@ -12,7 +12,7 @@ use crate::backend;
 use crate::layout::{RULES, Theme, XAxis};
 use crate::{Format, RenderOptions, ViewOptions};
 
-use super::errors::ApiError;
+use super::errors::{ApiError, clip};
 
 /// Names accepted in a query string or as form fields; anything else is a 400, so a misspelt option
 /// is reported instead of silently ignored.
@@ -186,15 +186,6 @@ impl Params {
 
 fn bad(message: String) -> ApiError {
     ApiError::bad_request("bad_option", message)
-}
-
-/// Keeps a client-supplied string short enough to quote in a message.
-fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(64).collect();
-    if out.len() < s.len() {
-        out.push('…');
-    }
-    out
 }
 
 fn unreachable_option(key: &str) -> Result<(), ApiError> {

@@ -1,26 +1,24 @@
 //! The endpoints. Each handler reads and checks the request, hands the CPU work to the render pool,
 //! and shapes the answer; the work itself is the library's `render_bytes`.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
-use sha2::{Digest, Sha256};
 
-use super::errors::ApiError;
+use super::conditional::{IMMUTABLE, contains, etag_of, no_such_map, none_match};
+use super::errors::{ApiError, clip};
 use super::metrics::{Gauges, Metrics};
 use super::params::{self, Params};
-use super::store::{self, MapStore};
+use super::store;
 use super::{AppState, body, page};
 use crate::{Format, RenderOptions};
 
 /// Name of a posted dump that came without one (no `name`, no upload file name).
 pub(super) const DEFAULT_NAME: &str = "dump.py";
 /// Stored maps never change: an id names one dump and the ETag names one picture of it.
-pub(super) const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(get_resource("/", index))
@@ -226,38 +224,6 @@ async fn store_map(
         .body(links(&id, &link_params.link_query()).to_string()))
 }
 
-pub(super) fn no_such_map(id: &str) -> ApiError {
-    let shown: String = id.chars().take(80).collect();
-    ApiError::not_found(format!(
-        "no stored map '{shown}': an id is the 64 lowercase hex digits that POST /maps returned"
-    ))
-}
-
-/// Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 asks for this header).
-pub(super) fn none_match(req: &HttpRequest, etag: &str) -> bool {
-    req.headers()
-        .get_all(header::IF_NONE_MATCH)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
-}
-
-/// The strong validator of one picture: the map, the canonical options and the crate version (a
-/// new version may draw differently, so it must not match an old copy).
-pub(super) fn etag_of(id: &str, canonical: &str) -> String {
-    let mut h = Sha256::new();
-    for part in [id, canonical, env!("CARGO_PKG_VERSION")] {
-        h.update(part.as_bytes());
-        h.update([0u8]);
-    }
-    format!("\"{}\"", &store::hex(&h.finalize())[..40])
-}
-
-pub(super) fn contains(store: &Arc<dyn MapStore>, id: &str) -> Result<bool, ApiError> {
-    store.contains(id).map_err(ApiError::internal)
-}
-
 /// `GET /maps/{id}` (links) and `GET /maps/{id}.{svg,png,html,json}` (the picture).
 async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let file = req.match_info().get("file").unwrap_or("");
@@ -318,8 +284,4 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     let bytes = Bytes::from(out);
     state.cache.put(etag.clone(), bytes.clone());
     Ok(cached(StatusCode::OK).body(bytes))
-}
-
-pub(super) fn clip(s: &str) -> String {
-    s.chars().take(40).collect()
 }

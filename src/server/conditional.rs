@@ -1,0 +1,51 @@
+//! Conditional GETs of stored pictures: their strong validators and the `If-None-Match` test.
+//!
+//! A stored map never changes (its id is its content's hash), so one picture of it is named by the
+//! id, the canonical options and the crate version; both stored maps and stored diffs answer `304`
+//! with these, and cache for a year.
+
+use std::sync::Arc;
+
+use actix_web::HttpRequest;
+use actix_web::http::header;
+use sha2::{Digest, Sha256};
+
+use super::errors::ApiError;
+use super::store::{self, MapStore};
+
+/// `Cache-Control` of a stored picture: it can never change under its URL.
+pub(super) const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 asks for this header).
+pub(super) fn none_match(req: &HttpRequest, etag: &str) -> bool {
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+}
+
+/// The strong validator of one picture: the map, the canonical options and the crate version (a
+/// new version may draw differently, so it must not match an old copy).
+pub(super) fn etag_of(id: &str, canonical: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [id, canonical, env!("CARGO_PKG_VERSION")] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    format!("\"{}\"", &store::hex(&h.finalize())[..40])
+}
+
+/// The 404 for an id that names no stored map.
+pub(super) fn no_such_map(id: &str) -> ApiError {
+    let shown: String = id.chars().take(80).collect();
+    ApiError::not_found(format!(
+        "no stored map '{shown}': an id is the 64 lowercase hex digits that POST /maps returned"
+    ))
+}
+
+/// Whether `id` is stored; a store failure is the server's.
+pub(super) fn contains(store: &Arc<dyn MapStore>, id: &str) -> Result<bool, ApiError> {
+    store.contains(id).map_err(ApiError::internal)
+}

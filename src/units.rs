@@ -1,0 +1,101 @@
+//! Bytes for people and from people: the ground floor every other module may use, and which uses
+//! nothing of the crate but its error type.
+//!
+//! KB and MB are 1024-based, as in PyPTO's own page, so a figure reads the same in both tools.
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// `512 B`, `24 KB`, `40.1 KB`, `1.5 MB`.
+pub fn fmt_bytes(n: i64) -> String {
+    let a = n.unsigned_abs() as f64;
+    let sign = if n < 0 { "-" } else { "" };
+    if a < 1024.0 {
+        format!("{n} B")
+    } else if a < 1024.0 * 1024.0 {
+        format!("{sign}{} KB", fmt_num(a / 1024.0))
+    } else {
+        format!("{sign}{} MB", fmt_num(a / (1024.0 * 1024.0)))
+    }
+}
+
+/// A change in bytes: `+12 KB`, `−512 B`, `±0 B`.
+pub fn signed_bytes(delta: i64) -> String {
+    let sign = match delta.signum() {
+        1 => "+",
+        -1 => "−",
+        _ => "±",
+    };
+    format!("{sign}{}", fmt_bytes(delta.abs()))
+}
+
+/// One decimal, without a trailing `.0`.
+pub fn fmt_num(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// `98304`, `96K`, `96KB`, `96KiB`, `1MB` (case-insensitive units); `None` for anything else, or
+/// for a value that does not fit an `i64`.
+pub fn parse_bytes(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: i64 = num.parse().ok()?;
+    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
+/// `SPACE=BYTES` (`Vec=96KB`), as `--max-hwm` takes it; `what` names the option in the message.
+/// The space is returned as written: whether the map knows it is the caller's question.
+pub fn parse_space_bytes(s: &str, what: &str) -> Result<(String, i64)> {
+    let bad = || Error::new(ErrorKind::Usage, format!("{what} '{s}' is not SPACE=BYTES, for example Vec=96KB"));
+    let (space, bytes) = s.split_once('=').ok_or_else(bad)?;
+    let space = space.trim();
+    let bytes = parse_bytes(bytes).filter(|&b| b > 0).ok_or_else(bad)?;
+    if space.is_empty() {
+        return Err(bad());
+    }
+    Ok((space.to_string(), bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_read_like_pypto_s_pills() {
+        assert_eq!(fmt_bytes(24576), "24 KB");
+        assert_eq!(fmt_bytes(41062), "40.1 KB");
+        assert_eq!(fmt_bytes(512), "512 B");
+        assert_eq!(fmt_bytes(188_416), "184 KB");
+        assert_eq!(fmt_bytes(2 * 1024 * 1024), "2 MB");
+        assert_eq!(fmt_bytes(-2048), "-2 KB");
+    }
+
+    #[test]
+    fn signed_bytes_marks_the_direction() {
+        assert_eq!(signed_bytes(12 * 1024), "+12 KB");
+        assert_eq!(signed_bytes(-512), "−512 B");
+        assert_eq!(signed_bytes(0), "±0 B");
+    }
+
+    #[test]
+    fn bytes_parse_with_1024_based_units() {
+        assert_eq!(parse_bytes("98304"), Some(98304));
+        assert_eq!(parse_bytes("96KB"), Some(96 * 1024));
+        assert_eq!(parse_bytes("96 kib"), Some(96 * 1024));
+        assert_eq!(parse_bytes("1M"), Some(1 << 20));
+        assert_eq!(parse_bytes("1GB"), None);
+        assert_eq!(parse_bytes("-1"), None);
+        assert_eq!(parse_bytes("99999999999999999999"), None);
+        assert_eq!(parse_space_bytes("Vec=96KB", "--max-hwm").unwrap(), ("Vec".to_string(), 98304));
+        assert!(parse_space_bytes("Vec96KB", "--max-hwm").is_err());
+        assert!(parse_space_bytes("=1KB", "--max-hwm").is_err());
+        assert!(parse_space_bytes("Vec=0", "--max-hwm").is_err());
+    }
+}
