@@ -7,17 +7,28 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
+use crate::findings;
 use crate::model::{
-    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, MemoryMap, Peak, SpaceUsage, Tile, space_rank,
+    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, SpaceUsage, Tile, space_rank,
 };
 
-/// Builds the memory map of `dump`, scaled by the capacities of `choice`; refuses a dump with nothing
-/// to draw (I2).
+/// Builds the memory map of `dump`, scaled by the capacities of `choice` (or of the built-in
+/// backend its spaces imply, when `choice` was only assumed); refuses a dump with nothing to draw
+/// (I2).
 pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
+    build_with(dump, choice, &Backends::builtin())
+}
+
+/// [`build`], inferring among `backends` (built-in ones and SoC files).
+pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Result<MemoryMap> {
     let file = dump.display_name();
     let parsed = dump::parse(&dump.text, &file)?;
+    let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
+    let hint = backends.implied_by(&used).map(|b| b.name.clone());
+    let choice = backends.infer(choice, &used);
     let lines: Vec<&str> = dump.text.lines().collect();
     let functions: Vec<FunctionMap> = parsed
         .into_iter()
@@ -25,7 +36,15 @@ pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
         .map(|f| function_map(f, &lines, |space| choice.capacities.get(space).copied()))
         .collect();
     refuse_if_nothing_to_draw(&functions, &file)?;
-    Ok(MemoryMap { dump: dump.name.clone(), pass_name: dump::pass_name_of(&dump.name), backend: choice, functions })
+    let mut map = MemoryMap {
+        dump: dump.name.clone(),
+        pass_name: dump::pass_name_of(&dump.name),
+        backend: choice,
+        functions,
+        findings: Vec::new(),
+    };
+    map.findings = findings::compute(&map, hint.as_deref());
+    Ok(map)
 }
 
 fn refuse_if_nothing_to_draw(functions: &[FunctionMap], file: &str) -> Result<()> {
@@ -155,24 +174,34 @@ pub fn idle(t: &Tile) -> Option<Idle> {
 /// Two blocks that overlap in address and lifetime: on the same base the narrower is a view into the
 /// other; on different bases both are a conflict (two live allocations share bytes).
 fn mark_overlaps(blocks: &mut [Block]) {
+    for (i, j) in overlapping_pairs(blocks) {
+        if blocks[i].tile.base == blocks[j].tile.base {
+            let narrower = if blocks[j].tile.size <= blocks[i].tile.size { j } else { i };
+            blocks[narrower].view = true;
+        } else {
+            blocks[i].conflict = true;
+            blocks[j].conflict = true;
+        }
+    }
+}
+
+/// Index pairs `(i, j)`, `i < j`, of blocks in one space that overlap in address and lifetime.
+/// `blocks` must be sorted by (panel order, offset), as [`merge_aliases`] leaves them.
+pub fn overlapping_pairs(blocks: &[Block]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
     for i in 0..blocks.len() {
         for j in i + 1..blocks.len() {
             let (a, b) = (&blocks[i].tile, &blocks[j].tile);
             if a.space != b.space || b.offset >= a.stop() {
                 break; // sorted by space, then offset: nothing later overlaps `a`
             }
-            if a.start > b.end || b.start > a.end {
+            if a.start > b.end || b.start > a.end || a.size <= 0 || b.size <= 0 {
                 continue;
             }
-            if a.base == b.base {
-                let narrower = if b.size <= a.size { j } else { i };
-                blocks[narrower].view = true;
-            } else {
-                blocks[i].conflict = true;
-                blocks[j].conflict = true;
-            }
+            pairs.push((i, j));
         }
     }
+    pairs
 }
 
 /// Per-space totals, in panel order.
@@ -191,19 +220,31 @@ fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>, lines: (u
             let profile = live_profile(&mine, lines);
             let (peak_at, peak) =
                 profile.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
+            let peak_line = lines.0 + peak_at as u32;
             SpaceUsage {
                 space: space.to_string(),
                 hwm,
                 limit,
                 tiles: mine.len(),
                 bases: bases.len(),
-                peak: Peak { bytes: peak, line: lines.0 + peak_at as u32 },
+                peak: Peak { bytes: peak, line: peak_line, live: live_at(&mine, peak_line) },
                 headroom: limit - hwm,
                 largest_free: largest(&free_ranges(&mine, limit, lines)),
                 profile,
             }
         })
         .collect()
+}
+
+/// The blocks live at `line`, biggest first (then lowest address): what holds the space there.
+pub fn live_at(blocks: &[&Block], line: u32) -> Vec<LiveTile> {
+    let mut live: Vec<LiveTile> = blocks
+        .iter()
+        .filter(|b| b.tile.start <= line && line <= b.tile.end)
+        .map(|b| LiveTile { name: b.tile.name.clone(), offset: b.tile.offset, size: b.tile.size })
+        .collect();
+    live.sort_by(|a, b| b.size.cmp(&a.size).then(a.offset.cmp(&b.offset)));
+    live
 }
 
 /// Bytes live at each line of `lines`: the union of the live blocks' address ranges, so a view or

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{BackendChoice, MAX_BYTES};
+use crate::model::{BackendChoice, BackendSource, MAX_BYTES};
 
 /// One chip: its `BackendType` member name, its PTO target arch and the capacity of each on-chip
 /// memory space in bytes.
@@ -31,11 +31,14 @@ impl Backend {
         }
     }
 
-    fn choice(&self, detected: bool) -> BackendChoice {
+    fn choice(&self, source: BackendSource, ptoas_arch: Option<String>) -> BackendChoice {
         BackendChoice {
             name: self.name.clone(),
             arch: self.arch.clone(),
-            detected,
+            // PyPTO's tool says "detected" for a backend it was told or found, never for a guess.
+            detected: matches!(source, BackendSource::Given | BackendSource::Ptoas),
+            source,
+            ptoas_arch,
             capacities: self.capacities.clone(),
         }
     }
@@ -109,15 +112,45 @@ impl Backends {
     }
 
     /// Picks the backend for a dump: an explicit name wins, then the target arch written by ptoas in
-    /// the case folder (the dump's grandparent), then the default, marked as not detected.
+    /// the case folder (the dump's grandparent), then the default, marked as assumed (the analysis
+    /// may still infer one from the spaces the dump uses, see [`Backends::infer`]). The ptoas arch
+    /// is kept either way, so a given backend that contradicts it can be reported.
     pub fn choose(&self, requested: Option<&str>, dump_path: Option<&Path>) -> Result<BackendChoice> {
-        if let Some(name) = requested {
-            return Ok(self.by_name(name)?.choice(true));
-        }
         let arch = dump_path.and_then(detect_arch);
-        match arch.and_then(|arch| self.0.iter().find(|b| b.arch == arch)) {
-            Some(b) => Ok(b.choice(true)),
-            None => Ok(self.by_name(DEFAULT_BACKEND)?.choice(false)),
+        if let Some(name) = requested {
+            return Ok(self.by_name(name)?.choice(BackendSource::Given, arch));
+        }
+        match arch.as_deref().and_then(|a| self.0.iter().find(|b| b.arch == a)) {
+            Some(b) => Ok(b.choice(BackendSource::Ptoas, arch.clone())),
+            None => Ok(self.by_name(DEFAULT_BACKEND)?.choice(BackendSource::Assumed, arch)),
+        }
+    }
+
+    /// The one backend that `spaces` point to: some space of theirs is described by that backend
+    /// alone (LeftScale and RightScale: Ascend950), and none points elsewhere.
+    pub fn implied_by(&self, spaces: &std::collections::BTreeSet<&str>) -> Option<&Backend> {
+        let mut implied: Option<&Backend> = None;
+        for space in spaces {
+            let mut having = self.0.iter().filter(|b| b.capacities.contains_key(*space));
+            if let (Some(only), None) = (having.next(), having.next()) {
+                match implied {
+                    Some(b) if b.name != only.name => return None,
+                    _ => implied = Some(only),
+                }
+            }
+        }
+        implied
+    }
+
+    /// An assumed `choice` replaced by the backend the dump's `spaces` imply, marked inferred;
+    /// anything else unchanged.
+    pub fn infer(&self, choice: BackendChoice, spaces: &std::collections::BTreeSet<&str>) -> BackendChoice {
+        if choice.source != BackendSource::Assumed {
+            return choice;
+        }
+        match self.implied_by(spaces) {
+            Some(b) => b.choice(BackendSource::Inferred, choice.ptoas_arch),
+            None => choice,
         }
     }
 }
@@ -220,9 +253,23 @@ mod tests {
     fn explicit_backend_wins() {
         let c = choose(Some("ascend950"), None).unwrap();
         assert_eq!((c.name.as_str(), c.arch.as_str(), c.detected), ("Ascend950", "a5", true));
+        assert_eq!(c.source, BackendSource::Given);
         assert_eq!(c.capacities["Vec"], 245_760);
         let c = choose(None, None).unwrap();
-        assert_eq!((c.name.as_str(), c.detected), ("Ascend910B", false));
+        assert_eq!((c.name.as_str(), c.detected, c.source), ("Ascend910B", false, BackendSource::Assumed));
+    }
+
+    #[test]
+    fn a_space_only_one_backend_has_implies_it() {
+        let all = Backends::builtin();
+        let spaces = |s: &[&'static str]| s.iter().copied().collect::<std::collections::BTreeSet<&str>>();
+        assert_eq!(all.implied_by(&spaces(&["Mat", "LeftScale"])).map(|b| b.name.as_str()), Some("Ascend950"));
+        assert!(all.implied_by(&spaces(&["Vec", "Mat"])).is_none());
+        let c = all.infer(choose(None, None).unwrap(), &spaces(&["RightScale"]));
+        assert_eq!((c.name.as_str(), c.detected, c.source), ("Ascend950", false, BackendSource::Inferred));
+        // A named backend is never second-guessed.
+        let c = all.infer(choose(Some("Ascend910B"), None).unwrap(), &spaces(&["RightScale"]));
+        assert_eq!((c.name.as_str(), c.source), ("Ascend910B", BackendSource::Given));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod check;
 pub mod compare;
 pub mod dump;
 pub mod error;
+pub mod findings;
 pub mod layout;
 pub mod model;
 pub mod render;
@@ -41,7 +42,7 @@ pub fn load_with(
 ) -> Result<MemoryMap> {
     let dump = Dump::open(path, pass_name)?;
     let choice = backends.choose(backend, dump.path.as_deref())?;
-    build(&dump, choice)
+    analyze::build_with(&dump, choice, backends)
 }
 
 /// Everything a caller can ask of one render.
@@ -79,6 +80,7 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     }
     match opts.format {
         Format::Json => Ok(render::json::render(map).into_bytes()),
+        Format::Txt => Ok(render::txt::render(map).into_bytes()),
         Format::Svg => Ok(render::svg::render(map, &layout::layout(map, &opts.view)).into_bytes()),
         Format::Html => {
             // Every function gets a card, so the page can show any of them; the view options set the
@@ -140,7 +142,7 @@ impl std::str::FromStr for DiffFormat {
         if s.eq_ignore_ascii_case("md") || s.eq_ignore_ascii_case("markdown") {
             return Ok(DiffFormat::Markdown);
         }
-        s.parse().map(DiffFormat::Map).map_err(|_| {
+        s.parse().ok().filter(|f| *f != Format::Txt).map(DiffFormat::Map).ok_or_else(|| {
             Error::new(ErrorKind::Usage, format!("unknown diff format '{s}'; known formats: svg, png, html, md, json"))
         })
     }
@@ -187,6 +189,9 @@ pub fn render_diff(
             }
             let meta = render::png::Metadata { dump: &new.dump, pass_name: &new.pass_name, backend: &new.backend.name };
             render::png::render(picture().as_str(), scale, &meta)
+        }
+        DiffFormat::Map(Format::Txt) => {
+            Err(Error::new(ErrorKind::Usage, "a diff has no txt format; known formats: svg, png, html, md, json"))
         }
     }
 }

@@ -69,11 +69,23 @@ pub struct Idle {
 }
 
 /// The most bytes live at once in a space (union of the live blocks' bytes, so views and aliases
-/// count once), and the first line where that happens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// count once), the first line where that happens, and what holds them there.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Peak {
     pub bytes: i64,
     pub line: u32,
+    /// The blocks live at `line`, biggest first: the answer to "what is holding the space?". The
+    /// union of their ranges is `bytes`.
+    #[serde(default)]
+    pub live: Vec<LiveTile>,
+}
+
+/// One block live at a space's peak line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveTile {
+    pub name: String,
+    pub offset: i64,
+    pub size: i64,
 }
 
 /// A free address range `[offset, offset + size)`.
@@ -149,10 +161,32 @@ pub struct FunctionMap {
 pub struct BackendChoice {
     pub name: String,
     pub arch: String,
+    /// As PyPTO's tool sets it: true when the backend was named or read from `ptoas/*.pto`.
     pub detected: bool,
+    /// How the backend was chosen; `detected` alone cannot tell a guess from an inference.
+    #[serde(default)]
+    pub source: BackendSource,
+    /// The arch the case's `ptoas/*.pto` names, when it names one (whatever was chosen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptoas_arch: Option<String>,
     /// Bytes per on-chip space, as the backend describes them.
     #[serde(default)]
     pub capacities: std::collections::BTreeMap<String, i64>,
+}
+
+/// How a backend was chosen, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendSource {
+    /// Named by the user (`-b`, `backend=`).
+    Given,
+    /// Read from `pto.target_arch` in the case's `ptoas/*.pto`.
+    Ptoas,
+    /// Nothing named it, but the dump uses a space only this backend has.
+    Inferred,
+    /// Nothing named or implied it: the default.
+    #[default]
+    Assumed,
 }
 
 /// A whole dump's memory map.
@@ -165,6 +199,10 @@ pub struct MemoryMap {
     pub backend: BackendChoice,
     /// Compute functions that bind tiles, in dump order.
     pub functions: Vec<FunctionMap>,
+    /// What is wrong or worth a look, worst first (see `findings`): computed once by the analysis so
+    /// every back end reports the same list.
+    #[serde(default)]
+    pub findings: Vec<Finding>,
 }
 
 impl MemoryMap {
@@ -177,6 +215,50 @@ impl MemoryMap {
     pub fn block_count(&self) -> usize {
         self.functions.iter().map(|f| f.blocks.len()).sum()
     }
+}
+
+/// How bad a finding is. Ordered worst first, so sorting puts errors on top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The layout is wrong: bytes past the capacity, two live allocations on the same bytes.
+    Error,
+    /// Likely trouble: nearly full, or capacities of a chip nobody named.
+    Warning,
+    /// Worth a look: where space goes to waste.
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// One thing the analysis found, with a stable code (`pto-memory-map explain CODE` says what it
+/// means). `function`, `space` and `line` are `None` for findings about the whole dump.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub code: String,
+    pub severity: Severity,
+    pub function: Option<String>,
+    pub space: Option<String>,
+    /// The tiles involved (block names), most important first.
+    pub tiles: Vec<String>,
+    /// The dump line to look at first.
+    pub line: Option<u32>,
+    /// Every dump line involved (both tiles' first lines for a conflict), ascending.
+    #[serde(default)]
+    pub lines: Vec<u32>,
+    /// One line, with the figures.
+    pub message: String,
+    /// What to do about it.
+    #[serde(default)]
+    pub remedy: String,
 }
 
 /// Left-to-right panel order (D7); spaces not listed come after, by name.

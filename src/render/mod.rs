@@ -6,6 +6,7 @@ pub mod json;
 pub mod md;
 pub mod png;
 pub mod svg;
+pub mod txt;
 pub mod xml;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -17,10 +18,12 @@ pub enum Format {
     Png,
     Html,
     Json,
+    /// A plain-text report (overview, findings, live sets), not a picture.
+    Txt,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Svg, Format::Png, Format::Html, Format::Json];
+    pub const ALL: [Format; 5] = [Format::Svg, Format::Png, Format::Html, Format::Json, Format::Txt];
 
     pub fn extension(self) -> &'static str {
         match self {
@@ -28,6 +31,7 @@ impl Format {
             Format::Png => "png",
             Format::Html => "html",
             Format::Json => "json",
+            Format::Txt => "txt",
         }
     }
 
@@ -37,6 +41,7 @@ impl Format {
             Format::Png => "image/png",
             Format::Html => "text/html; charset=utf-8",
             Format::Json => "application/json",
+            Format::Txt => "text/plain; charset=utf-8",
         }
     }
 

@@ -25,8 +25,8 @@ struct Histogram {
 #[derive(Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(String, &'static str, u16), u64>>,
-    renders: [Histogram; 4],
-    render_errors: [AtomicU64; 4],
+    renders: [Histogram; Format::ALL.len()],
+    render_errors: [AtomicU64; Format::ALL.len()],
 }
 
 /// Gauges read at scrape time from the parts that own them.
@@ -47,6 +47,7 @@ fn slot(format: Format) -> usize {
         Format::Png => 1,
         Format::Html => 2,
         Format::Json => 3,
+        Format::Txt => 4,
     }
 }
 

@@ -1,0 +1,203 @@
+//! The memory map as a plain-text report: the overview of every function, the findings, and per
+//! function each space's figures and what holds it at its peak.
+//!
+//! It does the job of the `report/memory_after_<Pass>.txt` PyPTO used to write. Every row is aligned
+//! and carries its function's name, so `grep NAME` gives all of one function and `grep '^error'`
+//! all the errors.
+
+use crate::findings::{self, counts, counts_text};
+use crate::model::{Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
+use crate::units::fmt_bytes;
+
+/// The whole report, with a trailing newline.
+pub fn render(map: &MemoryMap) -> String {
+    let mut out = String::new();
+    header(map, &mut out);
+    overview(map, &mut out);
+    findings_section(&map.findings, &mut out);
+    for f in &map.functions {
+        function(f, &mut out);
+    }
+    out
+}
+
+fn header(map: &MemoryMap, out: &mut String) {
+    let b = &map.backend;
+    let source = serde_json::to_value(b.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    out.push_str(&format!("memory map of {} (pass {})\n", map.dump, map.pass_name));
+    out.push_str(&format!("backend {} (arch {}), {source}\n", b.name, b.arch));
+    out.push_str(&format!(
+        "{} functions, {} boxes; findings: {}\n",
+        map.functions.len(),
+        map.block_count(),
+        counts_text(&map.findings)
+    ));
+}
+
+/// Occupancy in percent of the capacity (the limit).
+pub fn occupancy(s: &SpaceUsage) -> f64 {
+    if s.limit > 0 { s.hwm as f64 / s.limit as f64 * 100.0 } else { 0.0 }
+}
+
+/// The fullest space of `f`, as a percentage.
+pub fn worst(f: &FunctionMap) -> f64 {
+    f.spaces.iter().map(occupancy).fold(0.0, f64::max)
+}
+
+fn overview(map: &MemoryMap, out: &mut String) {
+    let mut spaces: Vec<&str> = map.functions.iter().flat_map(|f| &f.spaces).map(|s| s.space.as_str()).collect();
+    spaces.sort_by_key(|s| space_rank(s));
+    spaces.dedup();
+    let mut order: Vec<&FunctionMap> = map.functions.iter().collect();
+    order.sort_by(|a, b| worst(b).total_cmp(&worst(a)));
+    let mut head = vec!["function".to_string(), "type".into(), "worst".into()];
+    head.extend(spaces.iter().map(|s| s.to_string()));
+    head.extend(["errors".into(), "warnings".into(), "notes".into()]);
+    let mut rows = vec![head];
+    for f in order {
+        let mut row = vec![f.name.clone(), f.ftype.clone(), format!("{:.1}%", worst(f))];
+        for space in &spaces {
+            row.push(
+                f.spaces.iter().find(|s| s.space == *space).map_or("-".into(), |s| format!("{:.1}%", occupancy(s))),
+            );
+        }
+        let mine: Vec<Finding> =
+            map.findings.iter().filter(|x| x.function.as_deref() == Some(&f.name)).cloned().collect();
+        let (e, w, n) = counts(&mine);
+        row.extend([e.to_string(), w.to_string(), n.to_string()]);
+        rows.push(row);
+    }
+    section("OVERVIEW (occupancy = high-water mark / capacity, worst first)", out);
+    table(&rows, 2, out);
+}
+
+fn findings_section(all: &[Finding], out: &mut String) {
+    section("FINDINGS (pto-memory-map explain CODE says more)", out);
+    if all.is_empty() {
+        out.push_str("none\n");
+        return;
+    }
+    let rows: Vec<Vec<String>> = all
+        .iter()
+        .map(|x| {
+            vec![
+                x.severity.as_str().to_string(),
+                x.code.clone(),
+                x.function.clone().unwrap_or_else(|| "-".into()),
+                x.space.clone().unwrap_or_else(|| "-".into()),
+                x.line.map_or("-".into(), |l| format!("L{l}")),
+                x.message.clone(),
+            ]
+        })
+        .collect();
+    table(&rows, 0, out);
+    out.push('\n');
+    let mut codes: Vec<&str> = all.iter().map(|x| x.code.as_str()).collect();
+    codes.dedup();
+    codes.sort_by_key(|c| (findings::info(c).map_or(Severity::Note, |i| i.severity), *c));
+    codes.dedup();
+    for code in codes {
+        if let Some(info) = findings::info(code) {
+            out.push_str(&format!("to do for {code}: {}\n", info.remedy));
+        }
+    }
+}
+
+fn function(f: &FunctionMap, out: &mut String) {
+    section(&format!("FUNCTION {} ({}, L{}-L{})", f.name, f.ftype, f.src_start, f.src_end), out);
+    let mut rows = vec![
+        [
+            "function",
+            "space",
+            "hwm",
+            "limit",
+            "occupancy",
+            "peak",
+            "peak line",
+            "headroom",
+            "largest free",
+            "tiles",
+            "bases",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for s in &f.spaces {
+        rows.push(vec![
+            f.name.clone(),
+            s.space.clone(),
+            fmt_bytes(s.hwm),
+            fmt_bytes(s.limit),
+            format!("{:.1}%", occupancy(s)),
+            fmt_bytes(s.peak.bytes),
+            format!("L{}", s.peak.line),
+            fmt_bytes(s.headroom),
+            format!("{} at {}", fmt_bytes(s.largest_free.size), s.largest_free.offset),
+            s.tiles.to_string(),
+            s.bases.to_string(),
+        ]);
+    }
+    table(&rows, 2, out);
+    out.push('\n');
+    let mut rows = vec![["function", "space", "peak line", "live tile", "bytes", "range"].map(String::from).to_vec()];
+    for s in &f.spaces {
+        for t in &s.peak.live {
+            rows.push(vec![
+                f.name.clone(),
+                s.space.clone(),
+                format!("L{}", s.peak.line),
+                t.name.clone(),
+                fmt_bytes(t.size),
+                format!("{}..{}", t.offset, t.offset.saturating_add(t.size)),
+            ]);
+        }
+    }
+    table(&rows, 4, out);
+}
+
+fn section(title: &str, out: &mut String) {
+    out.push('\n');
+    out.push_str(title);
+    out.push('\n');
+}
+
+/// Rows padded to aligned columns, two spaces apart; columns from `first_number` on (but the last
+/// one when it is free text) are right-aligned. No trailing spaces.
+fn table(rows: &[Vec<String>], first_number: usize, out: &mut String) {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let pad = width[c] - cell.chars().count();
+            let right = first_number > 0 && c >= first_number;
+            if right {
+                line.push_str(&" ".repeat(pad));
+            }
+            line.push_str(cell);
+            if !right {
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_and_leave_no_trailing_spaces() {
+        let mut out = String::new();
+        let rows = vec![vec!["a".to_string(), "10".into()], vec!["long".into(), "2".into()]];
+        table(&rows, 1, &mut out);
+        assert_eq!(out, "a     10\nlong   2\n");
+    }
+}
