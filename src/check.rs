@@ -1,66 +1,443 @@
 //! A map held against limits: the CI gate behind `check`.
+//!
+//! The gate cannot be switched off by a typo: by default it fails on every error finding (overflow,
+//! conflict); a space name it does not know, a code it does not know or a percentage outside 0-100
+//! is a usage error, never a silent pass. It checks one dump, or every case of a tree
+//! (`build_output/`), where a case that cannot be read is reported and the others still checked.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::model::{FunctionMap, MemoryMap, SpaceUsage};
+use crate::backend::Backends;
+use crate::error::{Error, ErrorKind, Result};
+use crate::findings::{self, CODES};
+use crate::model::{Block, Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
 
-/// Limits a map must stay within (`check`).
-#[derive(Debug, Clone, Default)]
-pub struct Limits {
+/// What fails the gate.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    /// Findings of this severity or worse fail (default: errors).
+    pub deny: Severity,
+    /// Codes that fail whatever their severity (`--deny idle`, `--deny-conflicts`).
+    pub deny_codes: Vec<String>,
+    /// Codes that never fail (`--allow idle`).
+    pub allow: Vec<String>,
     /// Highest occupancy allowed, in percent of capacity.
     pub max_occupancy: Option<f64>,
-    pub deny_conflicts: bool,
     /// Highest high-water mark allowed per space, in bytes.
     pub max_hwm: Vec<(String, i64)>,
 }
 
-/// One broken limit.
-#[derive(Debug, Clone, Serialize)]
-pub struct Violation {
-    pub function: String,
-    pub space: String,
-    pub rule: &'static str,
-    pub figure: String,
-    pub limit: String,
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}: {} {} exceeds {}", self.function, self.space, self.rule, self.figure, self.limit)
+impl Default for Gate {
+    fn default() -> Self {
+        Gate {
+            deny: Severity::Error,
+            deny_codes: Vec::new(),
+            allow: Vec::new(),
+            max_occupancy: None,
+            max_hwm: Vec::new(),
+        }
     }
 }
 
-/// Every limit `map` breaks, function by function.
-pub fn check(map: &MemoryMap, limits: &Limits) -> Vec<Violation> {
-    let mut out = Vec::new();
+impl Gate {
+    /// Reads `--deny` values: `errors`, `warnings`, `notes`, or a code.
+    pub fn deny(&mut self, what: &str) -> Result<()> {
+        match what {
+            "errors" | "error" => {} // always denied
+            "warnings" | "warning" => self.deny = self.deny.max(Severity::Warning),
+            "notes" | "note" => self.deny = Severity::Note,
+            code => self.deny_codes.push(known_code(code, "--deny")?.to_string()),
+        }
+        Ok(())
+    }
+
+    /// Reads an `--allow CODE`.
+    pub fn allow(&mut self, code: &str) -> Result<()> {
+        let code = known_code(code, "--allow")?;
+        self.allow.push(code.to_string());
+        Ok(())
+    }
+
+    /// Checks what can be checked before any dump is read: percentages, codes given both ways.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(p) = self.max_occupancy
+            && !(0.0..=100.0).contains(&p)
+        {
+            return Err(usage(format!("--max-occupancy {p} is not a percentage within 0-100")));
+        }
+        if let Some(c) = self.allow.iter().find(|c| self.deny_codes.contains(c)) {
+            return Err(usage(format!("'{c}' is both denied and allowed; give one of --deny {c}, --allow {c}")));
+        }
+        Ok(())
+    }
+
+    /// Every space named by a gate must be one the maps or their backends know, spelled as they
+    /// spell it: `vec` or `UB` would otherwise gate nothing.
+    pub fn validate_spaces(&self, maps: &[&MemoryMap]) -> Result<()> {
+        let mut known: BTreeSet<&str> = BTreeSet::new();
+        for m in maps {
+            known.extend(m.backend.capacities.keys().map(String::as_str));
+            known.extend(m.functions.iter().flat_map(|f| &f.spaces).map(|s| s.space.as_str()));
+        }
+        if known.is_empty() {
+            return Ok(()); // nothing was readable: the unreadable cases fail the gate anyway
+        }
+        for (space, _) in &self.max_hwm {
+            if !known.contains(space.as_str()) {
+                let mut names: Vec<&str> = known.iter().copied().collect();
+                names.sort_by_key(|s| space_rank(s));
+                let hint = names
+                    .iter()
+                    .find(|k| k.eq_ignore_ascii_case(space))
+                    .map(|k| format!(" (did you mean {k}?)"))
+                    .unwrap_or_default();
+                let backends: BTreeSet<&str> = maps.iter().map(|m| m.backend.name.as_str()).collect();
+                let backends: Vec<&str> = backends.into_iter().collect();
+                return Err(usage(format!(
+                    "--max-hwm: no space '{space}' in this map or its backend ({}){hint}; known spaces: {}",
+                    backends.join(", "),
+                    names.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn fails(&self, x: &Finding) -> bool {
+        !self.allow.contains(&x.code) && (x.severity <= self.deny || self.deny_codes.contains(&x.code))
+    }
+}
+
+fn known_code<'a>(code: &'a str, option: &str) -> Result<&'a str> {
+    if findings::info(code).is_some() {
+        return Ok(code);
+    }
+    let codes: Vec<&str> = CODES.iter().map(|c| c.code).collect();
+    Err(usage(format!("{option} '{code}': no such code; codes: {} (or errors, warnings, notes)", codes.join(", "))))
+}
+
+fn usage(message: String) -> Error {
+    Error::new(ErrorKind::Usage, message)
+}
+
+/// One dump held against the gate.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseReport {
+    /// The case as the user would name it (the tree-relative folder, or the path given).
+    pub case: String,
+    /// The dump file that was read: where SARIF puts its results.
+    pub dump: String,
+    pub passed: bool,
+    pub functions: usize,
+    /// What fails the gate, with codes.
+    pub violations: Vec<Finding>,
+    /// Every finding of the map, failing or not.
+    pub findings: Vec<Finding>,
+}
+
+/// A case of a tree that could not be read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    pub case: String,
+    /// The case folder.
+    pub path: String,
+    pub error: String,
+}
+
+/// The gate's answer over one dump or a tree of cases.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Whether `check` was given a tree of cases rather than one dump.
+    #[serde(skip)]
+    pub tree: bool,
+    /// The codes `--allow` let through: SARIF marks their results suppressed.
+    #[serde(skip)]
+    pub allowed: Vec<String>,
+    pub root: String,
+    pub passed: bool,
+    pub cases: Vec<CaseReport>,
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// Every limit `map` breaks and every finding the gate denies, worst first.
+pub fn violations(map: &MemoryMap, gate: &Gate) -> Vec<Finding> {
+    let mut out: Vec<Finding> = map.findings.iter().filter(|x| gate.fails(x)).cloned().collect();
     for f in &map.functions {
         for s in &f.spaces {
             let occupancy = if s.limit > 0 { s.hwm as f64 / s.limit as f64 * 100.0 } else { 0.0 };
-            if let Some(max) = limits.max_occupancy
+            if let Some(max) = gate.max_occupancy
                 && occupancy > max
             {
-                out.push(violation(f, s, "occupancy", format!("{occupancy:.1}%"), format!("{max}%")));
+                out.push(limit(f, s, "max-occupancy", format!("occupancy {occupancy:.1}% exceeds {max}%")));
             }
-            for (space, max) in &limits.max_hwm {
+            for (space, max) in &gate.max_hwm {
                 if *space == s.space && s.hwm > *max {
-                    out.push(violation(f, s, "high-water mark", format!("{} B", s.hwm), format!("{max} B")));
+                    out.push(limit(f, s, "max-hwm", format!("high-water mark {} B exceeds {max} B", s.hwm)));
                 }
-            }
-            let conflicts = f.blocks.iter().filter(|b| b.tile.space == s.space && b.conflict).count();
-            if limits.deny_conflicts && conflicts > 0 {
-                out.push(violation(f, s, "conflicting boxes", conflicts.to_string(), "0".into()));
             }
         }
     }
+    out.sort_by_key(|x| x.severity);
     out
 }
 
-fn violation(f: &FunctionMap, s: &SpaceUsage, rule: &'static str, figure: String, limit: String) -> Violation {
-    Violation { function: f.name.clone(), space: s.space.clone(), rule, figure, limit }
+/// A broken limit, pinned on the block that reaches the high-water mark.
+fn limit(f: &FunctionMap, s: &SpaceUsage, code: &str, message: String) -> Finding {
+    let top: Option<&Block> = f
+        .blocks
+        .iter()
+        .filter(|b| b.tile.space == s.space)
+        .max_by_key(|b| (b.tile.stop(), std::cmp::Reverse(b.tile.start)));
+    Finding {
+        code: code.to_string(),
+        severity: Severity::Error,
+        function: Some(f.name.clone()),
+        space: Some(s.space.clone()),
+        tiles: top.map(|b| vec![b.tile.name.clone()]).unwrap_or_default(),
+        line: top.map(|b| b.tile.start),
+        lines: top.map(|b| vec![b.tile.start]).unwrap_or_default(),
+        message,
+        remedy: findings::info(code).map(|c| c.remedy.to_string()).unwrap_or_default(),
+    }
+}
+
+/// How to read each dump.
+#[derive(Debug, Clone)]
+pub struct Input<'a> {
+    pub pass_name: &'a str,
+    pub backend: Option<&'a str>,
+    pub backends: &'a Backends,
+}
+
+/// Checks `path`: a dump, a `passes_dump/` or case folder, or a tree of case folders.
+///
+/// A single dump that cannot be read is an error (exit 1 with the reason); in a tree, it is one
+/// [`Unreadable`] entry and the other cases are still checked.
+pub fn run(path: &Path, input: &Input, gate: &Gate) -> Result<Report> {
+    gate.validate()?;
+    let root = path.display().to_string();
+    let single = crate::dump::resolve(path, input.pass_name);
+    let tree = single.is_err();
+    let cases = match single {
+        Ok(_) => vec![(root.clone(), path.to_path_buf())],
+        Err(e) => {
+            let cases = if path.is_dir() { list_cases(path) } else { Vec::new() };
+            if cases.is_empty() {
+                return Err(e);
+            }
+            cases.into_iter().map(|p| (p.strip_prefix(path).unwrap_or(&p).display().to_string(), p)).collect()
+        }
+    };
+    let mut loaded = Vec::new();
+    let mut unreadable = Vec::new();
+    for (name, case) in cases {
+        match load(&case, input) {
+            Ok(ok) => loaded.push((name, ok)),
+            Err(e) if tree => {
+                unreadable.push(Unreadable { case: name, path: case.display().to_string(), error: e.message })
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let maps: Vec<&MemoryMap> = loaded.iter().map(|(_, (_, m))| m).collect();
+    gate.validate_spaces(&maps)?;
+    let cases: Vec<CaseReport> = loaded
+        .iter()
+        .map(|(name, (file, map))| {
+            let violations = violations(map, gate);
+            CaseReport {
+                case: name.clone(),
+                dump: file.display().to_string(),
+                passed: violations.is_empty(),
+                functions: map.functions.len(),
+                violations,
+                findings: map.findings.clone(),
+            }
+        })
+        .collect();
+    let passed = unreadable.is_empty() && cases.iter().all(|c| c.passed);
+    Ok(Report { tree, allowed: gate.allow.clone(), root, passed, cases, unreadable })
+}
+
+fn load(case: &Path, input: &Input) -> Result<(PathBuf, MemoryMap)> {
+    let file = crate::dump::resolve(case, input.pass_name)?;
+    let map = crate::load_with(&file, input.pass_name, input.backend, input.backends)?;
+    Ok((file, map))
+}
+
+/// How deep below a tree's root case folders are looked for, and how many folders at most are
+/// visited: a tree is a build output, not a whole disk.
+const TREE_DEPTH: usize = 8;
+const TREE_FOLDERS: usize = 20_000;
+
+/// The case folders under `root` (folders holding a `passes_dump/`), sorted. Symbolic links are
+/// not followed, so a link cycle cannot make the walk endless.
+pub fn list_cases(root: &Path) -> Vec<PathBuf> {
+    let mut cases = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    let mut visited = 0;
+    while let Some((dir, depth)) = stack.pop() {
+        visited += 1;
+        if visited > TREE_FOLDERS {
+            break;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut subdirs = Vec::new();
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                subdirs.push(entry.path());
+            }
+        }
+        if subdirs.iter().any(|d| d.file_name().is_some_and(|n| n == "passes_dump")) {
+            cases.push(dir);
+            continue;
+        }
+        if depth < TREE_DEPTH {
+            stack.extend(subdirs.into_iter().map(|d| (d, depth + 1)));
+        }
+    }
+    cases.sort();
+    cases
+}
+
+impl Report {
+    /// One line per violation (`case: function: space: L12: code: message` in a tree), one per
+    /// unreadable case; `ok: ...` when the gate passes.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for c in &self.cases {
+            for v in &c.violations {
+                if self.tree {
+                    out.push_str(&c.case);
+                    out.push_str(": ");
+                }
+                out.push_str(&violation_line(v));
+                out.push('\n');
+            }
+        }
+        for u in &self.unreadable {
+            out.push_str(&format!("{}: unreadable: {}\n", u.case, u.error));
+        }
+        if self.passed {
+            let functions: usize = self.cases.iter().map(|c| c.functions).sum();
+            let all: Vec<Finding> = self.cases.iter().flat_map(|c| c.findings.iter().cloned()).collect();
+            let cases = if self.tree { format!("{} cases, ", self.cases.len()) } else { String::new() };
+            out.push_str(&format!(
+                "ok: {cases}{functions} function{} within the limits ({})\n",
+                if functions == 1 { "" } else { "s" },
+                findings::counts_text(&all)
+            ));
+        }
+        out
+    }
+
+    /// `{"dump","passed","violations","findings"}` for one dump; `{"root","passed","cases",
+    /// "unreadable"}` for a tree.
+    pub fn json(&self) -> serde_json::Value {
+        match (&self.cases[..], self.tree) {
+            ([one], false) => serde_json::json!({
+                "dump": one.dump,
+                "passed": self.passed,
+                "violations": one.violations,
+                "findings": one.findings,
+            }),
+            _ => serde_json::to_value(self).unwrap_or_default(),
+        }
+    }
+
+    /// Every result for SARIF: the findings of each case (failing or not), the broken limits, and
+    /// the unreadable cases, each with the file it is about.
+    pub fn results(&self) -> Vec<crate::render::sarif::Result<'_>> {
+        use crate::render::sarif::Result as R;
+        let mut out = Vec::new();
+        for c in &self.cases {
+            for x in &c.findings {
+                let fails = c.violations.iter().any(|v| v == x);
+                // A finding about the whole dump (its backend, its level) points at its first line.
+                let line = Some(x.line.unwrap_or(1));
+                out.push(R {
+                    file: &c.dump,
+                    line,
+                    finding: x.clone(),
+                    fails,
+                    suppressed: self.allowed.contains(&x.code),
+                });
+            }
+            for v in c.violations.iter().filter(|v| !c.findings.contains(v)) {
+                out.push(R {
+                    file: &c.dump,
+                    line: Some(v.line.unwrap_or(1)),
+                    finding: v.clone(),
+                    fails: true,
+                    suppressed: false,
+                });
+            }
+        }
+        for u in &self.unreadable {
+            let mut x = limitless("unreadable", format!("{}: {}", u.case, u.error));
+            x.function = None;
+            out.push(R { file: &u.path, line: None, finding: x, fails: true, suppressed: false });
+        }
+        out
+    }
+}
+
+fn limitless(code: &str, message: String) -> Finding {
+    Finding {
+        code: code.to_string(),
+        severity: Severity::Error,
+        function: None,
+        space: None,
+        tiles: Vec::new(),
+        line: None,
+        lines: Vec::new(),
+        message,
+        remedy: findings::info(code).map(|c| c.remedy.to_string()).unwrap_or_default(),
+    }
+}
+
+/// `function: space: L12: code: message`, leaving out what the finding does not have.
+pub fn violation_line(v: &Finding) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    parts.extend(v.function.clone());
+    parts.extend(v.space.clone());
+    parts.extend(v.line.map(|l| format!("L{l}")));
+    parts.push(v.code.clone());
+    parts.push(v.message.clone());
+    parts.join(": ")
 }
 
 /// `Vec=96KB` or `Vec=98304` for `--max-hwm`.
 pub fn parse_max_hwm(s: &str) -> Result<(String, i64)> {
     crate::units::parse_space_bytes(s, "--max-hwm")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deny_and_allow_read_levels_and_codes() {
+        let mut g = Gate::default();
+        g.deny("warnings").unwrap();
+        assert_eq!(g.deny, Severity::Warning);
+        g.deny("idle").unwrap();
+        assert_eq!(g.deny_codes, ["idle"]);
+        assert_eq!(g.deny("idel").unwrap_err().kind, ErrorKind::Usage);
+        assert_eq!(g.allow("overflw").unwrap_err().kind, ErrorKind::Usage);
+        g.allow("idle").unwrap();
+        assert!(g.validate().is_err(), "idle both denied and allowed");
+    }
+
+    #[test]
+    fn percentages_stay_within_0_to_100() {
+        for bad in [150.0, -1.0, f64::NAN] {
+            let g = Gate { max_occupancy: Some(bad), ..Gate::default() };
+            assert_eq!(g.validate().unwrap_err().kind, ErrorKind::Usage, "{bad}");
+        }
+        assert!(Gate { max_occupancy: Some(100.0), ..Gate::default() }.validate().is_ok());
+    }
 }

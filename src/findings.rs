@@ -372,6 +372,39 @@ pub fn counts_text(findings: &[Finding]) -> String {
     format!("{}, {}, {}", word(e, "error"), word(w, "warning"), word(n, "note"))
 }
 
+/// The CLI's line after a render: `drew 45 functions of X.py; worst occupancy 100.0% (q_proj
+/// Right); findings: 0 errors, 7 warnings, 66 notes`. With `only` (the `--function` names), just
+/// those functions and the findings about them or the whole dump.
+pub fn summary_line(map: &MemoryMap, only: &[String]) -> String {
+    let drawn: Vec<&FunctionMap> = map.functions.iter().filter(|f| only.is_empty() || only.contains(&f.name)).collect();
+    let worst = drawn
+        .iter()
+        .flat_map(|f| f.spaces.iter().map(move |s| (f, s)))
+        .filter(|(_, s)| s.limit > 0)
+        .map(|(f, s)| (s.hwm as f64 / s.limit as f64 * 100.0, f, s))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let worst =
+        worst.map_or("no space used".into(), |(p, f, s)| format!("worst occupancy {p:.1}% ({} {})", f.name, s.space));
+    let about: Vec<Finding> = map
+        .findings
+        .iter()
+        .filter(|x| x.function.as_ref().is_none_or(|n| drawn.iter().any(|f| f.name == *n)))
+        .cloned()
+        .collect();
+    let errors: Vec<&str> = about.iter().filter(|x| x.severity == Severity::Error).map(|x| x.code.as_str()).collect();
+    let mut codes: Vec<&str> = errors.clone();
+    codes.sort_unstable();
+    codes.dedup();
+    let detail = if codes.is_empty() { String::new() } else { format!(" ({})", codes.join(", ")) };
+    format!(
+        "drew {} function{} of {}; {worst}; findings: {}{detail}",
+        drawn.len(),
+        if drawn.len() == 1 { "" } else { "s" },
+        map.dump,
+        counts_text(&about)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

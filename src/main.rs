@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
-use pto_memory_map::check::{self, Limits};
+use pto_memory_map::check::{self, Gate};
 use pto_memory_map::layout::{RULES, Theme, XAxis};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
@@ -36,8 +36,17 @@ enum Command {
     Serve(ServeArgs),
     /// Compare two dumps: what did the change do to on-chip memory?
     Diff(DiffArgs),
-    /// Exit 1 with one line per violation when a dump breaks the given limits.
+    /// Exit 1 with one line per violation when a dump (or a tree of cases) has error findings or
+    /// breaks the given limits.
     Check(CheckArgs),
+    /// Say what a finding's code means and what to do about it (`explain overflow`; `explain` lists them).
+    Explain(ExplainArgs),
+}
+
+#[derive(Args, Debug)]
+struct ExplainArgs {
+    /// A finding code (overflow, conflict, pressure, ...); none lists every code.
+    code: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -48,12 +57,15 @@ struct RenderArgs {
     /// Where to write; `-` for standard output. Default: beside the dump, `<stem>.memory_map.<ext>`.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Output format: svg, png, html or json. Default: from the extension of -o, else html.
+    /// Output format: svg, png, html, json or txt. Default: from the extension of -o, else html.
     #[arg(short, long)]
     format: Option<String>,
     /// One file per function: `<stem>.<function>.<ext>`.
     #[arg(long)]
     split: bool,
+    /// No summary line (functions drawn, worst occupancy, findings) on standard error.
+    #[arg(short, long)]
+    quiet: bool,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
@@ -130,18 +142,24 @@ struct DiffArgs {
 /// `check PATH`: a gate for CI.
 #[derive(Args, Debug)]
 struct CheckArgs {
-    /// A pass dump (any path form).
+    /// A pass dump (any path form), or a tree of case folders (a build_output/).
     path: PathBuf,
-    /// Fail when a space is more than this full (percent of capacity).
+    /// Fail when a space is more than this full (percent of capacity, 0-100).
     #[arg(long = "max-occupancy", value_name = "PCT")]
     max_occupancy: Option<f64>,
-    /// Fail on any cross-base conflict.
+    /// Fail on any cross-base conflict (the default already does; kept for old scripts).
     #[arg(long = "deny-conflicts")]
     deny_conflicts: bool,
     /// Fail when a space's high-water mark is above BYTES (`Vec=96KB`; repeatable).
     #[arg(long = "max-hwm", value_name = "SPACE=BYTES")]
     max_hwm: Vec<String>,
-    /// `text` (one line per violation) or `json`.
+    /// Also fail on `warnings`, on `notes`, or on one code (repeatable). Errors always fail.
+    #[arg(long = "deny", value_name = "warnings|notes|CODE")]
+    deny: Vec<String>,
+    /// Never fail on this code (repeatable), e.g. `--allow conflict`.
+    #[arg(long = "allow", value_name = "CODE")]
+    allow: Vec<String>,
+    /// `text` (one line per violation), `json` or `sarif` (SARIF 2.1.0).
     #[arg(long = "format", default_value = "text")]
     format: String,
     #[command(flatten)]
@@ -183,6 +201,7 @@ fn main() -> ExitCode {
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
+        Some(Command::Explain(args)) => explain(args.code.as_deref()),
         None => render(&cli.render),
     };
     match result {
@@ -227,7 +246,9 @@ fn render(args: &RenderArgs) -> Result<()> {
             Some(out) => out.clone(),
             None => default_output(path, pass, None, format)?,
         };
-        return write_output(&target, &render_map(&map, &opts)?);
+        write_output(&target, &render_map(&map, &opts)?)?;
+        summarize(&map, &opts.view, args.quiet);
+        return Ok(());
     }
     opts.view.validate(&map)?;
     let names: Vec<String> = map
@@ -242,7 +263,15 @@ fn render(args: &RenderArgs) -> Result<()> {
         let target = split_output(path, pass, args.output.as_deref(), &name, format)?;
         write_output(&target, &render_map(&map, &one)?)?;
     }
+    summarize(&map, &opts.view, args.quiet);
     Ok(())
+}
+
+/// One line on standard error after a render: what was drawn and what was found.
+fn summarize(map: &pto_memory_map::MemoryMap, view: &ViewOptions, quiet: bool) {
+    if !quiet {
+        eprintln!("{}", pto_memory_map::findings::summary_line(map, &view.functions));
+    }
 }
 
 /// A static picture many panels wide is correct (one byte scale) but rarely what a user wanted:
@@ -318,36 +347,57 @@ fn distinguishing_names(a: &Path, b: &Path) -> (String, String) {
     (tail(&pa), tail(&pb))
 }
 
-/// Prints the violations; `Ok(false)` when there are any.
+/// Prints the verdict; `Ok(false)` when the gate fails.
 fn check(args: &CheckArgs) -> Result<bool> {
-    let limits = Limits {
+    let mut gate = Gate {
         max_occupancy: args.max_occupancy,
-        deny_conflicts: args.deny_conflicts,
         max_hwm: args.max_hwm.iter().map(|s| check::parse_max_hwm(s)).collect::<Result<_>>()?,
+        ..Gate::default()
     };
-    if let Some(p) = limits.max_occupancy
-        && !(0.0..=1000.0).contains(&p)
-    {
-        return Err(Error::new(ErrorKind::Usage, format!("--max-occupancy {p} is not a percentage")));
+    if args.deny_conflicts {
+        gate.deny("conflict")?;
     }
-    let json = match args.format.as_str() {
-        "text" => false,
-        "json" => true,
-        other => return Err(Error::new(ErrorKind::Usage, format!("unknown check format '{other}'; use text or json"))),
+    for d in &args.deny {
+        gate.deny(d)?;
+    }
+    for a in &args.allow {
+        gate.allow(a)?;
+    }
+    let format = args.format.as_str();
+    if !["text", "json", "sarif"].contains(&format) {
+        return Err(Error::new(ErrorKind::Usage, format!("unknown check format '{format}'; use text, json or sarif")));
+    }
+    let mut backends = Backends::builtin();
+    for soc in &args.input.soc {
+        backends = backends.with_soc_file(soc)?;
+    }
+    let input =
+        check::Input { pass_name: &args.input.pass_name, backend: args.input.backend.as_deref(), backends: &backends };
+    let report = check::run(&args.path, &input, &gate)?;
+    let out = match format {
+        "json" => format!("{}\n", report.json()),
+        "sarif" => pto_memory_map::render::sarif::render(&report.results()),
+        _ => report.text(),
     };
-    let map = load_input(&args.path, &args.input)?;
-    let violations = check::check(&map, &limits);
-    if json {
-        let report = serde_json::json!({"dump": map.dump, "passed": violations.is_empty(), "violations": violations});
-        println!("{report}");
-    } else if violations.is_empty() {
-        println!("ok: {} functions within the limits", map.functions.len());
-    } else {
-        for v in &violations {
-            println!("{v}");
+    write_output(Path::new("-"), out.as_bytes())?;
+    Ok(report.passed)
+}
+
+/// `explain CODE`: the code table's words; without a code, every code in one line each.
+fn explain(code: Option<&str>) -> Result<()> {
+    use pto_memory_map::findings::{CODES, info};
+    let Some(code) = code else {
+        for c in CODES {
+            println!("{:<17} {:<8} {}", c.code, c.severity.as_str(), c.title);
         }
-    }
-    Ok(violations.is_empty())
+        return Ok(());
+    };
+    let c = info(code).ok_or_else(|| {
+        let codes: Vec<&str> = CODES.iter().map(|c| c.code).collect();
+        Error::new(ErrorKind::Usage, format!("no finding code '{code}'; codes: {}", codes.join(", ")))
+    })?;
+    println!("{} ({}): {}\n\n{}\n\nWhat to do: {}", c.code, c.severity.as_str(), c.title, c.meaning, c.remedy);
+    Ok(())
 }
 
 /// `<dump stem>.memory_map.<ext>` beside the dump.

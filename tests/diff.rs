@@ -5,7 +5,6 @@ mod common;
 use std::process::Command;
 
 use common::map_of;
-use pto_memory_map::check::{Limits, check};
 use pto_memory_map::compare::diff;
 use pto_memory_map::layout::ViewOptions;
 use pto_memory_map::render::md::render as markdown;
@@ -154,41 +153,6 @@ fn real_pairs_from_the_corpus() {
 
 fn bin(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_pto-memory-map")).args(args).output().unwrap()
-}
-
-#[test]
-fn check_passes_or_lists_each_violation() {
-    let demo = common::example();
-    let demo = demo.to_str().unwrap();
-    let ok = bin(&["check", demo, "--max-occupancy", "100"]);
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
-    let out = bin(&["check", demo, "--max-occupancy", "50", "--deny-conflicts", "--max-hwm", "Vec=64KB"]);
-    assert_eq!(out.status.code(), Some(1));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = text.lines().collect();
-    assert!(lines.contains(&"row_softmax: Vec: occupancy 52.7% exceeds 50%"), "{text}");
-    assert!(lines.contains(&"qk_matmul: Bias: occupancy 100.0% exceeds 50%"), "{text}");
-    assert!(lines.contains(&"row_softmax: Vec: high-water mark 99328 B exceeds 65536 B"), "{text}");
-    assert!(lines.contains(&"row_softmax: Vec: conflicting boxes 3 exceeds 0"), "{text}");
-    assert_eq!(lines.len(), 4, "{text}");
-    let json = bin(&["check", demo, "--deny-conflicts", "--format", "json"]);
-    assert_eq!(json.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(v["passed"], false);
-    assert_eq!(v["violations"][0]["rule"], "conflicting boxes");
-    assert_eq!(bin(&["check", demo, "--max-hwm", "Vec"]).status.code(), Some(2));
-    assert_eq!(bin(&["check", "/no/such/dump.py"]).status.code(), Some(1));
-}
-
-#[test]
-fn check_rules_one_by_one() {
-    let map = pto_memory_map::load(&common::example(), "AllocateMemoryAddr", None).unwrap();
-    assert!(check(&map, &Limits::default()).is_empty());
-    let conflicts = check(&map, &Limits { deny_conflicts: true, ..Default::default() });
-    assert_eq!(conflicts.len(), 1);
-    let hwm = check(&map, &Limits { max_hwm: vec![("Acc".into(), 1024)], ..Default::default() });
-    assert_eq!(hwm.len(), 1);
-    assert_eq!(hwm[0].to_string(), "qk_matmul: Acc: high-water mark 65536 B exceeds 1024 B");
 }
 
 #[test]

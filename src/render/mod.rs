@@ -5,6 +5,7 @@ pub mod html;
 pub mod json;
 pub mod md;
 pub mod png;
+pub mod sarif;
 pub mod svg;
 pub mod txt;
 pub mod xml;
