@@ -382,7 +382,10 @@ pub fn summary_line(map: &MemoryMap, only: &[String]) -> String {
         .flat_map(|f| f.spaces.iter().map(move |s| (f, s)))
         .filter(|(_, s)| s.limit > 0)
         .map(|(f, s)| (s.hwm as f64 / s.limit as f64 * 100.0, f, s))
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+        .fold(
+            None,
+            |best: Option<(f64, _, _)>, x| if best.as_ref().is_some_and(|b| b.0 >= x.0) { best } else { Some(x) },
+        );
     let worst =
         worst.map_or("no space used".into(), |(p, f, s)| format!("worst occupancy {p:.1}% ({} {})", f.name, s.space));
     let about: Vec<Finding> = map

@@ -26,9 +26,11 @@ fn header(map: &MemoryMap, out: &mut String) {
     let source = serde_json::to_value(b.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     out.push_str(&format!("memory map of {} (pass {})\n", map.dump, map.pass_name));
     out.push_str(&format!("backend {} (arch {}), {source}\n", b.name, b.arch));
+    debug_assert!(!source.is_empty());
+    let n = map.functions.len();
     out.push_str(&format!(
-        "{} functions, {} boxes; findings: {}\n",
-        map.functions.len(),
+        "{n} function{}, {} boxes; findings: {}\n",
+        if n == 1 { "" } else { "s" },
         map.block_count(),
         counts_text(&map.findings)
     ));

@@ -99,6 +99,12 @@ fn form(x: &mut Xml) {
         Format::ALL.iter().map(|f| (f.extension(), f.extension().to_uppercase())).collect();
     let formats: Vec<(&str, &str)> = formats.iter().map(|(v, l)| (*v, l.as_str())).collect();
     select(x, "Format", "format", &formats, "svg");
+    let backends = [
+        ("", "from the dump (a space only Ascend950 has picks it; else Ascend910B, marked assumed)"),
+        ("Ascend910B", "Ascend910B (a2a3)"),
+        ("Ascend950", "Ascend950 (a5)"),
+    ];
+    select(x, "Backend", "backend", &backends, "");
     select(x, "Theme", "theme", &[("light", "light"), ("dark", "dark")], "light");
     let axes = [("limit", "limit (0 to capacity)"), ("used", "used (0 to high-water mark)")];
     select(x, "x axis", "x_axis", &axes, "limit");
@@ -132,6 +138,7 @@ mod tests {
         assert!(page.contains("action=\"/render\"") && page.contains("multipart/form-data"));
         assert!(!page.contains("<script"));
         assert!(page.contains("<option value=\"svg\" selected=\"\">SVG</option>"));
+        assert!(page.contains("<select name=\"backend\">") && page.contains("<option value=\"Ascend950\">"));
         assert!(page.contains("<input type=\"file\" name=\"dump\" required=\"\"/>"));
         assert!(page.contains("Bodies up to 1024 bytes"));
     }

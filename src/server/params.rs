@@ -90,6 +90,8 @@ impl Params {
             let value = value.trim();
             match canonical {
                 "format" => p.format = Some(value.parse::<Format>()?),
+                // Empty is the upload form's "from the dump": detected or inferred, as if not given.
+                "backend" if value.is_empty() => p.backend = None,
                 "backend" => p.backend = Some(backend::by_name(value)?.name),
                 "x_axis" => p.x_axis = value.parse::<XAxis>()?,
                 "theme" => p.theme = value.parse::<Theme>()?,
