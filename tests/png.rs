@@ -135,7 +135,7 @@ fn a_map_widened_by_a_small_space_names_it() {
     assert!(err.starts_with("note: the small Bias lane") && err.contains("--hide Bias"), "{err}");
     // A map of ordinary proportions gets no note.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
-        .args([common::example().to_str().unwrap(), "--hide", "Bias", "-f", "svg", "-o", "-"])
+        .args([common::example().to_str().unwrap(), "--hide", "Bias", "-f", "svg", "-o", "-", "-q"])
         .output()
         .unwrap();
     assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
