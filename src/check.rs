@@ -377,7 +377,7 @@ impl Report {
             }
         }
         for u in &self.unreadable {
-            let mut x = limitless("unreadable", format!("{}: {}", u.case, u.error));
+            let mut x = dump_wide("unreadable", format!("{}: {}", u.case, u.error));
             x.function = None;
             out.push(R { file: &u.path, line: None, finding: x, fails: true, suppressed: false });
         }
@@ -385,7 +385,7 @@ impl Report {
     }
 }
 
-fn limitless(code: &str, message: String) -> Finding {
+fn dump_wide(code: &str, message: String) -> Finding {
     Finding {
         code: code.to_string(),
         severity: Severity::Error,

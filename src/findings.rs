@@ -194,11 +194,11 @@ pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
 fn backend_findings(b: &BackendChoice, hint: Option<&str>) -> Vec<Finding> {
     let mut out = Vec::new();
     if b.source == BackendSource::Assumed {
-        out.push(finding(
-            "backend-assumed",
-            Severity::Warning,
-            format!("no backend named or found (no -b, no ptoas/*.pto): {}'s capacities assumed", b.name),
-        ));
+        let why = match &b.ptoas_arch {
+            Some(arch) => format!("the case's ptoas/*.pto names arch {arch}, which no known backend has"),
+            None => "no backend named or found (no -b, no ptoas/*.pto)".to_string(),
+        };
+        out.push(finding("backend-assumed", Severity::Warning, format!("{why}: {}'s capacities assumed", b.name)));
     }
     if b.source == BackendSource::Given {
         if let Some(arch) = &b.ptoas_arch

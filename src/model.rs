@@ -189,6 +189,17 @@ pub enum BackendSource {
     Assumed,
 }
 
+impl BackendSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendSource::Given => "given",
+            BackendSource::Ptoas => "ptoas",
+            BackendSource::Inferred => "inferred",
+            BackendSource::Assumed => "assumed",
+        }
+    }
+}
+
 /// A whole dump's memory map.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryMap {

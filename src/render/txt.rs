@@ -23,10 +23,8 @@ pub fn render(map: &MemoryMap) -> String {
 
 fn header(map: &MemoryMap, out: &mut String) {
     let b = &map.backend;
-    let source = serde_json::to_value(b.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     out.push_str(&format!("memory map of {} (pass {})\n", map.dump, map.pass_name));
-    out.push_str(&format!("backend {} (arch {}), {source}\n", b.name, b.arch));
-    debug_assert!(!source.is_empty());
+    out.push_str(&format!("backend {} (arch {}), {}\n", b.name, b.arch, b.source.as_str()));
     let n = map.functions.len();
     out.push_str(&format!(
         "{n} function{}, {} boxes; findings: {}\n",
