@@ -880,3 +880,32 @@ fn diffs_of_posted_and_stored_dumps() {
     assert_eq!(s.get(&format!("/maps/{a}/diff/{b}.gif")).status, 404);
     s.healthy();
 }
+
+#[test]
+fn the_upload_form_offers_the_backend_and_a_scale_space_picks_ascend950() {
+    let (s, _dir) = server(&[], &[]);
+    let page = s.get("/").text();
+    assert!(page.contains("<select name=\"backend\">"), "{page}");
+    let dump = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/find_scale.py")).unwrap();
+    // The form's "from the dump" sends an empty backend: inferred from LeftScale.
+    let (ct, body) =
+        multipart(&[("dump", Some("find_scale.py"), &dump), ("backend", None, b""), ("format", None, b"json")]);
+    let r = s.post("/render", &ct, &body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!((v["backend"]["name"].as_str(), v["backend"]["source"].as_str()), (Some("Ascend950"), Some("inferred")));
+    // Named in the form, the backend is given, and a space it lacks is a mismatch.
+    let (ct, body) = multipart(&[
+        ("dump", Some("find_scale.py"), &dump),
+        ("backend", None, b"Ascend910B"),
+        ("format", None, b"json"),
+    ]);
+    let v = s.post("/render", &ct, &body).json();
+    assert_eq!(v["backend"]["source"], "given");
+    assert_eq!(v["findings"][0]["code"], "backend-mismatch");
+    // And the text report is one more format.
+    let r = s.post("/render?format=txt", "text/plain", &dump);
+    assert_eq!(r.status, 200);
+    assert!(r.header("content-type").unwrap().starts_with("text/plain"));
+    assert!(r.text().starts_with("memory map of dump.py"), "{}", r.text());
+}
