@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
-use crate::findings;
+use crate::findings::{self, overlapping_pairs};
 use crate::model::{
     BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, SpaceUsage, Tile, space_rank,
 };
@@ -183,25 +183,6 @@ fn mark_overlaps(blocks: &mut [Block]) {
             blocks[j].conflict = true;
         }
     }
-}
-
-/// Index pairs `(i, j)`, `i < j`, of blocks in one space that overlap in address and lifetime.
-/// `blocks` must be sorted by (panel order, offset), as [`merge_aliases`] leaves them.
-pub fn overlapping_pairs(blocks: &[Block]) -> Vec<(usize, usize)> {
-    let mut pairs = Vec::new();
-    for i in 0..blocks.len() {
-        for j in i + 1..blocks.len() {
-            let (a, b) = (&blocks[i].tile, &blocks[j].tile);
-            if a.space != b.space || b.offset >= a.stop() {
-                break; // sorted by space, then offset: nothing later overlaps `a`
-            }
-            if a.start > b.end || b.start > a.end || a.size <= 0 || b.size <= 0 {
-                continue;
-            }
-            pairs.push((i, j));
-        }
-    }
-    pairs
 }
 
 /// Per-space totals, in panel order.

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 
-use crate::analyze::overlapping_pairs;
 use crate::model::{BackendChoice, BackendSource, Block, Finding, FunctionMap, MemoryMap, Severity, SpaceUsage};
 use crate::units::fmt_bytes;
 
@@ -241,6 +240,26 @@ fn overflows(f: &FunctionMap, s: &SpaceUsage, capacity: i64, out: &mut Vec<Findi
         out.push(in_function(finding("overflow", Severity::Error, message), f, &s.space, names(b), vec![t.start]));
     }
     any
+}
+
+/// Index pairs `(i, j)`, `i < j`, of blocks in one space that overlap in address and lifetime.
+/// `blocks` must be sorted by (panel order, offset), as `analyze::merge_aliases` leaves them. The
+/// analysis marks views and conflicts with it, and the findings name each conflicting pair.
+pub fn overlapping_pairs(blocks: &[Block]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for i in 0..blocks.len() {
+        for j in i + 1..blocks.len() {
+            let (a, b) = (&blocks[i].tile, &blocks[j].tile);
+            if a.space != b.space || b.offset >= a.stop() {
+                break; // sorted by space, then offset: nothing later overlaps `a`
+            }
+            if a.start > b.end || b.start > a.end || a.size <= 0 || b.size <= 0 {
+                continue;
+            }
+            pairs.push((i, j));
+        }
+    }
+    pairs
 }
 
 /// One `conflict` per pair of blocks of different bases that overlap in address and lifetime.

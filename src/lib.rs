@@ -1,7 +1,7 @@
 //! pto-memory-map: draws what a PyPTO kernel keeps in on-chip memory, where, and for how long.
 //!
-//! The data flows one way: dump text -> [`dump`] (parse) -> [`analyze`] (the [`model::MemoryMap`])
-//! -> [`layout`] (a [`layout::Scene`] in pixels) -> [`render`] (SVG, PNG, HTML, JSON). The CLI and the
+//! The data flows one way: dump text -> [`dump`] (parse) -> [`analyze`] (the [`model::MemoryMap`],
+//! with its [`findings`]) -> [`layout`] (a [`layout::Scene`] in pixels) -> [`render`] (SVG, PNG, HTML, JSON). The CLI and the
 //! HTTP [`server`] are thin shells over [`load`] and [`render`].
 #![forbid(unsafe_code)]
 

@@ -93,7 +93,6 @@ fn findings_section(all: &[Finding], out: &mut String) {
     table(&rows, 0, out);
     out.push('\n');
     let mut codes: Vec<&str> = all.iter().map(|x| x.code.as_str()).collect();
-    codes.dedup();
     codes.sort_by_key(|c| (findings::info(c).map_or(Severity::Note, |i| i.severity), *c));
     codes.dedup();
     for code in codes {
