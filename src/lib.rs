@@ -83,9 +83,11 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
         Format::Html => {
             // Every function gets a card, so the page can show any of them; the view options set the
             // static pictures' look.
-            let scene = layout::layout(map, &ViewOptions { functions: Vec::new(), ..opts.view.clone() });
+            let every = ViewOptions { functions: Vec::new(), ..opts.view.clone() };
+            let scene = layout::layout(map, &every);
             let cards: Vec<_> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
-            Ok(render::html::render(map, &cards, &layout::rules_json()).into_bytes())
+            let plan = layout::plan::plan(map, &every);
+            Ok(render::html::render(map, &cards, &layout::rules_json(), &plan).into_bytes())
         }
         Format::Png => {
             if !(1.0..=4.0).contains(&opts.scale) {

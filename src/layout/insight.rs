@@ -2,7 +2,7 @@
 //! (use ticks and idle stretches inside the boxes), and what the headroom is (a live-bytes profile
 //! beside the lanes, free ranges for a `--fit` query, and a summary under each card).
 
-use super::plan::{Mark, MarkKind, MarkText, ProfilePlan, Tone};
+use super::plan::{FIT, IDLE, Mark, MarkKind, MarkText, ProfilePlan, Tone, USE};
 use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
 use super::style::{Color, GOOD, Palette, space_color};
 use super::{LABEL, RULES, SMALL, text};
@@ -21,11 +21,9 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
     if let Some(idle) = b.idle {
         let label_line = idle.from.max(t.start + 2);
         out.push(Mark {
-            class: "idle",
-            kind: MarkKind::Band,
-            tone: Tone::Wash,
+            style: IDLE,
             bytes: None,
-            lines: [idle.from, idle.to],
+            lines: Some([idle.from, idle.to]),
             at: Vec::new(),
             text: (label_line <= idle.to)
                 .then(|| MarkText { content: format!("idle {} lines", idle.lines), line: label_line }),
@@ -33,15 +31,7 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
     }
     let at: Vec<u32> = t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.end).collect();
     if !at.is_empty() {
-        out.push(Mark {
-            class: "use",
-            kind: MarkKind::Ticks,
-            tone: Tone::Space,
-            bytes: None,
-            lines: [t.start, t.end],
-            at,
-            text: None,
-        });
+        out.push(Mark { style: USE, bytes: None, lines: None, at, text: None });
     }
     out
 }
@@ -59,8 +49,9 @@ pub fn profile_plan(s: &SpaceUsage) -> ProfilePlan {
             j += 1;
         }
         if live[i] > 0 && s.peak.bytes > 0 {
-            let w = (live[i] as f64 / s.peak.bytes as f64 * room).max(1.0);
-            bars.push([i as f64, (j - i + 1) as f64, w]);
+            // A hundredth of a pixel is finer than any screen, and keeps the page's copy short.
+            let w = ((live[i] as f64 / s.peak.bytes as f64 * room).max(1.0) * 100.0).round() / 100.0;
+            bars.push((i as u32, (j - i + 1) as u32, w));
         }
         i = j + 1;
     }
@@ -92,12 +83,12 @@ pub fn profile(f: &FunctionMap, space: &str, plan: &ProfilePlan, x: f64, tops: (
         text_at(x + 4.0, plot_top + 33.0, SMALL, pal.muted, &plan.head[1]),
     ];
     let bar = color.over(pal.card, 0.55);
-    for &[row, rows, w] in &plan.bars {
+    for &(row, rows, w) in &plan.bars {
         shapes.push(Shape::Rect(Rect {
             x: x + 3.0,
-            y: body_top + row * RULES.line_px,
+            y: body_top + row as f64 * RULES.line_px,
             w,
-            h: rows * RULES.line_px,
+            h: rows as f64 * RULES.line_px,
             radius: 0.0,
             fill: Some(bar),
             stroke: None,
@@ -126,11 +117,9 @@ pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
         }
         for g in &a.ranges {
             out.push(Mark {
-                class: "fit",
-                kind: MarkKind::Outline,
-                tone: Tone::Good,
+                style: FIT,
                 bytes: Some([g.offset, g.size]),
-                lines: [from, to],
+                lines: Some([from, to]),
                 at: Vec::new(),
                 text: Some(MarkText { content: format!("fits {}", fmt_bytes(a.bytes)), line: from }),
             });
@@ -169,14 +158,15 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
         (None, Some(b)) => b,
         (None, None) => (lane_x, lane_w),
     };
-    let tone = match m.tone {
+    let tone = match m.style.tone {
         Tone::Space => color,
         Tone::Wash => pal.wash(color),
         Tone::Good => GOOD,
     };
-    let (top, bottom) = (row(m.lines[0]), row(m.lines[1]) + px.line);
+    let [from, to] = m.lines.unwrap_or([host.first_line, host.last_line]);
+    let (top, bottom) = (row(from), row(to) + px.line);
     let mut out = Vec::new();
-    match m.kind {
+    match m.style.kind {
         MarkKind::Band => {
             let inset = if w > 4.0 { 1.0 } else { 0.0 };
             out.push(Shape::Rect(Rect {
@@ -227,7 +217,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
     if let Some(t) = &m.text
         && text::width(&t.content, px.small) + 2.0 * px.inset <= w
     {
-        let color = if m.tone == Tone::Wash { pal.muted } else { tone };
+        let color = if m.style.tone == Tone::Wash { pal.muted } else { tone };
         out.push(text_at(x + px.inset, row(t.line) + 12.0, px.small, color, &t.content));
     }
     out

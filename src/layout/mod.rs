@@ -290,17 +290,15 @@ fn lane(
         first_line: f.src_start,
         last_line: f.src_end,
     };
-    let blocks = plan
-        .boxes
-        .iter()
-        .filter(|b| b.lane == li)
-        .map(|bp| block(f, bp, &f.blocks[bp.index], &host(None), color, pal))
-        .collect();
+    let mut mine: Vec<&BoxPlan> = plan.boxes.iter().filter(|b| b.lane == li).collect();
+    // Views are drawn over the blocks they look into.
+    mine.sort_by_key(|b| b.view);
+    let blocks = mine.into_iter().map(|bp| block(f, bp, &f.blocks[bp.index], &host(None), color, pal)).collect();
     let mut fits = Vec::new();
     let mut hwm = None;
     for m in &plan.lanes[li].marks {
         let shapes = insight::mark_shapes(m, &host(None), color, pal);
-        match (m.kind, shapes.first()) {
+        match (m.style.kind, shapes.first()) {
             (plan::MarkKind::Rule, Some(Shape::Line(l))) => hwm = Some(l.clone()),
             _ => fits.extend(shapes),
         }
@@ -347,7 +345,7 @@ fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: 
         conflict: b.conflict,
         marks: bp.marks.iter().flat_map(|m| insight::mark_shapes(m, &in_box, color, pal)).collect(),
         label: label(&bp.label, (x, y, w, h), &px, pal),
-        tooltip: bp.tip.clone(),
+        tooltip: std::iter::once(t.name.clone()).chain(bp.tip.iter().cloned()).collect(),
         rect,
         outline,
     }

@@ -60,6 +60,8 @@ pub fn px_rules() -> PxRules {
 pub struct Plan {
     /// The pixel rules shared by every card.
     pub px: PxRules,
+    /// The looks a mark can have ([`MARK_STYLES`]); each mark names one by its index.
+    pub styles: &'static [MarkStyle],
     /// One plan per drawn function, in dump order.
     pub cards: Vec<CardPlan>,
 }
@@ -79,11 +81,14 @@ pub struct CardPlan {
     /// (bit `i` is `lanes[i]`; entry 0, no lane, is unused). Hiding gives width back to the others
     /// at one scale (D5), and this table is that rule's every answer, so no drawer recomputes it.
     pub factors: [Vec<f64>; 2],
-    /// The boxes in drawing order (views after the boxes they look into).
+    /// The boxes in the function's block order (by panel, offset, first line); back ends draw a
+    /// lane's views after the boxes they look into.
     pub boxes: Vec<BoxPlan>,
-    /// Occupancy pills, one per space.
+    /// Occupancy pills, one per space (drawn by Rust in every back end, so not in the page's copy).
+    #[serde(skip)]
     pub pills: Vec<Pill>,
-    /// Lines under the card: idle tiles and fit answers.
+    /// Lines under the card: idle tiles and fit answers (likewise).
+    #[serde(skip)]
     pub summary: Vec<String>,
 }
 
@@ -107,10 +112,17 @@ pub struct LanePlan {
 /// One box: a tile (or a chain of aliases) over its bytes and lines.
 #[derive(Debug, Clone, Serialize)]
 pub struct BoxPlan {
-    /// Index of the block in its function (and of the box in the map JSON).
+    /// Index of the block in its function (and of the box in the map JSON): its place in
+    /// [`CardPlan::boxes`], so the page's copy leaves it out.
+    #[serde(skip)]
     pub index: usize,
     /// Index of its lane in [`CardPlan::lanes`].
     pub lane: usize,
+    /// The base it is carved from.
+    pub base: String,
+    /// Further names merged into this box (a phi/yield chain); search and pinning find them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
     /// Offset and size, in bytes.
     pub bytes: [i64; 2],
     /// First and last dump line.
@@ -123,7 +135,7 @@ pub struct BoxPlan {
     pub conflict: bool,
     /// What the label rule chooses from.
     pub label: LabelPlan,
-    /// Tooltip lines (H7), the name first.
+    /// Tooltip lines (H7) under the name (the label's `name`).
     pub tip: Vec<String>,
     /// Marks inside the box: the idle stretch, use ticks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -193,20 +205,44 @@ pub enum Tone {
     Good,
 }
 
-/// A mark over a box or a lane.
-#[derive(Debug, Clone, Serialize)]
-pub struct Mark {
+/// What a mark means and how it looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MarkStyle {
     /// What it is to a reader: `idle`, `use`, `hwm`, `fit` (the SVG's group class, the page's CSS class).
     pub class: &'static str,
     /// How it is drawn.
     pub kind: MarkKind,
     /// Its colour.
     pub tone: Tone,
+}
+
+/// A stretch of a box's lines with no mention of it.
+pub const IDLE: MarkStyle = MarkStyle { class: "idle", kind: MarkKind::Band, tone: Tone::Wash };
+/// The lines that use a box.
+pub const USE: MarkStyle = MarkStyle { class: "use", kind: MarkKind::Ticks, tone: Tone::Space };
+/// The high-water mark of a lane.
+pub const HWM: MarkStyle = MarkStyle { class: "hwm", kind: MarkKind::Rule, tone: Tone::Space };
+/// A free range answering a fit query.
+pub const FIT: MarkStyle = MarkStyle { class: "fit", kind: MarkKind::Outline, tone: Tone::Good };
+/// Every mark style; a new mark adds its style here (the page's copy names styles by index here).
+pub const MARK_STYLES: [MarkStyle; 4] = [IDLE, USE, HWM, FIT];
+
+fn style_index<S: serde::Serializer>(style: &MarkStyle, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(MARK_STYLES.iter().position(|m| m == style).unwrap_or(0) as u64)
+}
+
+/// A mark over a box or a lane.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mark {
+    /// Its meaning and look (an index into [`Plan::styles`] in the page's copy).
+    #[serde(serialize_with = "style_index")]
+    pub style: MarkStyle,
     /// Byte range (offset, size) within the lane; absent, the mark spans its host box.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<[i64; 2]>,
-    /// First and last line covered.
-    pub lines: [u32; 2],
+    /// First and last line covered; absent, the host's (a box's lines, a lane's whole height).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u32; 2]>,
     /// The lines of each tick ([`MarkKind::Ticks`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub at: Vec<u32>,
@@ -235,7 +271,7 @@ pub struct ProfilePlan {
     /// The column's head: `peak L<line>`, then the peak in bytes.
     pub head: [String; 2],
     /// Runs of equal live bytes: first row, rows, bar width in px.
-    pub bars: Vec<[f64; 3]>,
+    pub bars: Vec<(u32, u32, f64)>,
 }
 
 /// An occupancy pill: `Vec 24 KB/184 KB`, the percentage, its level, the peak line.
@@ -325,20 +361,18 @@ pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
         .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
         .map(|f| card_plan(f, view))
         .collect();
-    Plan { px: px_rules(), cards }
+    Plan { px: px_rules(), styles: &MARK_STYLES, cards }
 }
 
 /// The plan of one function's card.
 pub fn card_plan(f: &FunctionMap, view: &ViewOptions) -> CardPlan {
     let lanes = f.spaces.iter().map(|s| lane_plan(f, s)).collect();
-    let mut boxes: Vec<BoxPlan> = Vec::new();
-    for (li, s) in f.spaces.iter().enumerate() {
-        let mut mine: Vec<(usize, &Block)> =
-            f.blocks.iter().enumerate().filter(|(_, b)| b.tile.space == s.space).collect();
-        // Views are drawn over the blocks they look into.
-        mine.sort_by_key(|(_, b)| b.view);
-        boxes.extend(mine.into_iter().map(|(i, b)| box_plan(i, li, b)));
-    }
+    let boxes = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b))
+        .collect();
     CardPlan {
         function: f.name.clone(),
         first: f.src_start,
@@ -353,17 +387,8 @@ pub fn card_plan(f: &FunctionMap, view: &ViewOptions) -> CardPlan {
 
 fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
-    let all = [f.src_start, f.src_end];
     let mut marks = super::insight::fit_plan(f, &s.space);
-    marks.push(Mark {
-        class: "hwm",
-        kind: MarkKind::Rule,
-        tone: Tone::Space,
-        bytes: Some([s.hwm, 0]),
-        lines: all,
-        at: Vec::new(),
-        text: None,
-    });
+    marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
     LanePlan {
         space: s.space.clone(),
         span,
@@ -379,6 +404,8 @@ fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
     BoxPlan {
         index,
         lane,
+        base: t.base.clone(),
+        aliases: b.aliases.clone(),
         bytes: [t.offset, t.size],
         lines: [t.start, t.end],
         view: b.view,
@@ -394,7 +421,8 @@ fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
     }
 }
 
-/// The tooltip (H7): space, shape and dtype, op, base, size, address range, lines, aliases, marks.
+/// The tooltip (H7) under the name: space, shape and dtype, op, base, size, address range, lines,
+/// aliases, marks.
 fn tooltip(b: &Block) -> Vec<String> {
     let t = &b.tile;
     let shape = if t.shape.is_empty() {
@@ -403,7 +431,6 @@ fn tooltip(b: &Block) -> Vec<String> {
         format!("[{}]", t.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
     };
     let mut lines = vec![
-        t.name.clone(),
         format!("{} · {} {} · {}", t.space, shape, t.dtype, if t.op.is_empty() { "(no op)" } else { &t.op }),
         format!("base {} · {} ({} B)", t.base, fmt_bytes(t.size), t.size),
         format!("address [{}, {})", t.offset, t.stop()),
