@@ -288,8 +288,8 @@ mod tests {
         let page = render(&map, &[card.finish()], RULES, &plan);
         assert!(page.contains("data-function=\"f_&lt;i&gt;&quot;&#39;&amp;\""));
         assert!(page.contains("<b class=\"dump-name\">x&lt;/script&gt;&lt;b&gt;.py</b>"));
-        // Only our own three scripts close: the data, the rules, the code.
-        assert_eq!(page.matches("</script>").count(), 3);
+        // Only our own four scripts close: the data, the rules, the plan, the code.
+        assert_eq!(page.matches("</script>").count(), 4);
         assert!(!page.contains("<!-- x"));
         let start = page.find("id=\"pmm-data\">").unwrap() + "id=\"pmm-data\">".len();
         let end = start + page[start..].find("</script>").unwrap();
