@@ -630,6 +630,8 @@
     layout() {
       const k = this.factor();
       this.k = k;
+      // Exposed for scripts and tests that read the page's byte scale (as the SVG's data-px-per-byte).
+      this.grid.style.setProperty('--k', String(k));
       const cols = [];
       let col = 2;
       const visible = this.visibleSpaces();
