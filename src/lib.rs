@@ -57,7 +57,12 @@ pub struct RenderOptions {
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { format: Format::Html, backend: None, view: ViewOptions::default(), scale: 2.0 }
+        RenderOptions {
+            format: Format::CLI_DEFAULT,
+            backend: None,
+            view: ViewOptions::default(),
+            scale: layout::DEFAULT_SCALE,
+        }
     }
 }
 
@@ -90,8 +95,11 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             Ok(render::html::render(map, &cards, &layout::rules_json(), &plan).into_bytes())
         }
         Format::Png => {
-            if !(1.0..=4.0).contains(&opts.scale) {
-                return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", opts.scale)));
+            if !layout::SCALE.contains(opts.scale) {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("scale {} is outside {}", opts.scale, layout::SCALE.text()),
+                ));
             }
             let svg = render::svg::render(map, &layout::layout(map, &opts.view));
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
@@ -184,8 +192,8 @@ pub fn render_diff(
         DiffFormat::Map(Format::Svg) => Ok(picture().into_string().into_bytes()),
         DiffFormat::Map(Format::Html) => Ok(render::diff::html(&d, &picture()).into_bytes()),
         DiffFormat::Map(Format::Png) => {
-            if !(1.0..=4.0).contains(&scale) {
-                return Err(Error::new(ErrorKind::Usage, format!("scale {scale} is outside 1..4")));
+            if !layout::SCALE.contains(scale) {
+                return Err(Error::new(ErrorKind::Usage, format!("scale {scale} is outside {}", layout::SCALE.text())));
             }
             let meta = render::png::Metadata { dump: &new.dump, pass_name: &new.pass_name, backend: &new.backend.name };
             render::png::render(picture().as_str(), scale, &meta)

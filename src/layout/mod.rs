@@ -7,14 +7,17 @@
 
 mod diff;
 mod insight;
-mod options;
+pub mod options;
 pub mod plan;
 mod scene;
 pub mod style;
 pub mod text;
 
 pub use diff::diff_scene;
-pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
+pub use options::{
+    DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, Theme, ViewOptions, WIDTH, XAxis, ZOOM,
+    options_markdown, rules_json,
+};
 pub use scene::{Anchor, BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};

@@ -25,8 +25,8 @@ struct Histogram {
 #[derive(Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(String, &'static str, u16), u64>>,
-    renders: [Histogram; 4],
-    render_errors: [AtomicU64; 4],
+    renders: [Histogram; Format::ALL.len()],
+    render_errors: [AtomicU64; Format::ALL.len()],
 }
 
 /// Gauges read at scrape time from the parts that own them.
@@ -42,12 +42,7 @@ pub struct Gauges {
 }
 
 fn slot(format: Format) -> usize {
-    match format {
-        Format::Svg => 0,
-        Format::Png => 1,
-        Format::Html => 2,
-        Format::Json => 3,
-    }
+    format.index()
 }
 
 /// Standard methods by name; anything else is `other`, so odd methods cannot add label values.

@@ -147,7 +147,7 @@ pub(super) fn picture(status: StatusCode, format: Format) -> HttpResponseBuilder
 /// `POST /render`: the dump in, the map out. Nothing is stored, and the answer is not cacheable.
 async fn render(req: HttpRequest, payload: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let (params, upload) = read_request(&req, payload, &state).await?;
-    let format = params.format.unwrap_or(Format::Svg);
+    let format = params.format.unwrap_or(Format::HTTP_DEFAULT);
     let name = params.name.clone().or(upload.filename).unwrap_or_else(|| DEFAULT_NAME.to_string());
     let opts = params.render_options(format);
     let limit = state.max_body;
@@ -178,16 +178,11 @@ pub(super) fn download_name(name: &str, format: Format) -> String {
 
 /// The JSON a stored map is described by: its id and one link per format.
 fn links(id: &str, query: &str) -> serde_json::Value {
-    let link = |f: Format| format!("/maps/{id}.{}{query}", f.extension());
-    serde_json::json!({
-        "id": id,
-        "links": {
-            "svg": link(Format::Svg),
-            "png": link(Format::Png),
-            "html": link(Format::Html),
-            "json": link(Format::Json),
-        }
-    })
+    let links: serde_json::Map<String, serde_json::Value> = crate::render::FORMATS
+        .iter()
+        .map(|f| (f.extension.to_string(), format!("/maps/{id}.{}{query}", f.extension).into()))
+        .collect();
+    serde_json::json!({ "id": id, "links": links })
 }
 
 /// `POST /maps`: stores the dump under its SHA-256. 201 the first time, 200 when it was already
