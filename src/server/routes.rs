@@ -108,9 +108,19 @@ pub(super) fn timed_render(
     dump: Vec<u8>,
     opts: &RenderOptions,
 ) -> Result<Vec<u8>, ApiError> {
+    timed(metrics, opts.format.extension(), || crate::render_bytes(name, dump, opts))
+}
+
+/// Runs one render (a map's or a diff's) and records its time and outcome under `format`: every
+/// render the service does goes through here, so every one reaches the metrics.
+pub(super) fn timed(
+    metrics: &Metrics,
+    format: &str,
+    work: impl FnOnce() -> crate::Result<Vec<u8>>,
+) -> Result<Vec<u8>, ApiError> {
     let started = Instant::now();
-    let result = crate::render_bytes(name, dump, opts);
-    metrics.observe_render(opts.format, started.elapsed(), result.is_ok());
+    let result = work();
+    metrics.observe_render(format, started.elapsed(), result.is_ok());
     result.map_err(ApiError::from)
 }
 
