@@ -29,7 +29,9 @@ impl std::str::FromStr for XAxis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Theme {
     #[default]
+    /// Light background.
     Light,
+    /// Dark background.
     Dark,
 }
 
@@ -47,6 +49,7 @@ impl std::str::FromStr for Theme {
 /// How to draw a map; the defaults give the picture a user expects.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewOptions {
+    /// What a lane spans.
     pub x_axis: XAxis,
     /// Multiplies the byte scale, within `RULES.zoom_min..=RULES.zoom_max`.
     pub zoom: f64,
@@ -54,6 +57,7 @@ pub struct ViewOptions {
     pub hidden: Vec<String>,
     /// Functions to draw; empty draws all.
     pub functions: Vec<String>,
+    /// Light or dark colours.
     pub theme: Theme,
     /// Width in px that the lanes of a card fill at zoom 1.
     pub width: f64,
@@ -85,24 +89,33 @@ pub struct Rules {
     pub min_lane_px: f64,
     /// A box is never narrower than this, however few bytes it holds.
     pub min_box_px: f64,
+    /// Zoom factor of one step of the page's buttons and wheel.
     pub zoom_step: f64,
+    /// Smallest zoom ([`ZOOM`]).
     pub zoom_min: f64,
+    /// Largest zoom ([`ZOOM`]).
     pub zoom_max: f64,
     /// Default width the lanes fill at zoom 1.
     pub panel_px: f64,
+    /// Narrowest IR source column of the page's splitter.
     pub splitter_min: f64,
+    /// Widest IR source column.
     pub splitter_max: f64,
+    /// The IR source column's width until a reader drags it.
     pub splitter_default: f64,
     /// The interactive plot is at most this share of the viewport high.
     pub plot_max_vh: f64,
     /// Occupancy from which a pill warns, and from which it is critical.
     pub occupancy_warn: f64,
+    /// Occupancy from which a pill is critical.
     pub occupancy_crit: f64,
     /// Widths accepted for `width`.
     pub width_min: f64,
+    /// Largest accepted `width` ([`WIDTH`]).
     pub width_max: f64,
     /// Width of one live-bytes profile column beside the lanes, and the gap before the first.
     pub profile_px: f64,
+    /// Gap before the first profile column.
     pub profile_gap: f64,
 }
 
@@ -299,6 +312,7 @@ pub fn options_markdown() -> String {
     out
 }
 
+/// The rules of this build.
 pub const RULES: Rules = Rules {
     line_px: 17.0,
     min_lane_px: 72.0,

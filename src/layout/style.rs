@@ -27,21 +27,31 @@ impl Color {
 
 /// Occupancy levels of a pill (D1).
 pub const GOOD: Color = Color::hex(0x0ca30c);
+/// A pill between the warning and critical occupancies.
 pub const WARNING: Color = Color::hex(0xfab219);
+/// A pill past the critical occupancy, and conflict outlines.
 pub const CRITICAL: Color = Color::hex(0xd03b3b);
 
 /// The colours of one theme.
 #[derive(Debug, Clone, Copy)]
 pub struct Palette {
+    /// The theme these colours are for.
     pub theme: Theme,
+    /// Behind the cards.
     pub page: Color,
+    /// A card's background.
     pub card: Color,
+    /// Frames and dividers.
     pub border: Color,
+    /// Text.
     pub text: Color,
+    /// Secondary text.
     pub muted: Color,
+    /// Gridlines every five lines.
     pub grid: Color,
 }
 
+/// The colours of `theme`.
 pub fn palette(theme: Theme) -> Palette {
     match theme {
         Theme::Light => Palette {
