@@ -82,7 +82,7 @@ pub fn profile(f: &FunctionMap, space: &str, plan: &ProfilePlan, x: f64, tops: (
         text_at(x + 4.0, plot_top + 18.0, SMALL, pal.text, &plan.head[0]),
         text_at(x + 4.0, plot_top + 33.0, SMALL, pal.muted, &plan.head[1]),
     ];
-    let bar = color.over(pal.card, 0.55);
+    let bar = pal.bar(color);
     for &(row, rows, w) in &plan.bars {
         shapes.push(Shape::Rect(Rect {
             x: x + 3.0,

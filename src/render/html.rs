@@ -222,7 +222,19 @@ fn palette_css(rules: &Value) -> String {
             let _ = write!(status, "--{key}:{color};");
         }
     }
-    let (light, dark) = (scheme("light"), scheme("dark"));
+    // The shares of a space's colour the map's fills take (`style::mix`), per scheme.
+    let shares = |name: &str| -> String {
+        let mut decl = String::new();
+        if let Some(Value::Object(map)) = colors.and_then(|c| c.get("mix")).and_then(|m| m.get(name)) {
+            for (key, share) in map {
+                if let (true, Some(share)) = (is_css_ident(key), share.as_f64()) {
+                    let _ = write!(decl, "--mix-{key}:{}%;", (share * 1000.0).round() / 10.0);
+                }
+            }
+        }
+        decl
+    };
+    let (light, dark) = (scheme("light") + &shares("light"), scheme("dark") + &shares("dark"));
     let mut css = String::new();
     let _ = writeln!(css, ":root{{{light}{status}}}");
     let _ = writeln!(css, "@media (prefers-color-scheme: dark){{:root:not([data-theme=light]){{{dark}}}}}");
