@@ -49,7 +49,7 @@ struct RenderArgs {
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Output format (see the option table in layout/options.rs).
-    #[arg(short, long, value_name = "svg|png|html|json", help = options::FORMAT.help)]
+    #[arg(short, long, value_name = "FORMAT", help = options::FORMAT.help)]
     format: Option<String>,
     /// One file per function: `<stem>.<function>.<ext>`.
     #[arg(long)]
@@ -80,10 +80,10 @@ struct InputArgs {
 #[derive(Args, Debug)]
 struct ViewArgs {
     /// Lane span.
-    #[arg(long = "x-axis", default_value = options::X_AXIS.default, help = options::X_AXIS.help)]
+    #[arg(long = "x-axis", value_name = values(&options::X_AXIS), default_value = options::X_AXIS.default, help = options::X_AXIS.help)]
     x_axis: String,
     /// Zoom.
-    #[arg(long, default_value = options::ZOOM_OPTION.default, help = options::ZOOM_OPTION.help)]
+    #[arg(long, value_name = values(&options::ZOOM_OPTION), default_value = options::ZOOM_OPTION.default, help = options::ZOOM_OPTION.help)]
     zoom: f64,
     /// Hidden spaces.
     #[arg(long = "hide", value_name = "SPACE", help = options::HIDE.help)]
@@ -92,17 +92,23 @@ struct ViewArgs {
     #[arg(long = "function", value_name = "NAME", help = options::FUNCTION.help)]
     function: Vec<String>,
     /// Colours.
-    #[arg(long, default_value = options::THEME.default, help = options::THEME.help)]
+    #[arg(long, value_name = values(&options::THEME), default_value = options::THEME.default, help = options::THEME.help)]
     theme: String,
     /// Width at zoom 1.
-    #[arg(long, default_value = options::WIDTH_OPTION.default, help = options::WIDTH_OPTION.help)]
+    #[arg(long, value_name = values(&options::WIDTH_OPTION), default_value = options::WIDTH_OPTION.default, help = options::WIDTH_OPTION.help)]
     width: f64,
     /// PNG pixel ratio.
-    #[arg(long, default_value = options::SCALE_OPTION.default, help = options::SCALE_OPTION.help)]
+    #[arg(long, value_name = values(&options::SCALE_OPTION), default_value = options::SCALE_OPTION.default, help = options::SCALE_OPTION.help)]
     scale: f64,
     /// Fit questions.
     #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]", help = options::FIT.help)]
     fit: Vec<String>,
+}
+
+/// The values an option takes, as its table writes them (`limit|used`, `0.2..64`), for clap's
+/// placeholder. clap keeps `&'static str`s, so the few bytes are leaked once, when the command is built.
+fn values(o: &options::OptionSpec) -> &'static str {
+    Box::leak(o.values().into_boxed_str())
 }
 
 /// `diff OLD NEW`: what a change did to on-chip memory.
