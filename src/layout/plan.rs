@@ -87,8 +87,8 @@ pub struct CardPlan {
     /// Occupancy pills, one per space (drawn by Rust in every back end, so not in the page's copy).
     #[serde(skip)]
     pub pills: Vec<Pill>,
-    /// Lines under the card: idle tiles and fit answers (likewise).
-    #[serde(skip)]
+    /// Lines under the card: idle tiles and fit answers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub summary: Vec<String>,
 }
 

@@ -401,7 +401,9 @@
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
-      view.append(toolbar, this.plot, legend, this.tableDetails);
+      // Idle tiles and fit answers, as the static picture writes them under the card.
+      const summary = (this.plan.summary || []).map((line) => el('p', { class: line.startsWith('fit') ? 'fit' : '', text: line }));
+      view.append(toolbar, this.plot, legend, summary.length ? el('div', { class: 'summary' }, ...summary) : null, this.tableDetails);
       const stat = this.body.querySelector('.static-map');
       if (stat) stat.replaceWith(view);
       else this.body.append(view);
