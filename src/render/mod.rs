@@ -11,7 +11,8 @@ pub mod xml;
 use crate::error::{Error, ErrorKind, Result};
 
 /// An output format. Each has one row in [`FORMATS`]; adding one is a variant, a row, and its arm in
-/// `render_map` (and in `render_diff` if a diff can be drawn in it).
+/// `render_map` and `render_diff` (the compiler points at both); the CLI, the server's parsing,
+/// links and metrics, the upload page and the README's table follow the row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// The static picture.
@@ -56,8 +57,16 @@ pub const FORMATS: &[FormatSpec] = &[
 ];
 
 impl Format {
-    /// Every format, in [`FORMATS`] order.
-    pub const ALL: [Format; 4] = [Format::Svg, Format::Png, Format::Html, Format::Json];
+    /// Every format, in [`FORMATS`] order (made from the table, so a new row is all it takes).
+    pub const ALL: [Format; FORMATS.len()] = {
+        let mut out = [Format::Svg; FORMATS.len()];
+        let mut i = 0;
+        while i < FORMATS.len() {
+            out[i] = FORMATS[i].format;
+            i += 1;
+        }
+        out
+    };
 
     /// The CLI writes a file to open, so it writes the page, as PyPTO's own tool does.
     pub const CLI_DEFAULT: Format = Format::Html;
