@@ -290,8 +290,11 @@ fn largest(gaps: &[Gap]) -> Gap {
 /// A `--fit` question: a buffer of `bytes` in `space`, live over `lines` (default: the whole function).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FitQuery {
+    /// The space the buffer would go in.
     pub space: String,
+    /// Its size in bytes.
     pub bytes: i64,
+    /// The dump lines it would live over; `None`, the whole function.
     pub lines: Option<(u32, u32)>,
 }
 

@@ -17,8 +17,11 @@ use crate::model::{BackendChoice, BackendSource, MAX_BYTES};
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Backend {
+    /// The name `-b` and `backend=` take (`Ascend910B`).
     pub name: String,
+    /// The architecture a case's `ptoas/*.pto` names (`a2a3`).
     pub arch: String,
+    /// Bytes per memory space.
     pub capacities: BTreeMap<String, i64>,
 }
 

@@ -25,11 +25,14 @@ pub enum ErrorKind {
 /// An error with a message written for the person who ran the tool.
 #[derive(Debug, Clone)]
 pub struct Error {
+    /// What went wrong, which decides the exit status and the HTTP status.
     pub kind: ErrorKind,
+    /// What, where and what to do, in words.
     pub message: String,
 }
 
 impl Error {
+    /// An error of `kind` saying `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error { kind, message: message.into() }
     }
@@ -43,4 +46,5 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The crate's result.
 pub type Result<T> = std::result::Result<T, Error>;

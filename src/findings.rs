@@ -12,6 +12,7 @@ use crate::units::fmt_bytes;
 /// What a code means and what to do about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CodeInfo {
+    /// The stable name (`overflow`), as `explain`, `--allow` and SARIF rule ids take it.
     pub code: &'static str,
     /// The severity its findings have (`pressure` is a note below [`PRESSURE_WARNING`]).
     pub severity: Severity,

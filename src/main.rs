@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
 use pto_memory_map::check::{self, Gate};
-use pto_memory_map::layout::{RULES, Theme, XAxis};
+use pto_memory_map::layout::{Theme, XAxis, options};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
     DiffFormat, Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_diff, render_map,
@@ -57,8 +57,8 @@ struct RenderArgs {
     /// Where to write; `-` for standard output. Default: beside the dump, `<stem>.memory_map.<ext>`.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Output format: svg, png, html, json or txt. Default: from the extension of -o, else html.
-    #[arg(short, long)]
+    /// Output format (see the option table in layout/options.rs).
+    #[arg(short, long, value_name = "FORMAT", help = options::FORMAT.help)]
     format: Option<String>,
     /// One file per function: `<stem>.<function>.<ext>`.
     #[arg(long)]
@@ -78,9 +78,8 @@ struct InputArgs {
     /// The pass whose dump to pick when PATH is a folder.
     #[arg(short, long = "pass-name", default_value = dump::DEFAULT_PASS)]
     pass_name: String,
-    /// Backend whose capacities scale the panels (Ascend910B, Ascend950). Default: detected from the
-    /// case's ptoas/*.pto, else Ascend910B, marked assumed.
-    #[arg(short, long)]
+    /// Backend whose capacities scale the panels.
+    #[arg(short, long, help = options::BACKEND.help)]
     backend: Option<String>,
     /// A chip described in a file (TOML or JSON: name, arch, capacities per space), usable with
     /// -b and matched by its arch like the built-in backends.
@@ -88,33 +87,40 @@ struct InputArgs {
     soc: Vec<PathBuf>,
 }
 
-/// How to draw.
+/// How to draw: every flag, its default and its help come from the option table
+/// (`layout/options.rs`), which the server and the README follow too.
 #[derive(Args, Debug)]
 struct ViewArgs {
-    /// Lane span: `limit` (0 to capacity) or `used` (0 to the high-water mark).
-    #[arg(long = "x-axis", default_value = "limit")]
+    /// Lane span.
+    #[arg(long = "x-axis", value_name = values(&options::X_AXIS), default_value = options::X_AXIS.default, help = options::X_AXIS.help)]
     x_axis: String,
-    /// Multiplies the byte scale (0.2 to 64).
-    #[arg(long, default_value_t = 1.0)]
+    /// Zoom.
+    #[arg(long, value_name = values(&options::ZOOM_OPTION), default_value = options::ZOOM_OPTION.default, help = options::ZOOM_OPTION.help)]
     zoom: f64,
-    /// A memory space not to draw (repeatable).
-    #[arg(long = "hide", value_name = "SPACE")]
+    /// Hidden spaces.
+    #[arg(long = "hide", value_name = "SPACE", help = options::HIDE.help)]
     hide: Vec<String>,
-    /// Draw only this function (repeatable).
-    #[arg(long = "function", value_name = "NAME")]
+    /// Functions drawn.
+    #[arg(long = "function", value_name = "NAME", help = options::FUNCTION.help)]
     function: Vec<String>,
-    /// Colours: light or dark.
-    #[arg(long, default_value = "light")]
+    /// Colours.
+    #[arg(long, value_name = values(&options::THEME), default_value = options::THEME.default, help = options::THEME.help)]
     theme: String,
-    /// Width in px that the lanes fill at zoom 1.
-    #[arg(long, default_value_t = RULES.panel_px)]
+    /// Width at zoom 1.
+    #[arg(long, value_name = values(&options::WIDTH_OPTION), default_value = options::WIDTH_OPTION.default, help = options::WIDTH_OPTION.help)]
     width: f64,
-    /// PNG device pixel ratio (1 to 4).
-    #[arg(long, default_value_t = 2.0)]
+    /// PNG pixel ratio.
+    #[arg(long, value_name = values(&options::SCALE_OPTION), default_value = options::SCALE_OPTION.default, help = options::SCALE_OPTION.help)]
     scale: f64,
-    /// Would a new buffer fit, and where? `SPACE=BYTES[@LINE-LINE]`, e.g. `Vec=32KB@120-180` (repeatable).
-    #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]")]
+    /// Fit questions.
+    #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]", help = options::FIT.help)]
     fit: Vec<String>,
+}
+
+/// The values an option takes, as its table writes them (`limit|used`, `0.2..64`), for clap's
+/// placeholder. clap keeps `&'static str`s, so the few bytes are leaked once, when the command is built.
+fn values(o: &options::OptionSpec) -> &'static str {
+    Box::leak(o.values().into_boxed_str())
 }
 
 /// `diff OLD NEW`: what a change did to on-chip memory.
@@ -231,8 +237,8 @@ fn render(args: &RenderArgs) -> Result<()> {
     let path = args.path.as_deref().unwrap_or(Path::new("."));
     let format = match (&args.format, &args.output) {
         (Some(f), _) => f.parse()?,
-        (None, Some(out)) => Format::from_extension(out).unwrap_or(Format::Html),
-        (None, None) => Format::Html,
+        (None, Some(out)) => Format::from_extension(out).unwrap_or(Format::CLI_DEFAULT),
+        (None, None) => Format::CLI_DEFAULT,
     };
     let view = view_options(&args.view)?;
     let map = load_input(path, &args.input)?;
@@ -434,4 +440,35 @@ fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display())))?;
     println!("wrote {}", target.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The command line follows the option table: each option the table gives a flag is a flag of
+    /// the render command with the table's help and default, and every view flag is in the table.
+    #[test]
+    fn the_flags_follow_the_option_table() {
+        let cmd = Cli::command();
+        let args: Vec<&clap::Arg> = cmd.get_arguments().collect();
+        for o in pto_memory_map::layout::OPTIONS {
+            let Some(flag) = o.cli else { continue };
+            let arg = args.iter().find(|a| a.get_long() == Some(flag)).unwrap_or_else(|| panic!("--{flag} is missing"));
+            assert_eq!(arg.get_help().map(|h| h.to_string()).as_deref(), Some(o.help), "--{flag} help");
+            let defaults: Vec<String> =
+                arg.get_default_values().iter().map(|d| d.to_string_lossy().into_owned()).collect();
+            if !defaults.is_empty() {
+                assert_eq!(defaults, [o.default], "--{flag} default");
+            }
+        }
+        let view = ["x-axis", "zoom", "hide", "function", "theme", "width", "scale", "fit", "format", "backend"];
+        for flag in view {
+            assert!(
+                pto_memory_map::layout::OPTIONS.iter().any(|o| o.cli == Some(flag)),
+                "--{flag} is not in the table"
+            );
+        }
+    }
 }

@@ -878,6 +878,11 @@ fn diffs_of_posted_and_stored_dumps() {
     }
     assert_eq!(s.get(&format!("/maps/{a}/diff/{}.md", "0".repeat(64))).status, 404);
     assert_eq!(s.get(&format!("/maps/{a}/diff/{b}.gif")).status, 404);
+    // Diffs are renders too: they reach the render metrics under their format (two posted
+    // Markdown diffs, one stored; the one-dump upload failed before rendering).
+    let metrics = s.get("/metrics").text();
+    assert!(metrics.contains("pto_render_duration_seconds_count{format=\"md\"} 2"), "{metrics}");
+    assert!(metrics.contains("pto_render_duration_seconds_count{format=\"png\"} 1"), "{metrics}");
     s.healthy();
 }
 

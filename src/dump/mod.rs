@@ -18,6 +18,7 @@ pub struct Dump {
     pub path: Option<PathBuf>,
     /// The file name, used in messages and in the output (`32_after_AllocateMemoryAddr.py`).
     pub name: String,
+    /// The dump's whole text.
     pub text: String,
 }
 

@@ -23,9 +23,13 @@ const STACK_BYTES: usize = 512 * 1024 * 1024;
 /// A compute function as the dump writes it, before alias merging.
 #[derive(Debug, Clone)]
 pub struct ParsedFunction {
+    /// The function's name.
     pub name: String,
+    /// Its type (`AIC`, `AIV`, `InCore`, ...).
     pub ftype: String,
+    /// Its first line (the first decorator), 1-based.
     pub src_start: u32,
+    /// Its last line.
     pub src_end: u32,
     /// In order of first binding.
     pub tiles: Vec<Tile>,

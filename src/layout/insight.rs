@@ -2,6 +2,7 @@
 //! (use ticks and idle stretches inside the boxes), and what the headroom is (a live-bytes profile
 //! beside the lanes, free ranges for a `--fit` query, and a summary under each card).
 
+use super::plan::{FIT, IDLE, Mark, MarkKind, MarkText, ProfilePlan, Tone, USE};
 use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
 use super::style::{Color, GOOD, Palette, space_color};
 use super::{LABEL, RULES, SMALL, text};
@@ -11,57 +12,61 @@ use crate::units::fmt_bytes;
 /// Width of one profile column, and the gap before the first (rules the page shares).
 pub const PROFILE_W: f64 = RULES.profile_px;
 pub const PROFILE_GAP: f64 = RULES.profile_gap;
-/// Longest tick drawn at a use line, in from the box's right edge.
-const TICK: f64 = 6.0;
 
-/// A use tick at each line that mentions the block after it is bound, and a paler stretch where it
-/// sits idle, labelled when there is room.
-pub fn block_marks(b: &Block, rect: &Rect, first_line: u32, body_top: f64, color: Color, pal: &Palette) -> Vec<Shape> {
-    let row = |line: u32| body_top + (line - first_line) as f64 * RULES.line_px;
+/// The marks inside a box: a paler stretch where it sits idle (labelled where there is room, below
+/// the box's own two label rows), and a use tick at each line that mentions it after it is bound.
+pub fn box_marks(b: &Block) -> Vec<Mark> {
+    let t = &b.tile;
     let mut out = Vec::new();
     if let Some(idle) = b.idle {
-        let (top, bottom) = (row(idle.from), row(idle.to) + RULES.line_px);
-        let inset = if rect.w > 4.0 { 1.0 } else { 0.0 };
-        out.push(Shape::Rect(Rect {
-            x: rect.x + inset,
-            y: top,
-            w: rect.w - 2.0 * inset,
-            h: bottom - top,
-            radius: 0.0,
-            fill: Some(pal.wash(color)),
-            stroke: None,
-        }));
-        let label = format!("idle {} lines", idle.lines);
-        // Below the box's own label (its name and size take the first two rows), inside the stretch.
-        let label_line = idle.from.max(b.tile.start + 2);
-        if text::width(&label, SMALL) + 8.0 <= rect.w && label_line <= idle.to {
-            out.push(Shape::Text(Text {
-                x: rect.x + 4.0,
-                y: row(label_line) + 12.0,
-                size: SMALL,
-                color: pal.muted,
-                anchor: Anchor::Start,
-                content: label,
-            }));
-        }
+        let label_line = idle.from.max(t.start + 2);
+        out.push(Mark {
+            style: IDLE,
+            bytes: None,
+            lines: Some([idle.from, idle.to]),
+            at: Vec::new(),
+            text: (label_line <= idle.to)
+                .then(|| MarkText { content: format!("idle {} lines", idle.lines), line: label_line }),
+        });
     }
-    let tick = TICK.min(rect.w);
-    for &u in b.tile.uses.iter().filter(|&&u| u >= b.tile.start && u <= b.tile.end) {
-        let y = row(u) + RULES.line_px / 2.0;
-        // At the right edge, clear of the label at the left.
-        out.push(Shape::Line(Line {
-            x1: rect.x + rect.w - tick,
-            y1: y,
-            x2: rect.x + rect.w,
-            y2: y,
-            stroke: Stroke { color, width: 2.0, dash: None },
-        }));
+    let at: Vec<u32> = t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.end).collect();
+    if !at.is_empty() {
+        out.push(Mark { style: USE, bytes: None, lines: None, at, text: None });
     }
     out
 }
 
-pub fn profile(f: &FunctionMap, s: &SpaceUsage, x: f64, plot_top: f64, body_top: f64, pal: &Palette) -> Profile {
-    let color = space_color(&s.space, pal.theme);
+/// A space's live bytes per line (the union of the live boxes' ranges, computed by `analyze`), as
+/// runs of equal values scaled to the peak: one bar per run keeps long functions small.
+pub fn profile_plan(s: &SpaceUsage) -> ProfilePlan {
+    let live = &s.profile;
+    let room = PROFILE_W - 6.0;
+    let mut bars = Vec::new();
+    let mut i = 0;
+    while i < live.len() {
+        let mut j = i;
+        while j + 1 < live.len() && live[j + 1] == live[i] {
+            j += 1;
+        }
+        if live[i] > 0 && s.peak.bytes > 0 {
+            // A hundredth of a pixel is finer than any screen, and keeps the page's copy short.
+            let w = ((live[i] as f64 / s.peak.bytes as f64 * room).max(1.0) * 100.0).round() / 100.0;
+            bars.push((i as u32, (j - i + 1) as u32, w));
+        }
+        i = j + 1;
+    }
+    ProfilePlan {
+        peak: s.peak.bytes,
+        peak_line: s.peak.line,
+        head: [format!("peak L{}", s.peak.line), fmt_bytes(s.peak.bytes)],
+        bars,
+    }
+}
+
+/// The profile column of `plan` at `x`, as shapes.
+pub fn profile(f: &FunctionMap, space: &str, plan: &ProfilePlan, x: f64, tops: (f64, f64), pal: &Palette) -> Profile {
+    let (plot_top, body_top) = tops;
+    let color = space_color(space, pal.theme);
     let body_h = (f.src_end - f.src_start + 1) as f64 * RULES.line_px;
     let mut shapes = vec![
         Shape::Rect(Rect {
@@ -74,33 +79,22 @@ pub fn profile(f: &FunctionMap, s: &SpaceUsage, x: f64, plot_top: f64, body_top:
             stroke: None,
         }),
         Shape::Rect(Rect { x, y: plot_top, w: PROFILE_W, h: 3.0, radius: 0.0, fill: Some(color), stroke: None }),
-        text_at(x + 4.0, plot_top + 18.0, SMALL, pal.text, &format!("peak L{}", s.peak.line)),
-        text_at(x + 4.0, plot_top + 33.0, SMALL, pal.muted, &fmt_bytes(s.peak.bytes)),
+        text_at(x + 4.0, plot_top + 18.0, SMALL, pal.text, &plan.head[0]),
+        text_at(x + 4.0, plot_top + 33.0, SMALL, pal.muted, &plan.head[1]),
     ];
-    let live = &s.profile;
-    let room = PROFILE_W - 6.0;
-    let bar = color.over(pal.card, 0.55);
-    // One rect per run of equal values keeps long functions small.
-    let mut i = 0;
-    while i < live.len() {
-        let mut j = i;
-        while j + 1 < live.len() && live[j + 1] == live[i] {
-            j += 1;
-        }
-        if live[i] > 0 && s.peak.bytes > 0 {
-            shapes.push(Shape::Rect(Rect {
-                x: x + 3.0,
-                y: body_top + i as f64 * RULES.line_px,
-                w: (live[i] as f64 / s.peak.bytes as f64 * room).max(1.0),
-                h: (j - i + 1) as f64 * RULES.line_px,
-                radius: 0.0,
-                fill: Some(bar),
-                stroke: None,
-            }));
-        }
-        i = j + 1;
+    let bar = pal.bar(color);
+    for &(row, rows, w) in &plan.bars {
+        shapes.push(Shape::Rect(Rect {
+            x: x + 3.0,
+            y: body_top + row as f64 * RULES.line_px,
+            w,
+            h: rows as f64 * RULES.line_px,
+            radius: 0.0,
+            fill: Some(bar),
+            stroke: None,
+        }));
     }
-    let py = body_top + (s.peak.line - f.src_start) as f64 * RULES.line_px;
+    let py = body_top + (plan.peak_line.max(f.src_start) - f.src_start) as f64 * RULES.line_px;
     shapes.push(Shape::Rect(Rect {
         x: x + 1.0,
         y: py,
@@ -110,37 +104,121 @@ pub fn profile(f: &FunctionMap, s: &SpaceUsage, x: f64, plot_top: f64, body_top:
         fill: None,
         stroke: Some(Stroke { color: pal.text, width: 1.0, dash: None }),
     }));
-    Profile { space: s.space.clone(), x, width: PROFILE_W, peak_bytes: s.peak.bytes, peak_line: s.peak.line, shapes }
+    Profile { space: space.to_string(), x, width: PROFILE_W, peak_bytes: plan.peak, peak_line: plan.peak_line, shapes }
 }
 
-/// Dashed outlines over the free ranges that answer a `--fit` query in this lane.
-pub fn fit_marks(f: &FunctionMap, space: &str, lane: (f64, f64), factor: f64, body_top: f64) -> Vec<Shape> {
-    let (lane_x, lane_w) = lane;
+/// Outlines over the free ranges that answer a `--fit` query in this space, each saying what fits.
+pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
     let mut out = Vec::new();
     for a in f.fits.iter().filter(|a| a.space == space) {
         let (from, to) = (a.from.max(f.src_start), a.to.min(f.src_end));
         if from > to {
             continue;
         }
-        let y = body_top + (from - f.src_start) as f64 * RULES.line_px;
-        let h = (to - from + 1) as f64 * RULES.line_px;
         for g in &a.ranges {
-            let x = (lane_x + g.offset as f64 * factor).min(lane_x + lane_w - 2.0);
-            let w = (g.size as f64 * factor).max(2.0).min(lane_x + lane_w - x);
-            out.push(Shape::Rect(Rect {
-                x: x + 1.0,
-                y: y + 1.0,
-                w: (w - 2.0).max(1.0),
-                h: h - 2.0,
-                radius: 2.0,
-                fill: None,
-                stroke: Some(Stroke { color: GOOD, width: 1.5, dash: Some((5.0, 3.0)) }),
-            }));
-            let label = format!("fits {}", fmt_bytes(a.bytes));
-            if text::width(&label, SMALL) + 8.0 <= w {
-                out.push(text_at(x + 4.0, y + 13.0, SMALL, GOOD, &label));
-            }
+            out.push(Mark {
+                style: FIT,
+                bytes: Some([g.offset, g.size]),
+                lines: Some([from, to]),
+                at: Vec::new(),
+                text: Some(MarkText { content: format!("fits {}", fmt_bytes(a.bytes)), line: from }),
+            });
         }
+    }
+    out
+}
+
+/// Where a mark is drawn: its lane (left edge and width), the box it sits in if any, the factor,
+/// and the rows.
+pub struct Host {
+    /// Left edge and width of the lane.
+    pub lane: (f64, f64),
+    /// Left edge and width of the box the mark belongs to, if it belongs to one.
+    pub block: Option<(f64, f64)>,
+    /// Pixels per byte.
+    pub factor: f64,
+    /// Top of the first line's row, and that line.
+    pub body_top: f64,
+    /// The first line of the function.
+    pub first_line: u32,
+    /// The last line of the function.
+    pub last_line: u32,
+}
+
+/// A mark of the plan as shapes at the host's factor: the one generic draw of the static picture.
+pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Shape> {
+    let px = super::plan::px_rules();
+    let (lane_x, lane_w) = host.lane;
+    let row = |line: u32| host.body_top + (line.max(host.first_line) - host.first_line) as f64 * px.line;
+    let (x, w) = match (m.bytes, host.block) {
+        (Some([o, s]), _) => {
+            let (x, w) = super::plan::place(o, s, host.factor, lane_w, px.min_box);
+            (lane_x + x, w)
+        }
+        (None, Some(b)) => b,
+        (None, None) => (lane_x, lane_w),
+    };
+    let tone = match m.style.tone {
+        Tone::Space => color,
+        Tone::Wash => pal.wash(color),
+        Tone::Good => GOOD,
+    };
+    let [from, to] = m.lines.unwrap_or([host.first_line, host.last_line]);
+    let (top, bottom) = (row(from), row(to) + px.line);
+    let mut out = Vec::new();
+    match m.style.kind {
+        MarkKind::Band => {
+            let inset = if w > 4.0 { 1.0 } else { 0.0 };
+            out.push(Shape::Rect(Rect {
+                x: x + inset,
+                y: top,
+                w: w - 2.0 * inset,
+                h: bottom - top,
+                radius: 0.0,
+                fill: Some(tone),
+                stroke: None,
+            }));
+        }
+        MarkKind::Outline => out.push(Shape::Rect(Rect {
+            x: x + 1.0,
+            y: top + 1.0,
+            w: (w - 2.0).max(1.0),
+            h: bottom - top - 2.0,
+            radius: 2.0,
+            fill: None,
+            stroke: Some(Stroke { color: tone, width: 1.5, dash: Some((5.0, 3.0)) }),
+        })),
+        MarkKind::Ticks => {
+            let tick = px.tick.min(w);
+            out.extend(m.at.iter().map(|&u| {
+                let y = row(u) + px.line / 2.0;
+                Shape::Line(Line {
+                    x1: x + w - tick,
+                    y1: y,
+                    x2: x + w,
+                    y2: y,
+                    stroke: Stroke { color: tone, width: 2.0, dash: None },
+                })
+            }));
+        }
+        MarkKind::Rule => {
+            let at = m.bytes.map_or(0, |b| b[0]);
+            let hx = (lane_x + at as f64 * host.factor).min(lane_x + lane_w - 0.5).max(lane_x + 0.5);
+            let end = host.body_top + (host.last_line - host.first_line + 1) as f64 * px.line;
+            out.push(Shape::Line(Line {
+                x1: hx,
+                y1: host.body_top,
+                x2: hx,
+                y2: end,
+                stroke: Stroke { color: tone, width: 1.0, dash: Some((4.0, 3.0)) },
+            }));
+        }
+    }
+    if let Some(t) = &m.text
+        && text::width(&t.content, px.small) + 2.0 * px.inset <= w
+    {
+        let color = if m.style.tone == Tone::Wash { pal.muted } else { tone };
+        out.push(text_at(x + px.inset, row(t.line) + 12.0, px.small, color, &t.content));
     }
     out
 }

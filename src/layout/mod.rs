@@ -7,17 +7,23 @@
 
 mod diff;
 mod insight;
-mod options;
+pub mod options;
+pub mod plan;
 mod scene;
 pub mod style;
 pub mod text;
 
 pub use diff::diff_scene;
-pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
+pub use options::{
+    DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, Theme, ViewOptions, WIDTH, XAxis, ZOOM,
+    options_markdown, rules_json,
+};
 pub use scene::{Anchor, BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::{fmt_bytes, fmt_num};
+use plan::{BoxPlan, CardPlan, LabelPlan};
+pub use plan::{Plan, place, px_per_byte, span};
 use style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 
 /// Margin around the page and between cards.
@@ -34,8 +40,6 @@ const HEADER_HEIGHT: f64 = 134.0;
 /// Text sizes: labels in boxes, small print, titles.
 const LABEL: f64 = 11.0;
 const SMALL: f64 = 10.0;
-/// Inset of a label from its box's left edge.
-const LABEL_INSET: f64 = 4.0;
 
 /// Lays out `map` as `view` asks. `view` should have been validated against `map`.
 pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
@@ -67,24 +71,6 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
     }
 }
 
-/// The px/byte factor of a card (D5): fill `width` with the sum of spans, grow until the narrowest
-/// lane reaches the minimum, then apply the zoom.
-pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
-    let total: i64 = spans.iter().sum();
-    let narrowest = spans.iter().copied().min().unwrap_or(1).max(1) as f64;
-    let fill = width / total.max(1) as f64;
-    fill.max(RULES.min_lane_px / narrowest) * zoom
-}
-
-/// Bytes a lane spans under `axis`; never less than what is allocated, so no box leaves its lane.
-pub fn span(space: &SpaceUsage, axis: XAxis) -> i64 {
-    match axis {
-        XAxis::Limit => space.limit.max(space.hwm),
-        XAxis::Used => space.hwm,
-    }
-    .max(1)
-}
-
 /// The width a card needs: its lanes, or its title row, whichever is wider.
 fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>) -> f64 {
     let (spans, own) = scale(f, view);
@@ -93,8 +79,9 @@ fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>) -> f64 {
     let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
     let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
     let title = 16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0;
+    let pills: Vec<plan::Pill> = f.spaces.iter().map(plan::pill).collect();
     (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles)
-        .max(title + pills_width(f) + 12.0)
+        .max(title + pills_width(&pills) + 12.0)
         .max(summary + 2.0 * CARD_PAD)
 }
 
@@ -109,6 +96,7 @@ struct Placement {
 }
 
 fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Placement) -> Card {
+    let plan = plan::card_plan(f, view);
     let (spans, own) = scale(f, view);
     let factor = at.factor.unwrap_or(own);
     let Placement { x, y, w, .. } = at;
@@ -120,17 +108,18 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
 
     let mut lanes = Vec::new();
     let mut lx = x + CARD_PAD + gutter;
-    for (s, sp) in f.spaces.iter().zip(spans) {
+    for (li, (s, sp)) in f.spaces.iter().zip(spans).enumerate() {
         let Some(sp) = sp else { continue };
         let width = sp as f64 * factor;
-        lanes.push(lane(f, s, sp, factor, (lx, plot_top, width, COLUMN_HEADER + body_h), body_top, pal));
+        let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, factor };
+        lanes.push(lane(f, &plan, li, s, sp, geometry, pal));
         lx += width;
     }
     let mut px = lx + insight::PROFILE_GAP;
     let mut profiles = Vec::new();
     for l in &lanes {
-        if let Some(s) = f.spaces.iter().find(|s| s.space == l.space) {
-            profiles.push(insight::profile(f, s, px, plot_top, body_top, pal));
+        if let Some(lp) = plan.lanes.iter().find(|p| p.space == l.space) {
+            profiles.push(insight::profile(f, &lp.space, &lp.profile, px, (plot_top, body_top), pal));
             px += insight::PROFILE_W + 4.0;
         }
     }
@@ -159,7 +148,7 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
             fmt_num(1.0 / factor)
         ),
     }));
-    let summary = insight::summary(f);
+    let summary = &plan.summary;
     for (i, line) in summary.iter().enumerate() {
         let y = footer_y + 22.0 + (i + 1) as f64 * insight::SUMMARY_LINE;
         let color = if line.starts_with("fit") { pal.text } else { pal.muted };
@@ -181,8 +170,18 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         lanes,
         profiles,
     };
-    place_pills(&mut card, f, pal);
+    place_pills(&mut card, &plan.pills, pal);
     card
+}
+
+/// Where a lane goes, and the card's factor.
+struct LaneGeometry {
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+    body_top: f64,
+    factor: f64,
 }
 
 /// The span of each space of `f` (`None` where hidden) and the card's one px/byte factor, computed
@@ -229,13 +228,14 @@ fn gutter_width(last_line: u32) -> f64 {
 
 fn lane(
     f: &FunctionMap,
+    plan: &CardPlan,
+    li: usize,
     s: &SpaceUsage,
     span: i64,
-    factor: f64,
-    (x, y, width, height): (f64, f64, f64, f64),
-    body_top: f64,
+    g: LaneGeometry,
     pal: &Palette,
 ) -> Lane {
+    let LaneGeometry { x, y, width, height, body_top, factor } = g;
     let color = space_color(&s.space, pal.theme);
     let mut decorations = vec![
         Shape::Rect(Rect { x, y, w: width, h: height, radius: 0.0, fill: Some(pal.wash(color)), stroke: None }),
@@ -273,7 +273,6 @@ fn lane(
             content: end_label,
         }));
     }
-    let body_bottom = y + height;
     for line in f.src_start..=f.src_end {
         if line % 5 == 0 {
             let gy = body_top + (line - f.src_start) as f64 * RULES.line_px + 0.5;
@@ -286,42 +285,37 @@ fn lane(
             }));
         }
     }
-    let mut blocks: Vec<(usize, &Block)> =
-        f.blocks.iter().enumerate().filter(|(_, b)| b.tile.space == s.space).collect();
+    let host = |block| insight::Host {
+        lane: (x, width),
+        block,
+        factor,
+        body_top,
+        first_line: f.src_start,
+        last_line: f.src_end,
+    };
+    let mut mine: Vec<&BoxPlan> = plan.boxes.iter().filter(|b| b.lane == li).collect();
     // Views are drawn over the blocks they look into.
-    blocks.sort_by_key(|(_, b)| b.view);
-    let blocks = blocks.into_iter().map(|(i, b)| block(f, i, b, x, width, factor, body_top, color, pal)).collect();
-    let hx = (x + s.hwm as f64 * factor).min(x + width - 0.5).max(x + 0.5);
-    let hwm = Some(Line {
-        x1: hx,
-        y1: body_top,
-        x2: hx,
-        y2: body_bottom,
-        stroke: Stroke { color, width: 1.0, dash: Some((4.0, 3.0)) },
-    });
-    let fits = insight::fit_marks(f, &s.space, (x, width), factor, body_top);
+    mine.sort_by_key(|b| b.view);
+    let blocks = mine.into_iter().map(|bp| block(f, bp, &f.blocks[bp.index], &host(None), color, pal)).collect();
+    let mut fits = Vec::new();
+    let mut hwm = None;
+    for m in &plan.lanes[li].marks {
+        let shapes = insight::mark_shapes(m, &host(None), color, pal);
+        match (m.style.kind, shapes.first()) {
+            (plan::MarkKind::Rule, Some(Shape::Line(l))) => hwm = Some(l.clone()),
+            _ => fits.extend(shapes),
+        }
+    }
     Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn block(
-    f: &FunctionMap,
-    index: usize,
-    b: &Block,
-    lane_x: f64,
-    lane_w: f64,
-    factor: f64,
-    body_top: f64,
-    color: Color,
-    pal: &Palette,
-) -> BlockShape {
+fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: Color, pal: &Palette) -> BlockShape {
     let t = &b.tile;
-    let w = (t.size.max(0) as f64 * factor).max(RULES.min_box_px);
-    // A negative offset is drawn from the lane's edge rather than outside it. Only such a box can be
-    // wider than its lane (its bytes below 0 are in no lane); `max` keeps the bounds ordered, also
-    // where rounding puts a box exactly as wide as its lane a hair past it.
-    let x = (lane_x + t.offset as f64 * factor).clamp(lane_x, (lane_x + lane_w - w).max(lane_x));
-    let y = body_top + (t.start - f.src_start) as f64 * RULES.line_px;
+    let px = plan::px_rules();
+    let (lane_x, lane_w) = host.lane;
+    let (x, w) = plan::place(t.offset, t.size, host.factor, lane_w, px.min_box);
+    let x = lane_x + x;
+    let y = host.body_top + (t.start - f.src_start) as f64 * RULES.line_px;
     let h = (t.end - t.start + 1) as f64 * RULES.line_px;
     let rect = Rect { x, y, w, h, radius: 0.0, fill: Some(pal.fill(color)), stroke: None };
     let stroke = if b.conflict {
@@ -339,8 +333,9 @@ fn block(
         fill: None,
         stroke: Some(stroke),
     };
+    let in_box = insight::Host { block: Some((x, w)), ..*host };
     BlockShape {
-        index,
+        index: bp.index,
         name: t.name.clone(),
         space: t.space.clone(),
         base: t.base.clone(),
@@ -351,79 +346,32 @@ fn block(
         aliases: b.aliases.clone(),
         view: b.view,
         conflict: b.conflict,
-        marks: insight::block_marks(b, &rect, f.src_start, body_top, color, pal),
-        label: label(b, x, y, w, h, pal),
-        tooltip: tooltip(b),
+        marks: bp.marks.iter().flat_map(|m| insight::mark_shapes(m, &in_box, color, pal)).collect(),
+        label: label(&bp.label, (x, y, w, h), &px, pal),
+        tooltip: std::iter::once(t.name.clone()).chain(bp.tip.iter().cloned()).collect(),
         rect,
         outline,
     }
 }
 
-/// The name (shortened to fit) and its `+N` alias badge, then size and address range if there is a
-/// second line of room. A label that does not fit is left out; the tooltip still has it all.
-fn label(b: &Block, x: f64, y: f64, w: f64, h: f64, pal: &Palette) -> Vec<Text> {
-    let room = w - 2.0 * LABEL_INSET;
-    let badge = if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) };
-    let badge_w = if badge.is_empty() { 0.0 } else { text::width(&badge, LABEL) + 4.0 };
+/// The label the rule picks for a box this size: the name and its `+N` badge on the first row,
+/// the detail on the second.
+fn label(label: &LabelPlan, (x, y, w, h): (f64, f64, f64, f64), px: &plan::PxRules, pal: &Palette) -> Vec<Text> {
+    let fitted = plan::fit_label(label, w, h, px);
+    let tx = x + px.inset;
     let mut out = Vec::new();
-    let tx = x + LABEL_INSET;
     let mut name_w = 0.0;
-    if let Some(name) = text::fit(&b.tile.name, LABEL, room - badge_w) {
-        name_w = text::width(&name, LABEL) + 4.0;
-        out.push(run(tx, y + 12.0, LABEL, pal.text, &name));
+    if let Some(name) = &fitted.name {
+        name_w = text::width(name, px.label) + 4.0;
+        out.push(run(tx, y + 12.0, px.label, pal.text, name));
     }
-    if !badge.is_empty() && badge_w <= room {
-        out.push(run(tx + name_w, y + 12.0, LABEL, pal.muted, &badge));
+    if let Some(badge) = &fitted.badge {
+        out.push(run(tx + name_w, y + 12.0, px.label, pal.muted, badge));
     }
-    if h >= 2.0 * RULES.line_px {
-        let t = &b.tile;
-        let full = format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop());
-        let short = fmt_bytes(t.size);
-        // The address range is dropped before the size is cut: a whole number reads better.
-        let detail = [full, short].into_iter().find(|d| text::width(d, SMALL) <= room);
-        if let Some(detail) = detail {
-            out.push(run(tx, y + 12.0 + RULES.line_px, SMALL, pal.muted, &detail));
-        }
+    if let Some(detail) = &fitted.detail {
+        out.push(run(tx, y + 12.0 + px.line, px.small, pal.muted, detail));
     }
     out
-}
-
-/// The tooltip (H7): space, shape and dtype, op, base, size, address range, lines, aliases, marks.
-fn tooltip(b: &Block) -> Vec<String> {
-    let t = &b.tile;
-    let shape = if t.shape.is_empty() {
-        "shape ?".to_string()
-    } else {
-        format!("[{}]", t.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
-    };
-    let mut lines = vec![
-        t.name.clone(),
-        format!("{} · {} {} · {}", t.space, shape, t.dtype, if t.op.is_empty() { "(no op)" } else { &t.op }),
-        format!("base {} · {} ({} B)", t.base, fmt_bytes(t.size), t.size),
-        format!("address [{}, {})", t.offset, t.stop()),
-        format!("lines {}–{} (lexical)", t.start, t.end),
-    ];
-    if !b.aliases.is_empty() {
-        lines.push(format!("aliases: {}", b.aliases.join(", ")));
-    }
-    if b.view {
-        lines.push("view into a wider tile of the same base".into());
-    }
-    if b.conflict {
-        lines.push("conflict: overlaps another base in address and lifetime".into());
-    }
-    if !t.uses.is_empty() {
-        let shown: Vec<String> = t.uses.iter().take(12).map(|u| u.to_string()).collect();
-        let more = if t.uses.len() > 12 { format!(" (+{} more)", t.uses.len() - 12) } else { String::new() };
-        lines.push(format!("used on lines {}{more}", shown.join(", ")));
-    }
-    if let Some(i) = b.idle {
-        lines.push(format!("idle: {} lines with no use (L{}–L{})", i.lines, i.from, i.to));
-    }
-    if !t.layout.is_empty() {
-        lines.push(format!("layout: {}", t.layout));
-    }
-    lines
 }
 
 fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shape> {
@@ -452,51 +400,32 @@ fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shap
     ]
 }
 
-/// `Vec 24 KB/184 KB` and the occupancy, as a pill.
-fn pill_texts(s: &SpaceUsage) -> (String, String, f64) {
-    let occupancy = if s.limit > 0 { s.hwm as f64 / s.limit as f64 } else { 0.0 };
-    (
-        format!("{} {}/{}", s.space, fmt_bytes(s.hwm), fmt_bytes(s.limit)),
-        format!("{:.1}%", occupancy * 100.0),
-        occupancy,
-    )
-}
-
-/// Where the most bytes are live: the pill says it, so the peak can be found in the map.
-fn peak_text(s: &SpaceUsage) -> String {
-    format!("peak L{}", s.peak.line)
-}
-
-fn pill_width(s: &SpaceUsage) -> f64 {
-    let (label, pct, _) = pill_texts(s);
+fn pill_width(p: &plan::Pill) -> f64 {
     8.0 + 8.0
         + 6.0
-        + text::width(&label, LABEL)
+        + text::width(&p.text, LABEL)
         + 6.0
-        + text::width(&pct, LABEL)
+        + text::width(&p.pct, LABEL)
         + 6.0
-        + text::width(&peak_text(s), LABEL)
+        + text::width(&p.peak, LABEL)
         + 8.0
 }
 
-fn pills_width(f: &FunctionMap) -> f64 {
-    f.spaces.iter().map(|s| pill_width(s) + 6.0).sum()
+fn pills_width(pills: &[plan::Pill]) -> f64 {
+    pills.iter().map(|p| pill_width(p) + 6.0).sum()
 }
 
 /// Pills sit right-aligned in the title row, so they are placed once the card's width is known.
-fn place_pills(card: &mut Card, f: &FunctionMap, pal: &Palette) {
+fn place_pills(card: &mut Card, pills: &[plan::Pill], pal: &Palette) {
     let mut right = card.frame.x + card.frame.w - 12.0;
     let y = card.frame.y + 10.0;
-    for s in f.spaces.iter().rev() {
-        let (label, pct, occupancy) = pill_texts(s);
-        let w = pill_width(s);
+    for p in pills.iter().rev() {
+        let w = pill_width(p);
         let px = right - w;
-        let level = if occupancy >= RULES.occupancy_crit {
-            CRITICAL
-        } else if occupancy >= RULES.occupancy_warn {
-            WARNING
-        } else {
-            GOOD
+        let level = match p.level {
+            "crit" => CRITICAL,
+            "warn" => WARNING,
+            _ => GOOD,
         };
         let border = if level == CRITICAL { CRITICAL } else { pal.border };
         card.decorations.push(Shape::Rect(Rect {
@@ -508,7 +437,7 @@ fn place_pills(card: &mut Card, f: &FunctionMap, pal: &Palette) {
             fill: Some(pal.card),
             stroke: Some(Stroke { color: border, width: 1.0, dash: None }),
         }));
-        let color = space_color(&s.space, pal.theme);
+        let color = space_color(&p.space, pal.theme);
         card.decorations.push(Shape::Rect(Rect {
             x: px + 8.0,
             y: y + 8.0,
@@ -518,11 +447,11 @@ fn place_pills(card: &mut Card, f: &FunctionMap, pal: &Palette) {
             fill: Some(color),
             stroke: None,
         }));
-        card.decorations.push(text_at(px + 22.0, y + 16.0, LABEL, pal.text, &label));
-        let pct_x = px + 22.0 + text::width(&label, LABEL) + 6.0;
-        card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &pct));
-        let peak_x = pct_x + text::width(&pct, LABEL) + 6.0;
-        card.decorations.push(text_at(peak_x, y + 16.0, LABEL, pal.muted, &peak_text(s)));
+        card.decorations.push(text_at(px + 22.0, y + 16.0, LABEL, pal.text, &p.text));
+        let pct_x = px + 22.0 + text::width(&p.text, LABEL) + 6.0;
+        card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &p.pct));
+        let peak_x = pct_x + text::width(&p.pct, LABEL) + 6.0;
+        card.decorations.push(text_at(peak_x, y + 16.0, LABEL, pal.muted, &p.peak));
         right = px - 6.0;
     }
 }

@@ -6,73 +6,106 @@ use super::style::Color;
 /// Horizontal anchor of a text run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
+    /// The text starts at `x`.
     Start,
+    /// The text ends at `x`.
     End,
 }
 
 /// An outline.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stroke {
+    /// Its colour.
     pub color: Color,
+    /// Its width in px.
     pub width: f64,
     /// Dash and gap lengths, for dashed outlines.
     pub dash: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// A rectangle, filled or outlined or both.
 pub struct Rect {
+    /// Left edge.
     pub x: f64,
+    /// Top edge.
     pub y: f64,
+    /// Width.
     pub w: f64,
+    /// Height.
     pub h: f64,
+    /// Corner radius; 0 for square corners.
     pub radius: f64,
+    /// Fill colour; `None` for an outline only.
     pub fill: Option<Color>,
+    /// Outline; `None` for a fill only.
     pub stroke: Option<Stroke>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// A straight line.
 pub struct Line {
+    /// Start x.
     pub x1: f64,
+    /// Start y.
     pub y1: f64,
+    /// End x.
     pub x2: f64,
+    /// End y.
     pub y2: f64,
+    /// How it is stroked.
     pub stroke: Stroke,
 }
 
 /// One run of text; `y` is the baseline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Text {
+    /// Anchor x (see `anchor`).
     pub x: f64,
+    /// Baseline y.
     pub y: f64,
+    /// Font size in px.
     pub size: f64,
+    /// Colour.
     pub color: Color,
+    /// Which end of the text `x` is.
     pub anchor: Anchor,
+    /// The text, as written (back ends escape it).
     pub content: String,
 }
 
 /// A drawing primitive.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
+    /// A rectangle.
     Rect(Rect),
+    /// A line.
     Line(Line),
+    /// A run of text.
     Text(Text),
 }
 
 /// A whole picture: a header, then one card per function, stacked.
 #[derive(Debug, Clone)]
 pub struct Scene {
+    /// Width of the whole picture in px.
     pub width: f64,
+    /// Its height in px.
     pub height: f64,
+    /// The page colour behind everything.
     pub background: Color,
+    /// The font family texts are drawn in (the bundled font first).
     pub font_family: &'static str,
     /// Title, chips and legend.
     pub header: Vec<Shape>,
+    /// One card per drawn function, top to bottom.
     pub cards: Vec<Card>,
 }
 
 /// One compute function's map.
 #[derive(Debug, Clone)]
 pub struct Card {
+    /// The function's name.
     pub function: String,
     /// Index of the function in the memory map.
     pub index: usize,
@@ -82,9 +115,11 @@ pub struct Card {
     pub frame: Rect,
     /// Top of the first dump line's row, and the first line's number.
     pub body_top: f64,
+    /// The first dump line of the function.
     pub first_line: u32,
     /// Frame, title row, pills, gutter, footer: everything that is not a lane.
     pub decorations: Vec<Shape>,
+    /// Its visible lanes, in panel order.
     pub lanes: Vec<Lane>,
     /// Live bytes per line of each visible space, beside the lanes.
     pub profiles: Vec<Profile>,
@@ -93,15 +128,21 @@ pub struct Card {
 /// The column of one memory space.
 #[derive(Debug, Clone)]
 pub struct Lane {
+    /// The memory space.
     pub space: String,
     /// Bytes the lane spans: the capacity (or the high-water mark, x axis `used`).
     pub span: i64,
+    /// Left edge.
     pub x: f64,
+    /// Top edge (the column header's).
     pub y: f64,
+    /// Width: its span times the card's factor.
     pub width: f64,
+    /// Height, header included.
     pub height: f64,
     /// Wash, divider, header accent and texts, gridlines.
     pub decorations: Vec<Shape>,
+    /// Its boxes, views after the boxes they look into.
     pub blocks: Vec<BlockShape>,
     /// Free ranges that answer a `--fit` query, drawn over the boxes.
     pub fits: Vec<Shape>,
@@ -114,15 +155,25 @@ pub struct Lane {
 pub struct BlockShape {
     /// Index of the block in its function's `blocks`.
     pub index: usize,
+    /// The first name of the box.
     pub name: String,
+    /// Its memory space.
     pub space: String,
+    /// The base it is carved from.
     pub base: String,
+    /// Offset in bytes.
     pub offset: i64,
+    /// Size in bytes.
     pub size: i64,
+    /// First dump line.
     pub start: u32,
+    /// Last dump line.
     pub end: u32,
+    /// Further names merged into it.
     pub aliases: Vec<String>,
+    /// A view into a wider tile of the same base.
     pub view: bool,
+    /// Overlaps another base while both live.
     pub conflict: bool,
     /// The box itself: exactly its bytes wide (at least the minimum), filled.
     pub rect: Rect,
@@ -130,6 +181,7 @@ pub struct BlockShape {
     pub outline: Rect,
     /// Use ticks and the idle stretch, drawn between the fill and the outline.
     pub marks: Vec<Shape>,
+    /// Its label texts, as the label rule fitted them.
     pub label: Vec<Text>,
     /// Tooltip lines (H7).
     pub tooltip: Vec<String>,
@@ -138,10 +190,16 @@ pub struct BlockShape {
 /// One narrow column of a space's live bytes per line, scaled to its peak, with the peak row marked.
 #[derive(Debug, Clone)]
 pub struct Profile {
+    /// The memory space.
     pub space: String,
+    /// Left edge.
     pub x: f64,
+    /// Width.
     pub width: f64,
+    /// Most bytes live at once.
     pub peak_bytes: i64,
+    /// The first line where they are.
     pub peak_line: u32,
+    /// Wash, head texts, bars and the peak row.
     pub shapes: Vec<Shape>,
 }

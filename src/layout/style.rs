@@ -27,21 +27,31 @@ impl Color {
 
 /// Occupancy levels of a pill (D1).
 pub const GOOD: Color = Color::hex(0x0ca30c);
+/// A pill between the warning and critical occupancies.
 pub const WARNING: Color = Color::hex(0xfab219);
+/// A pill past the critical occupancy, and conflict outlines.
 pub const CRITICAL: Color = Color::hex(0xd03b3b);
 
 /// The colours of one theme.
 #[derive(Debug, Clone, Copy)]
 pub struct Palette {
+    /// The theme these colours are for.
     pub theme: Theme,
+    /// Behind the cards.
     pub page: Color,
+    /// A card's background.
     pub card: Color,
+    /// Frames and dividers.
     pub border: Color,
+    /// Text.
     pub text: Color,
+    /// Secondary text.
     pub muted: Color,
+    /// Gridlines every five lines.
     pub grid: Color,
 }
 
+/// The colours of `theme`.
 pub fn palette(theme: Theme) -> Palette {
     match theme {
         Theme::Light => Palette {
@@ -81,15 +91,37 @@ pub fn space_color(space: &str, theme: Theme) -> Color {
     Color::hex(if theme == Theme::Light { light.0 } else { light.1 })
 }
 
+/// How much of a space's colour the map's fills take: the wash behind a lane (and an idle stretch),
+/// a box's fill, a profile bar. The page's stylesheet mixes with these same shares.
+#[derive(Debug, Clone, Copy)]
+pub struct Mix {
+    /// Behind a lane, a profile column, an idle stretch.
+    pub wash: f64,
+    /// A box.
+    pub fill: f64,
+    /// A live-bytes bar.
+    pub bar: f64,
+}
+
+/// The shares of `theme`.
+pub fn mix(theme: Theme) -> Mix {
+    Mix { wash: 0.05, fill: if theme == Theme::Light { 0.16 } else { 0.28 }, bar: 0.55 }
+}
+
 impl Palette {
     /// The wash behind a lane.
     pub fn wash(&self, space: Color) -> Color {
-        space.over(self.card, 0.05)
+        space.over(self.card, mix(self.theme).wash)
     }
 
     /// The fill of a box.
     pub fn fill(&self, space: Color) -> Color {
-        space.over(self.card, if self.theme == Theme::Light { 0.16 } else { 0.28 })
+        space.over(self.card, mix(self.theme).fill)
+    }
+
+    /// A live-bytes bar.
+    pub fn bar(&self, space: Color) -> Color {
+        space.over(self.card, mix(self.theme).bar)
     }
 }
 
@@ -99,9 +131,14 @@ pub fn colors_json() -> serde_json::Value {
     let theme = |t: Theme| -> serde_json::Map<String, serde_json::Value> {
         spaces.iter().map(|s| (s.to_string(), space_color(s, t).css().into())).collect()
     };
+    let shares = |t: Theme| {
+        let m = mix(t);
+        serde_json::json!({ "wash": m.wash, "fill": m.fill, "bar": m.bar })
+    };
     serde_json::json!({
         "light": theme(Theme::Light),
         "dark": theme(Theme::Dark),
+        "mix": { "light": shares(Theme::Light), "dark": shares(Theme::Dark) },
         "good": GOOD.css(),
         "warning": WARNING.css(),
         "critical": CRITICAL.css(),

@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::xml::{Markup, Value as Attr, Xml};
-use crate::model::{FunctionMap, MemoryMap, SpaceUsage};
+use crate::layout::plan::{Pill, Plan};
+use crate::model::{FunctionMap, MemoryMap};
 
 const PAGE_CSS: &str = include_str!("page/page.css");
 const PAGE_JS: &str = include_str!("page/page.js");
@@ -24,11 +25,13 @@ const PAGE_JS: &str = include_str!("page/page.js");
 ///
 /// The page is written with the typed writer of [`super::xml`], like the SVG: text from the dump
 /// goes in only as escaped text or attribute values, and the cards only as markup that writer made.
-pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str) -> String {
+///
+/// `plan` is what the layout engine decided for every card (see [`crate::layout::plan`]): the
+/// script draws it at the reader's factor, and the pills here are its texts.
+pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: &Plan) -> String {
     let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
-    // A map is plain strings and numbers, so serializing it cannot fail; an empty object keeps the
-    // page readable (static cards) even if that ever changed.
-    let data = serde_json::to_string(map).unwrap_or_else(|_| "{}".to_owned());
+    let data = page_data(map);
+    let plan_json = serde_json::to_string(plan).unwrap_or_else(|_| "{}".to_owned());
 
     let mut x = Xml::html();
     x.open("html", &[("lang", "en".into())]);
@@ -49,9 +52,9 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str) -> Str
     if map.functions.is_empty() {
         x.element("p", &[("class", "empty".into())], "No compute function binds a tile in this dump.");
     }
-    let thresholds = Thresholds::from_rules(&rules);
     for (i, f) in map.functions.iter().enumerate() {
-        card(&mut x, i, f, static_cards.get(i), &thresholds);
+        let pills = plan.cards.iter().find(|c| c.function == f.name).map_or(&[][..], |c| &c.pills[..]);
+        card(&mut x, i, f, static_cards.get(i), pills);
     }
     x.close();
     x.newline();
@@ -59,9 +62,24 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str) -> Str
     x.newline();
     x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
     x.newline();
+    x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-plan".into())], &plan_json);
+    x.newline();
     x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
     x.newline();
     x.finish().into_string()
+}
+
+/// The map's JSON without its boxes: the plan carries every box the script draws, so the page does
+/// not send them twice (the whole map is `-f json`). A map is plain strings and numbers, so
+/// serializing it cannot fail; an empty object keeps the page readable (static cards) if it ever did.
+fn page_data(map: &MemoryMap) -> String {
+    let mut value = serde_json::to_value(map).unwrap_or(Value::Null);
+    if let Some(Value::Array(functions)) = value.get_mut("functions") {
+        for f in functions.iter_mut().filter_map(Value::as_object_mut) {
+            f.remove("boxes");
+        }
+    }
+    serde_json::to_string(&value).unwrap_or_else(|_| "{}".to_owned())
 }
 
 fn header(x: &mut Xml, map: &MemoryMap) {
@@ -125,7 +143,7 @@ fn header(x: &mut Xml, map: &MemoryMap) {
     x.newline();
 }
 
-fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, th: &Thresholds) {
+fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, pills: &[Pill]) {
     let id = format!("fn-{}", f.name);
     x.open(
         "section",
@@ -147,8 +165,8 @@ fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, th: &T
     x.text(" ");
     x.element("span", &[("class", "badge".into())], &f.ftype);
     x.open("span", &[("class", "pills".into())]);
-    for s in &f.spaces {
-        pill(x, s, th);
+    for p in pills {
+        pill(x, p);
     }
     x.close();
     x.close();
@@ -165,49 +183,22 @@ fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, th: &T
     x.newline();
 }
 
-fn pill(x: &mut Xml, s: &SpaceUsage, th: &Thresholds) {
-    let (pct, class) = if s.limit > 0 {
-        let ratio = s.hwm as f64 / s.limit as f64;
-        let class = if ratio >= th.crit {
-            "pill occ-crit"
-        } else if ratio >= th.warn {
-            "pill occ-warn"
-        } else {
-            "pill occ-good"
-        };
-        (format!("{:.1}%", ratio * 100.0), class)
-    } else {
-        ("—".to_owned(), "pill occ-good")
-    };
-    let title = format!(
-        "{}: high-water mark {} of {} bytes, {} tiles, {} bases; most live at once {} bytes at line {}",
-        s.space, s.hwm, s.limit, s.tiles, s.bases, s.peak.bytes, s.peak.line
-    );
+fn pill(x: &mut Xml, p: &Pill) {
+    let class = format!("pill occ-{}", p.level);
     x.open(
         "span",
-        &[("class", class.into()), ("data-space", s.space.as_str().into()), ("title", title.as_str().into())],
+        &[
+            ("class", class.as_str().into()),
+            ("data-space", p.space.as_str().into()),
+            ("title", p.title.as_str().into()),
+        ],
     );
     x.leaf("i", &[("class", "sw".into()), ("aria-hidden", "true".into())]);
-    x.text(&format!("{} {}/{} ", s.space, crate::units::fmt_bytes(s.hwm), crate::units::fmt_bytes(s.limit)));
-    x.element("span", &[("class", "pct".into())], &pct);
+    x.text(&format!("{} ", p.text));
+    x.element("span", &[("class", "pct".into())], &p.pct);
     x.text(" ");
-    x.element("span", &[("class", "peak".into())], &format!("peak L{}", s.peak.line));
+    x.element("span", &[("class", "peak".into())], &p.peak);
     x.close();
-}
-
-/// Occupancy thresholds for the pills, from the rules (fallbacks only matter for a broken rules object).
-struct Thresholds {
-    warn: f64,
-    crit: f64,
-}
-
-impl Thresholds {
-    fn from_rules(rules: &Value) -> Self {
-        Thresholds {
-            warn: rules.get("occupancy_warn").and_then(Value::as_f64).unwrap_or(0.8),
-            crit: rules.get("occupancy_crit").and_then(Value::as_f64).unwrap_or(0.95),
-        }
-    }
 }
 
 /// Space colours as custom properties: light by default, dark when the system asks for it unless
@@ -231,7 +222,19 @@ fn palette_css(rules: &Value) -> String {
             let _ = write!(status, "--{key}:{color};");
         }
     }
-    let (light, dark) = (scheme("light"), scheme("dark"));
+    // The shares of a space's colour the map's fills take (`style::mix`), per scheme.
+    let shares = |name: &str| -> String {
+        let mut decl = String::new();
+        if let Some(Value::Object(map)) = colors.and_then(|c| c.get("mix")).and_then(|m| m.get(name)) {
+            for (key, share) in map {
+                if let (true, Some(share)) = (is_css_ident(key), share.as_f64()) {
+                    let _ = write!(decl, "--mix-{key}:{}%;", (share * 1000.0).round() / 10.0);
+                }
+            }
+        }
+        decl
+    };
+    let (light, dark) = (scheme("light") + &shares("light"), scheme("dark") + &shares("dark"));
     let mut css = String::new();
     let _ = writeln!(css, ":root{{{light}{status}}}");
     let _ = writeln!(css, "@media (prefers-color-scheme: dark){{:root:not([data-theme=light]){{{dark}}}}}");
@@ -293,18 +296,21 @@ mod tests {
         let map = hostile_map();
         let mut card = Xml::new();
         card.leaf("svg", &[("class", "s".into())]);
-        let page = render(&map, &[card.finish()], RULES);
+        let plan = crate::layout::plan::plan(&map, &crate::ViewOptions::default());
+        let page = render(&map, &[card.finish()], RULES, &plan);
         assert!(page.contains("data-function=\"f_&lt;i&gt;&quot;&#39;&amp;\""));
         assert!(page.contains("<b class=\"dump-name\">x&lt;/script&gt;&lt;b&gt;.py</b>"));
-        // Only our own three scripts close: the data, the rules, the code.
-        assert_eq!(page.matches("</script>").count(), 3);
+        // Only our own four scripts close: the data, the rules, the plan, the code.
+        assert_eq!(page.matches("</script>").count(), 4);
         assert!(!page.contains("<!-- x"));
         let start = page.find("id=\"pmm-data\">").unwrap() + "id=\"pmm-data\">".len();
         let end = start + page[start..].find("</script>").unwrap();
         // Outside the JSON (where it is inert script data) the raw name never appears.
         assert!(!page[..start].contains("<i>"));
-        let back: MemoryMap = serde_json::from_str(&page[start..end]).unwrap();
-        assert_eq!(back, map);
+        let back: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+        assert_eq!(back["functions"][0]["source"], serde_json::json!(map.functions[0].source));
+        assert!(back["functions"][0].get("boxes").is_none(), "boxes travel once, in the plan");
+        assert!(page.contains("\"tip\":[\"Vec · [16, 16] FP32 · tile.load\","), "the plan carries the tooltip lines");
         // The header says the backend is assumed; the pill is critical (180000/188416 = 95.5 %).
         assert!(page.contains(">assumed</em>"));
         assert!(page.contains("class=\"pill occ-crit\" data-space=\"Vec\""));

@@ -14,8 +14,11 @@ pub const MAX_PIXELS: u64 = 64 * 1024 * 1024;
 
 /// Facts written into the PNG's text chunks; no timestamps, so equal input gives equal bytes.
 pub struct Metadata<'a> {
+    /// The dump's file name.
     pub dump: &'a str,
+    /// The pass the dump was written after.
     pub pass_name: &'a str,
+    /// The backend whose capacities scale the map.
     pub backend: &'a str,
 }
 

@@ -13,6 +13,7 @@ pub struct Result<'a> {
     pub file: &'a str,
     /// The line the result points at; `None` for a folder (an unreadable case).
     pub line: Option<u32>,
+    /// What was found.
     pub finding: Finding,
     /// Whether it failed the gate.
     pub fails: bool,

@@ -37,14 +37,15 @@ pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
     shapes(&mut x, &scene.header);
     x.close();
     for card in &scene.cards {
-        draw_card(&mut x, card);
+        draw_card(&mut x, card, Titles::Keep);
     }
     x.finish()
 }
 
 /// One card's plot alone (column headers, lanes, profiles, footer), cropped below its title row:
 /// what the HTML page shows before its script runs, under the page's own title and pills. The
-/// writer gives no element an id, so many cards can share one page.
+/// writer gives no element an id, so many cards can share one page. Boxes carry no `<title>`: the
+/// page's script shows the plan's tooltip lines (the same text), and the page is not sent them twice.
 pub fn render_card(scene: &Scene, card: &Card) -> Markup {
     let mut x = Xml::new();
     let f = &card.frame;
@@ -53,7 +54,7 @@ pub fn render_card(scene: &Scene, card: &Card) -> Markup {
     let view_box = format!("{} {} {w} {h}", num(f.x - 1.0), num(top));
     root(&mut x, &w, &h, &view_box, scene);
     x.element("title", &[], &format!("Memory map of {}", card.function));
-    draw_card(&mut x, card);
+    draw_card(&mut x, card, Titles::Leave);
     x.finish()
 }
 
@@ -71,7 +72,14 @@ fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, scene: &Scene) {
     );
 }
 
-fn draw_card(x: &mut Xml, card: &Card) {
+/// Whether boxes carry their tooltip as a `<title>`.
+#[derive(Clone, Copy, PartialEq)]
+enum Titles {
+    Keep,
+    Leave,
+}
+
+fn draw_card(x: &mut Xml, card: &Card, titles: Titles) {
     let factor = format!("{}", card.px_per_byte);
     x.open(
         "g",
@@ -83,7 +91,7 @@ fn draw_card(x: &mut Xml, card: &Card) {
     );
     shapes(x, &card.decorations);
     for lane in &card.lanes {
-        draw_lane(x, lane);
+        draw_lane(x, lane, titles);
     }
     for p in &card.profiles {
         x.open(
@@ -101,7 +109,7 @@ fn draw_card(x: &mut Xml, card: &Card) {
     x.close();
 }
 
-fn draw_lane(x: &mut Xml, lane: &Lane) {
+fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
     x.open(
         "g",
         &[
@@ -114,7 +122,7 @@ fn draw_lane(x: &mut Xml, lane: &Lane) {
     );
     shapes(x, &lane.decorations);
     for block in &lane.blocks {
-        draw_block(x, block);
+        draw_block(x, block, titles);
     }
     if !lane.fits.is_empty() {
         x.open("g", &[("class", "fit".into())]);
@@ -129,7 +137,7 @@ fn draw_lane(x: &mut Xml, lane: &Lane) {
     x.close();
 }
 
-fn draw_block(x: &mut Xml, b: &BlockShape) {
+fn draw_block(x: &mut Xml, b: &BlockShape, titles: Titles) {
     let class = match (b.view, b.conflict) {
         (false, false) => "box",
         (true, false) => "box view",
@@ -151,7 +159,9 @@ fn draw_block(x: &mut Xml, b: &BlockShape) {
             ("data-aliases", aliases.as_str().into()),
         ],
     );
-    x.element("title", &[], &b.tooltip.join("\n"));
+    if titles == Titles::Keep {
+        x.element("title", &[], &b.tooltip.join("\n"));
+    }
     rect_leaf(x, &b.rect);
     shapes(x, &b.marks);
     rect_leaf(x, &b.outline);

@@ -8,10 +8,13 @@ use crate::layout::style::Color;
 /// An attribute value: text is escaped, numbers are written short and stable.
 #[derive(Clone, Copy)]
 pub enum Value<'a> {
+    /// Text, escaped when written.
     Str(&'a str),
     /// A coordinate: at most two decimals.
     Num(f64),
+    /// An integer.
     Int(i64),
+    /// A colour, written `#rrggbb`.
     Color(Color),
 }
 
@@ -39,10 +42,12 @@ impl From<Color> for Value<'_> {
 pub struct Markup(String);
 
 impl Markup {
+    /// The markup as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
+    /// The markup as an owned string.
     pub fn into_string(self) -> String {
         self.0
     }
@@ -62,6 +67,7 @@ pub struct Xml {
 const VOID: [&str; 6] = ["meta", "link", "br", "hr", "img", "input"];
 
 impl Xml {
+    /// An empty XML (SVG) writer.
     pub fn new() -> Self {
         Xml { out: String::with_capacity(64 * 1024), stack: Vec::new(), pending: false, html: false }
     }

@@ -188,7 +188,7 @@ async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) 
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
         let is_dump = name == "dump";
         let take_as_dump = (is_dump && !from_dump_field) || (filename.is_some() && !have_dump);
-        let is_option = !take_as_dump && filename.is_none() && params::KNOWN.contains(&name.as_str());
+        let is_option = !take_as_dump && filename.is_none() && params::is_known(&name);
         let mut data = Vec::new();
         while let Some(chunk) = field.next().await {
             let chunk = chunk.map_err(&fail)?;
@@ -252,7 +252,7 @@ pub async fn read_pair(req: &HttpRequest, payload: web::Payload, limit: usize) -
         let mut field = field.map_err(&fail)?;
         let name = field.name().unwrap_or("").to_string();
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
-        let is_option = filename.is_none() && params::KNOWN.contains(&name.as_str());
+        let is_option = filename.is_none() && params::is_known(&name);
         let keep = name == "old" || name == "new" || is_option;
         let cap = if is_option { MAX_FIELD } else { limit };
         let mut data = Vec::new();

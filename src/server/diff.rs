@@ -31,9 +31,9 @@ fn split_format(mut pairs: Vec<(String, String)>, default: DiffFormat) -> Result
     Ok((format, Params::from_pairs(&pairs)?))
 }
 
-fn map_of(name: &str, bytes: Vec<u8>, params: &Params) -> Result<MemoryMap, ApiError> {
+fn map_of(name: &str, bytes: Vec<u8>, params: &Params) -> crate::Result<MemoryMap> {
     let dump = Dump::from_bytes(name, bytes)?;
-    Ok(build(&dump, backend::choose(params.backend.as_deref(), None)?)?)
+    build(&dump, backend::choose(params.backend.as_deref(), None)?)
 }
 
 /// Renders on a render thread: both dumps parsed, compared, drawn.
@@ -43,13 +43,16 @@ async fn run(
     params: Params,
     load: impl FnOnce() -> Result<((String, Vec<u8>), (String, Vec<u8>)), ApiError> + Send + 'static,
 ) -> Result<Vec<u8>, ApiError> {
+    let metrics = state.metrics.clone();
     state
         .pool
         .run(move || -> Result<Vec<u8>, ApiError> {
             let ((old_name, old), (new_name, new)) = load()?;
-            let (old, new) = (map_of(&old_name, old, &params)?, map_of(&new_name, new, &params)?);
-            let opts = params.render_options(crate::Format::Svg);
-            Ok(render_diff(&old, &new, format, &opts.view, opts.scale)?)
+            super::routes::timed(&metrics, format.extension(), || {
+                let (old, new) = (map_of(&old_name, old, &params)?, map_of(&new_name, new, &params)?);
+                let opts = params.render_options(crate::Format::Svg);
+                render_diff(&old, &new, format, &opts.view, opts.scale)
+            })
         })
         .await?
 }

@@ -25,8 +25,8 @@ struct Histogram {
 #[derive(Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(String, &'static str, u16), u64>>,
-    renders: [Histogram; Format::ALL.len()],
-    render_errors: [AtomicU64; Format::ALL.len()],
+    renders: [Histogram; SLOTS],
+    render_errors: [AtomicU64; SLOTS],
 }
 
 /// Gauges read at scrape time from the parts that own them.
@@ -41,14 +41,18 @@ pub struct Gauges {
     pub cache_misses: u64,
 }
 
-fn slot(format: Format) -> usize {
-    match format {
-        Format::Svg => 0,
-        Format::Png => 1,
-        Format::Html => 2,
-        Format::Json => 3,
-        Format::Txt => 4,
-    }
+/// Render time is kept per output format: the map formats of [`crate::render::FORMATS`], then
+/// Markdown, which only a diff is written in.
+const SLOTS: usize = Format::ALL.len() + 1;
+
+/// The format label of each slot.
+fn label(slot: usize) -> &'static str {
+    Format::ALL.get(slot).map_or("md", |f| f.extension())
+}
+
+/// The slot of a format label (`svg`, ..., `md`); an unknown one counts as the last.
+fn slot(format: &str) -> usize {
+    (0..SLOTS).find(|&i| label(i) == format).unwrap_or(SLOTS - 1)
 }
 
 /// Standard methods by name; anything else is `other`, so odd methods cannot add label values.
@@ -71,8 +75,9 @@ impl Metrics {
         *map.entry((route.to_string(), method, status)).or_insert(0) += 1;
     }
 
-    /// One finished render (successful or not) of `format` that took `took`.
-    pub fn observe_render(&self, format: Format, took: Duration, ok: bool) {
+    /// One finished render (successful or not), of a map or a diff, in `format` (its extension),
+    /// that took `took`.
+    pub fn observe_render(&self, format: &str, took: Duration, ok: bool) {
         let h = &self.renders[slot(format)];
         let secs = took.as_secs_f64();
         let i = BUCKETS.iter().position(|b| secs <= *b).unwrap_or(BUCKETS.len());
@@ -96,9 +101,9 @@ impl Metrics {
         }
         out.push_str("# HELP pto_render_duration_seconds Time spent rendering on a render thread, by format.\n");
         out.push_str("# TYPE pto_render_duration_seconds histogram\n");
-        for format in Format::ALL {
-            let h = &self.renders[slot(format)];
-            let ext = format.extension();
+        for i in 0..SLOTS {
+            let h = &self.renders[i];
+            let ext = label(i);
             let mut cumulative = 0;
             for (i, bound) in BUCKETS.iter().enumerate() {
                 cumulative += h.counts[i].load(Ordering::Relaxed);
@@ -113,9 +118,9 @@ impl Metrics {
         }
         out.push_str("# HELP pto_render_errors_total Renders that ended in an error, by format.\n");
         out.push_str("# TYPE pto_render_errors_total counter\n");
-        for format in Format::ALL {
-            let n = self.render_errors[slot(format)].load(Ordering::Relaxed);
-            let _ = writeln!(out, "pto_render_errors_total{{format=\"{}\"}} {n}", format.extension());
+        for i in 0..SLOTS {
+            let n = self.render_errors[i].load(Ordering::Relaxed);
+            let _ = writeln!(out, "pto_render_errors_total{{format=\"{}\"}} {n}", label(i));
         }
         let gauges: [(&str, &str, &str, String); 8] = [
             ("pto_renders_in_flight", "gauge", "Renders running on a render thread now.", g.in_flight.to_string()),

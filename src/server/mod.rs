@@ -38,10 +38,13 @@ use pool::RenderPool;
 /// How the service is started (`pto-memory-map serve ...`).
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
+    /// Address to listen on (`127.0.0.1:0` picks a free port).
     pub bind: String,
+    /// Where stored maps live.
     pub data_dir: PathBuf,
     /// Largest request body, on the wire and after gunzip.
     pub max_body_bytes: usize,
+    /// Threads that render.
     pub render_threads: usize,
     /// Jobs that may wait for a render thread before requests get 503.
     pub queue_depth: usize,

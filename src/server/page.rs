@@ -4,29 +4,42 @@
 //! browser and behind any content policy. Like every page of the crate it is written with the typed
 //! writer of `render::xml`, so no later edit can put unescaped text on it.
 
-use crate::Format;
+use crate::layout::{OPTIONS, OptionKind, options};
 use crate::render::xml::{Value, Xml};
+use crate::render::{FORMATS, Format};
 
-/// The API lines shown under the form: (method and path, what it does).
-const API: &[(&str, &str)] = &[
-    (
-        "POST /render?format=svg|png|html|json",
-        "body: the dump (text/plain, application/octet-stream, gzip) or a multipart upload (field 'dump'); returns the map",
-    ),
-    ("POST /maps", "stores the dump under its SHA-256; 201 with Location and links (200 when already stored)"),
-    ("GET /maps/{id}.svg|png|html|json", "the stored map, cacheable forever (ETag, immutable)"),
-    ("GET /maps/{id}", "JSON with the links of a stored map"),
-    (
-        "POST /diff?format=md|json|svg|png|html",
-        "multipart fields 'old' and 'new': what the change did to on-chip memory",
-    ),
-    ("GET /maps/{old}/diff/{new}.md|json|svg|png|html", "two stored maps compared, cacheable like stored maps"),
-    ("GET /healthz, GET /metrics", "liveness (JSON) and Prometheus metrics"),
-];
+/// The API lines shown under the form: (method and path, what it does). Format lists come from
+/// the format table ([`crate::render::FORMATS`]).
+fn api() -> Vec<(String, &'static str)> {
+    let maps = Format::names();
+    vec![
+        (
+            format!("POST /render?format={maps}"),
+            "body: the dump (text/plain, application/octet-stream, gzip) or a multipart upload (field 'dump'); returns the map (default svg)",
+        ),
+        (
+            "POST /maps".into(),
+            "stores the dump under its SHA-256; 201 with Location and links (200 when already stored)",
+        ),
+        (format!("GET /maps/{{id}}.{maps}"), "the stored map, cacheable forever (ETag, immutable)"),
+        ("GET /maps/{id}".into(), "JSON with the links of a stored map"),
+        (
+            format!("POST /diff?format=md|{maps}"),
+            "multipart fields 'old' and 'new': what the change did to on-chip memory",
+        ),
+        (format!("GET /maps/{{old}}/diff/{{new}}.md|{maps}"), "two stored maps compared, cacheable like stored maps"),
+        ("GET /healthz, GET /metrics".into(), "liveness (JSON) and Prometheus metrics"),
+    ]
+}
 
-const OPTIONS: &str = "View options (query parameters, or form fields): backend=Ascend910B|Ascend950, x_axis=limit|used, \
-zoom=0.2..64, hide=SPACE (repeatable or comma-separated), function=NAME (same), theme=light|dark, scale=1..4 (PNG), \
-width=200..20000, name=FILE (the dump's file name, shown in the map).";
+/// The options in one sentence, from the option table.
+fn options_text() -> String {
+    let items: Vec<String> = OPTIONS
+        .iter()
+        .map(|o| format!("{}={}{}", o.http, o.values(), if o.repeatable { " (repeatable)" } else { "" }))
+        .collect();
+    format!("Options (query parameters, or form fields; hide and function also comma-separated): {}.", items.join(", "))
+}
 
 const STYLE: &str = "\
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1f2328; background: #fff; }
@@ -60,14 +73,14 @@ pub fn index(max_body: usize) -> String {
     form(&mut x);
     x.element("h2", &[], "API");
     x.open("ul", &[]);
-    for (route, what) in API {
+    for (route, what) in api() {
         x.open("li", &[]);
-        x.element("code", &[], route);
+        x.element("code", &[], &route);
         x.text(&format!(": {what}"));
         x.close();
     }
     x.close();
-    x.element("p", &[], OPTIONS);
+    x.element("p", &[], &options_text());
     x.element(
         "pre",
         &[],
@@ -85,7 +98,9 @@ pub fn index(max_body: usize) -> String {
     x.finish().into_string()
 }
 
-/// The upload form: a file and three view options, posted as multipart to `/render`.
+/// The upload form, posted as multipart to `/render`: the file, then one field per option of the
+/// option table (a choice is a menu, a number an input with the table's range, the rest text).
+/// Left empty, a field is the option's default.
 fn form(x: &mut Xml) {
     x.open(
         "form",
@@ -95,19 +110,53 @@ fn form(x: &mut Xml) {
     x.text("Dump file (.py, or .py.gz) ");
     x.leaf("input", &[("type", "file".into()), ("name", "dump".into()), ("required", "".into())]);
     x.close();
-    let formats: Vec<(&str, String)> =
-        Format::ALL.iter().map(|f| (f.extension(), f.extension().to_uppercase())).collect();
-    let formats: Vec<(&str, &str)> = formats.iter().map(|(v, l)| (*v, l.as_str())).collect();
-    select(x, "Format", "format", &formats, "svg");
-    let backends = [
-        ("", "from the dump (a space only Ascend950 has picks it; else Ascend910B, marked assumed)"),
-        ("Ascend910B", "Ascend910B (a2a3)"),
-        ("Ascend950", "Ascend950 (a5)"),
-    ];
-    select(x, "Backend", "backend", &backends, "");
-    select(x, "Theme", "theme", &[("light", "light"), ("dark", "dark")], "light");
-    let axes = [("limit", "limit (0 to capacity)"), ("used", "used (0 to high-water mark)")];
-    select(x, "x axis", "x_axis", &axes, "limit");
+    for o in OPTIONS {
+        if o.http == options::FORMAT.http {
+            let formats: Vec<(&str, String)> =
+                FORMATS.iter().map(|f| (f.extension, format!("{} ({})", f.extension.to_uppercase(), f.what))).collect();
+            let formats: Vec<(&str, &str)> = formats.iter().map(|(v, l)| (*v, l.as_str())).collect();
+            select(x, o.help, o.http, &formats, Format::HTTP_DEFAULT.extension());
+            continue;
+        }
+        if o.http == options::BACKEND.http {
+            let backends = [
+                ("", "from the dump (a space only Ascend950 has picks it; else Ascend910B, marked assumed)"),
+                ("Ascend910B", "Ascend910B (a2a3)"),
+                ("Ascend950", "Ascend950 (a5)"),
+            ];
+            select(x, o.help, o.http, &backends, "");
+            continue;
+        }
+        match o.kind {
+            OptionKind::Choice(words) => {
+                let choices: Vec<(&str, &str)> = words.iter().map(|w| (*w, *w)).collect();
+                select(x, o.help, o.http, &choices, o.default);
+            }
+            OptionKind::Number(range) => {
+                x.open("label", &[]);
+                x.text(&format!("{} ({}) ", o.help, range.text()));
+                x.leaf(
+                    "input",
+                    &[
+                        ("type", "number".into()),
+                        ("name", o.http.into()),
+                        ("min", range.min.into()),
+                        ("max", range.max.into()),
+                        ("step", "any".into()),
+                        ("placeholder", o.default.into()),
+                    ],
+                );
+                x.close();
+            }
+            OptionKind::List(_) | OptionKind::Text(_) => {
+                x.open("label", &[]);
+                let more = if o.repeatable { " (several: comma-separated)" } else { "" };
+                x.text(&format!("{}{more} ", o.help));
+                x.leaf("input", &[("type", "text".into()), ("name", o.http.into()), ("placeholder", o.default.into())]);
+                x.close();
+            }
+        }
+    }
     x.element("button", &[("type", "submit".into())], "Draw the map");
     x.close();
 }
@@ -137,7 +186,13 @@ mod tests {
         let page = index(1024);
         assert!(page.contains("action=\"/render\"") && page.contains("multipart/form-data"));
         assert!(!page.contains("<script"));
-        assert!(page.contains("<option value=\"svg\" selected=\"\">SVG</option>"));
+        assert!(page.contains("<option value=\"svg\" selected=\"\">SVG (static picture, machine-readable)</option>"));
+        // One field per option of the table, `fit` included, and numbers carry the table's range.
+        for o in OPTIONS {
+            assert!(page.contains(&format!("name=\"{}\"", o.http)), "the form has {}", o.http);
+        }
+        assert!(page.contains("name=\"scale\" min=\"1\" max=\"4\""));
+        assert!(page.contains("zoom=0.2..64"));
         assert!(page.contains("<select name=\"backend\">") && page.contains("<option value=\"Ascend950\">"));
         assert!(page.contains("<input type=\"file\" name=\"dump\" required=\"\"/>"));
         assert!(page.contains("Bodies up to 1024 bytes"));

@@ -9,15 +9,27 @@ use actix_web::web;
 use serde::Serialize;
 
 use crate::backend;
-use crate::layout::{RULES, Theme, XAxis};
+use crate::layout::{OPTIONS, Range, SCALE, Theme, WIDTH, XAxis, ZOOM, options};
 use crate::{Format, RenderOptions, ViewOptions};
 
 use super::errors::{ApiError, clip};
 
-/// Names accepted in a query string or as form fields; anything else is a 400, so a misspelt option
-/// is reported instead of silently ignored.
-pub const KNOWN: &[&str] =
-    &["format", "backend", "x_axis", "x-axis", "zoom", "hide", "function", "theme", "scale", "width", "name", "fit"];
+/// Names accepted in a query string or as form fields: those of the option table
+/// ([`crate::layout::OPTIONS`]) and `x-axis`, the CLI's spelling. Anything else is a 400, so a
+/// misspelt option is reported instead of silently ignored.
+pub fn known() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = OPTIONS.iter().map(|o| o.http).collect();
+    names.push(X_AXIS_ALIAS);
+    names
+}
+
+/// Whether `name` is an option (a form field so named is read as one).
+pub fn is_known(name: &str) -> bool {
+    name == X_AXIS_ALIAS || OPTIONS.iter().any(|o| o.http == name)
+}
+
+/// The command line's spelling of `x_axis`, accepted over HTTP too.
+const X_AXIS_ALIAS: &str = "x-axis";
 
 /// At most this many names in `hide` or `function`: a dump has a handful of spaces and functions.
 const MAX_LIST: usize = 256;
@@ -75,19 +87,25 @@ impl Params {
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Params, ApiError> {
         let mut p = Params::default();
         let mut seen: Vec<&str> = Vec::new();
+        let known = known();
         for (key, value) in pairs {
             let key = key.as_str();
-            let Some(&known) = KNOWN.iter().find(|k| **k == key) else {
-                return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), KNOWN.join(", "))));
+            let Some(&name) = known.iter().find(|k| **k == key) else {
+                return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), known.join(", "))));
             };
-            let canonical = if known == "x-axis" { "x_axis" } else { known };
-            if !matches!(canonical, "hide" | "function" | "fit") {
+            let canonical = if name == X_AXIS_ALIAS { options::X_AXIS.http } else { name };
+            let value = value.trim();
+            // A form sends its empty fields too: an empty value is the option left at its default.
+            if value.is_empty() {
+                continue;
+            }
+            let repeatable = OPTIONS.iter().any(|o| o.http == canonical && o.repeatable);
+            if !repeatable {
                 if seen.contains(&canonical) {
                     return Err(bad(format!("option '{canonical}' is given more than once")));
                 }
                 seen.push(canonical);
             }
-            let value = value.trim();
             match canonical {
                 "format" => p.format = Some(value.parse::<Format>()?),
                 // Empty is the upload form's "from the dump": detected or inferred, as if not given.
@@ -95,9 +113,9 @@ impl Params {
                 "backend" => p.backend = Some(backend::by_name(value)?.name),
                 "x_axis" => p.x_axis = value.parse::<XAxis>()?,
                 "theme" => p.theme = value.parse::<Theme>()?,
-                "zoom" => p.zoom = number("zoom", value, RULES.zoom_min, RULES.zoom_max)?,
-                "width" => p.width = number("width", value, RULES.width_min, RULES.width_max)?,
-                "scale" => p.scale = number("scale", value, 1.0, 4.0)?,
+                "zoom" => p.zoom = number("zoom", value, ZOOM)?,
+                "width" => p.width = number("width", value, WIDTH)?,
+                "scale" => p.scale = number("scale", value, SCALE)?,
                 "hide" => push_list(&mut p.hidden, "hide", value)?,
                 "function" => push_list(&mut p.functions, "function", value)?,
                 "name" => p.name = Some(check_name(value)?),
@@ -194,10 +212,10 @@ fn unreachable_option(key: &str) -> Result<(), ApiError> {
     Err(ApiError::internal(format!("option '{key}' is listed but not handled")))
 }
 
-fn number(key: &str, value: &str, min: f64, max: f64) -> Result<f64, ApiError> {
+fn number(key: &str, value: &str, range: Range) -> Result<f64, ApiError> {
     let n: f64 = value.parse().map_err(|_| bad(format!("{key} '{}' is not a number", clip(value))))?;
-    if !n.is_finite() || !(min..=max).contains(&n) {
-        return Err(bad(format!("{key} {} is outside {min}..{max}", clip(value))));
+    if !range.contains(n) {
+        return Err(bad(format!("{key} {} is outside {}", clip(value), range.text())));
     }
     Ok(n)
 }

@@ -18,8 +18,7 @@ use crate::{Format, RenderOptions};
 
 /// Name of a posted dump that came without one (no `name`, no upload file name).
 pub(super) const DEFAULT_NAME: &str = "dump.py";
-/// Stored maps never change: an id names one dump and the ETag names one picture of it.
-
+/// Every route of the service, each with its own method (another method is a 405 that says which).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(get_resource("/", index))
         .service(post_resource("/render", render))
@@ -108,9 +107,19 @@ pub(super) fn timed_render(
     dump: Vec<u8>,
     opts: &RenderOptions,
 ) -> Result<Vec<u8>, ApiError> {
+    timed(metrics, opts.format.extension(), || crate::render_bytes(name, dump, opts))
+}
+
+/// Runs one render (a map's or a diff's) and records its time and outcome under `format`: every
+/// render the service does goes through here, so every one reaches the metrics.
+pub(super) fn timed(
+    metrics: &Metrics,
+    format: &str,
+    work: impl FnOnce() -> crate::Result<Vec<u8>>,
+) -> Result<Vec<u8>, ApiError> {
     let started = Instant::now();
-    let result = crate::render_bytes(name, dump, opts);
-    metrics.observe_render(opts.format, started.elapsed(), result.is_ok());
+    let result = work();
+    metrics.observe_render(format, started.elapsed(), result.is_ok());
     result.map_err(ApiError::from)
 }
 
@@ -147,7 +156,7 @@ pub(super) fn picture(status: StatusCode, format: Format) -> HttpResponseBuilder
 /// `POST /render`: the dump in, the map out. Nothing is stored, and the answer is not cacheable.
 async fn render(req: HttpRequest, payload: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let (params, upload) = read_request(&req, payload, &state).await?;
-    let format = params.format.unwrap_or(Format::Svg);
+    let format = params.format.unwrap_or(Format::HTTP_DEFAULT);
     let name = params.name.clone().or(upload.filename).unwrap_or_else(|| DEFAULT_NAME.to_string());
     let opts = params.render_options(format);
     let limit = state.max_body;
@@ -178,16 +187,11 @@ pub(super) fn download_name(name: &str, format: Format) -> String {
 
 /// The JSON a stored map is described by: its id and one link per format.
 fn links(id: &str, query: &str) -> serde_json::Value {
-    let link = |f: Format| format!("/maps/{id}.{}{query}", f.extension());
-    serde_json::json!({
-        "id": id,
-        "links": {
-            "svg": link(Format::Svg),
-            "png": link(Format::Png),
-            "html": link(Format::Html),
-            "json": link(Format::Json),
-        }
-    })
+    let links: serde_json::Map<String, serde_json::Value> = crate::render::FORMATS
+        .iter()
+        .map(|f| (f.extension.to_string(), format!("/maps/{id}.{}{query}", f.extension).into()))
+        .collect();
+    serde_json::json!({ "id": id, "links": links })
 }
 
 /// `POST /maps`: stores the dump under its SHA-256. 201 the first time, 200 when it was already

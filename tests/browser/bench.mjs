@@ -27,6 +27,10 @@ for (let i = 0; i < runs; i++) {
   });
   const cards = await page.evaluate(() => {
     const data = JSON.parse(document.getElementById('pmm-data').textContent);
+    // Boxes travel in the layout plan, one card plan per function.
+    const plan = document.getElementById('pmm-plan');
+    const cards = plan ? JSON.parse(plan.textContent).cards : [];
+    for (const f of data.functions) f.boxes = f.boxes || cards.find((c) => c.function === f.name).boxes;
     const biggest = data.functions.reduce((a, f) => (f.boxes.length > a.boxes.length ? f : a));
     const openCard = (f) => {
       const d = document.querySelector(`section.card[data-function="${f.name}"] details`);

@@ -4,7 +4,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -94,12 +94,15 @@ export async function openCard(page, fn) {
   return c;
 }
 
-/** The embedded map data and rules, as the page itself reads them. */
+/**
+ * The map (the `-f json` that run.sh wrote beside the page: the page itself carries its boxes only
+ * in the layout plan) and the rules the page embeds.
+ */
 export async function pageData(page) {
-  return page.evaluate(() => ({
-    data: JSON.parse(document.getElementById('pmm-data').textContent),
-    rules: JSON.parse(document.getElementById('pmm-rules').textContent),
-  }));
+  const file = fileURLToPath(page.url().replace(/#.*$/, '')).replace(/\.html$/, '.json');
+  const data = JSON.parse(readFileSync(file, 'utf8'));
+  const rules = await page.evaluate(() => JSON.parse(document.getElementById('pmm-rules').textContent));
+  return { data, rules };
 }
 
 export async function laneWidths(c) {

@@ -154,10 +154,9 @@ test('the URL fragment restores a view, and interactions write it', async () => 
   });
 });
 
+/** The map of the decode page, as `-f json` wrote it beside the page. */
 async function withData() {
-  const html = await readFile(path.join(pagesDir, `${DECODE}.html`), 'utf8');
-  const m = html.match(/<script type="application\/json" id="pmm-data">([\s\S]*?)<\/script>/);
-  return { data: JSON.parse(m[1]) };
+  return { data: JSON.parse(await readFile(path.join(pagesDir, `${DECODE}.json`), 'utf8')) };
 }
 
 test('views are dashed and the tooltip tells a tile’s story', async () => {
@@ -178,7 +177,7 @@ test('views are dashed and the tooltip tells a tile’s story', async () => {
     const tip = page.locator('#pmm-tip');
     assert.ok(await tip.isVisible());
     const text = (await tip.innerText()).replace(/\s+/g, ' ');
-    for (const part of [b.name, b.space, b.dtype, b.op, b.base, `[${b.offset}, ${b.offset + b.size})`, `L${b.start}–L${b.end}`, 'view']) {
+    for (const part of [b.name, b.space, b.dtype, b.op, b.base, `[${b.offset}, ${b.offset + b.size})`, `lines ${b.start}–${b.end}`, 'view']) {
       assert.ok(text.includes(part), `tooltip mentions ${part}: ${text}`);
     }
     if (b.shape.length) assert.ok(text.includes(`[${b.shape.join(', ')}]`), 'tooltip shows the shape');

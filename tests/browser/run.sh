@@ -42,10 +42,11 @@ fi
 
 export PMM_PAGES="${PMM_PAGES:-$root/target/browser-pages}"
 mkdir -p "$PMM_PAGES"
-# Each page name is what the tests open: <name>.html.
+# Each page name is what the tests open: <name>.html, with the map beside it as <name>.json.
 render() {
   local name="$1" input="$2"
   cargo run --quiet -- "$input" -f html -o "$PMM_PAGES/$name.html"
+  cargo run --quiet -- "$input" -f json -o "$PMM_PAGES/$name.json"
 }
 render decode_fwd_layers "$corpus/cases/decode_fwd_layers"
 render test_layer_norm_core "$corpus/generated/Ascend910B/test_layer_norm_core"

@@ -3,12 +3,17 @@
 // The HTML already reads without this script: a header, and one <details> card per function holding
 // its static SVG. This script turns an open card's SVG into the interactive view (zoom, x axis,
 // show/hide, pinning, IR source, splitter). Cards are built when first opened, so a page with dozens
-// of functions is interactive at once. Every layout number comes from the rules JSON that the Rust
-// layout engine wrote next to the data, so the two never disagree.
+// of functions is interactive at once. What to draw comes from the plan the Rust layout engine wrote
+// next to the data (layout/plan.rs): spans, the factor of every set of visible lanes, label
+// candidates, tooltip lines, marks, profile bars, all text. This script only turns bytes and lines
+// into pixels at the reader's factor (`place`, `fitLabel`: the plan's two rules, mirrored) and
+// handles interaction.
 'use strict';
 (() => {
   const DATA = JSON.parse(document.getElementById('pmm-data').textContent);
   const R = JSON.parse(document.getElementById('pmm-rules').textContent);
+  const PLAN = JSON.parse(document.getElementById('pmm-plan').textContent);
+  const PX = PLAN.px;
   const root = document.documentElement;
   // Keyboard steps of the splitter; they only decide how far one key press moves it.
   const NUDGE_PX = 16;
@@ -31,7 +36,6 @@
 
   root.classList.add('js');
   root.style.setProperty('--line', `${R.line_px}px`);
-  root.style.setProperty('--min-box', `${R.min_box_px}px`);
   root.style.setProperty('--plot-max', `${R.plot_max_vh * 100}vh`);
 
   // ---------------------------------------------------------------- helpers
@@ -56,12 +60,77 @@
 
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
-  /** `512 B`, `24 KB`, `40.1 KB`: the same wording as the pills the Rust side wrote. */
-  function fmtBytes(n) {
-    if (Math.abs(n) < 1024) return `${n} B`;
-    const mb = Math.abs(n) >= 1024 * 1024;
-    const text = (n / (mb ? 1024 * 1024 : 1024)).toFixed(1).replace(/\.0$/, '');
-    return `${text} ${mb ? 'MB' : 'KB'}`;
+  /** layout::plan::place: bytes [offset, offset + size) in a lane `laneW` px wide at `k` px/byte. */
+  function place(offset, size, k, laneW) {
+    const w = Math.max(Math.max(size, 0) * k, PX.min_box);
+    return [clamp(offset * k, 0, Math.max(laneW - w, 0)), w];
+  }
+
+  /** Width of `text` at `size` px: the font is monospaced, one advance per character. */
+  const textW = (text, size) => [...text].length * PX.char_em * size;
+
+  /** layout::text::fit: `text` cut with an ellipsis to `max` px, or null if not two characters fit. */
+  function fitText(text, size, max) {
+    const room = Math.floor(max / (PX.char_em * size));
+    const chars = [...text];
+    if (chars.length <= room) return text;
+    if (room < 2) return null;
+    return `${chars.slice(0, room - 1).join('')}…`;
+  }
+
+  /** layout::plan::fit_label: what a box `w` x `h` px shows of its label candidates. */
+  function fitLabel(label, w, h) {
+    const room = w - 2 * PX.inset;
+    const badge = label.badge || '';
+    const badgeW = badge ? textW(badge, PX.label) + 4 : 0;
+    return {
+      name: fitText(label.name, PX.label, room - badgeW),
+      badge: badge && badgeW <= room ? badge : null,
+      detail: h >= 2 * PX.line ? (label.details.find((d) => textW(d, PX.small) <= room) ?? null) : null,
+    };
+  }
+
+  /** A mark of the plan (layout::plan::Mark) as an element; `placeMark` puts it at a factor. */
+  function markEl(m, firstLine) {
+    const st = PLAN.styles[m.style];
+    const node = el('i', { class: `${st.class} mk-${st.kind} tone-${st.tone}`, 'aria-hidden': 'true' });
+    // Without lines of its own a mark covers its host (a box, or the lane) from top to bottom.
+    const [from, to] = m.lines || [firstLine, null];
+    node.style.top = `${(from - firstLine) * PX.line}px`;
+    if (to === null) node.style.bottom = '0';
+    else node.style.height = `${(to - from + 1) * PX.line}px`;
+    for (const u of m.at || []) node.append(el('i', { style: `top:${(u - from + 0.5) * PX.line - 1}px` }));
+    const text = m.text ? el('span', {
+      class: `mk-text tone-${st.tone}`, text: m.text.content, 'aria-hidden': 'true',
+      style: `top:${(m.text.line - firstLine) * PX.line}px`,
+    }) : null;
+    return { m, st, node, text };
+  }
+
+  /** The generic draw of a mark: `host` is its box's [x, w] (or the lane's), in its parent's px. */
+  function placeMark({ m, st, node, text }, host, k, laneW) {
+    let [x, w] = m.bytes ? place(m.bytes[0], m.bytes[1], k, laneW) : host;
+    if (text) {
+      text.hidden = textW(m.text.content, PX.small) + 2 * PX.inset > w;
+      text.style.left = `${x + PX.inset}px`;
+    }
+    if (st.kind === 'band') {
+      const inset = w > 4 ? 1 : 0;
+      x += inset;
+      w -= 2 * inset;
+    } else if (st.kind === 'outline') {
+      x += 1;
+      w = Math.max(w - 2, 1);
+    } else if (st.kind === 'rule') {
+      x = clamp(m.bytes[0] * k, 0.5, laneW - 0.5);
+      w = 0;
+    } else if (st.kind === 'ticks') {
+      const tick = Math.min(PX.tick, w);
+      x += w - tick;
+      w = tick;
+    }
+    node.style.left = `${x}px`;
+    node.style.width = `${w}px`;
   }
 
   function fmtZoom(z) {
@@ -83,32 +152,10 @@
   const tip = el('div', { class: 'tip', role: 'tooltip', id: 'pmm-tip', hidden: true });
   document.body.append(tip);
 
-  function tipRow(label, value, cls) {
-    return el('div', { class: `tr${cls ? ` ${cls}` : ''}` }, el('span', { class: 'tk', text: label }), el('span', { class: 'tv', text: value }));
-  }
-
+  /** The tooltip lines the layout engine wrote (the SVG's <title> has the same). */
   function showTip(card, b, x, y, byFocus = false) {
     tip.dataset.by = byFocus ? 'focus' : 'pointer';
-    const rows = [
-      el('div', { class: 'tt' }, el('b', { text: b.name }), b.aliases.length ? el('span', { class: 'plus', text: ` +${b.aliases.length}` }) : null),
-      tipRow('space', b.space),
-      tipRow('shape', `${b.shape.length ? `[${b.shape.join(', ')}]` : '(dynamic)'} ${b.dtype || ''}`.trim()),
-      tipRow('op', b.op || '—'),
-      tipRow('base', b.base),
-      tipRow('size', `${fmtBytes(b.size)} (${b.size.toLocaleString('en-US')} B)`),
-      tipRow('range', `[${b.offset}, ${b.offset + b.size})`),
-      tipRow('lines', `L${b.start}–L${b.end} (${b.end - b.start + 1})`),
-    ];
-    if (b.aliases.length) rows.push(tipRow('aliases', b.aliases.join(', '), 'aliases'));
-    if (b.view) rows.push(tipRow('view', 'into a wider tile of the same base', 'flag'));
-    if (b.conflict) rows.push(tipRow('conflict', 'shares bytes with another base while both live', 'flag crit'));
-    if (b.uses && b.uses.length) {
-      const shown = b.uses.slice(0, 12).join(', ');
-      rows.push(tipRow('uses', b.uses.length > 12 ? `${shown} (+${b.uses.length - 12} more)` : shown));
-    }
-    if (b.idle) rows.push(tipRow('idle', `${b.idle.lines} lines with no use (L${b.idle.from}–L${b.idle.to})`, 'flag'));
-    if (b.layout) rows.push(tipRow('layout', b.layout));
-    tip.replaceChildren(...rows);
+    tip.replaceChildren(el('div', { class: 'tt' }, el('b', { text: b.name })), ...b.plan.tip.map((line) => el('div', { class: 'tr', text: line })));
     tip.dataset.space = b.space;
     tip.hidden = false;
     placeTip(x, y);
@@ -185,7 +232,16 @@
       this.details = section.querySelector('details');
       this.body = section.querySelector('.card-body');
       this.lines = Math.max(fn.src_end - fn.src_start + 1, fn.source.length, 1);
-      this.boxes = fn.boxes.map((b, i) => ({ ...b, aliases: b.aliases || [], shape: b.shape || [], i }));
+      this.plan = PLAN.cards.find((c) => c.function === fn.name);
+      // The boxes as the plan lists them, indexed like the map JSON's boxes (`-f json`).
+      this.boxes = [];
+      for (const [index, p] of this.plan.boxes.entries()) {
+        this.boxes[index] = {
+          i: index, plan: p, name: p.label.name, aliases: p.aliases || [], base: p.base,
+          space: this.plan.lanes[p.lane].space, offset: p.bytes[0], size: p.bytes[1], start: p.lines[0], end: p.lines[1],
+          view: !!p.view, conflict: !!p.conflict,
+        };
+      }
       this.state = { zoom: 1, axis: 'limit', hidden: new Set(), pin: null, src: false };
       this.storeKey = `pmm:split:${DATA.dump}:${fn.name}`;
       this.srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
@@ -291,42 +347,43 @@
       this.rowBand = el('div', { class: 'rowband', hidden: true, 'aria-hidden': 'true' });
       this.grid.append(this.left, this.rowBand);
 
-      // lanes
+      // lanes, in the plan's panel order, with their marks (high-water mark, fit answers)
       this.lanes = new Map();
       this.boxEls = [];
-      for (const sp of fn.spaces) {
-        const head = el('div', { class: 'lane-head', data: { space: sp.space } },
-          el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: sp.space })),
+      this.plan.lanes.forEach((lp, li) => {
+        const head = el('div', { class: 'lane-head', data: { space: lp.space } },
+          el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: lp.space })),
           el('div', { class: 'lh-axis' },
             el('span', { text: '0' }),
-            el('span', { class: 'lh-hwm', text: `hwm ${fmtBytes(sp.hwm)}`, title: sp.peak ? `most live at once: ${fmtBytes(sp.peak.bytes)} at L${sp.peak.line}` : '' }),
+            el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` }),
             el('span', { class: 'lh-end' })));
-        const hwm = el('div', { class: 'hwm', 'aria-hidden': 'true' });
-        const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${sp.space} lane`, data: { space: sp.space } }, hwm);
-        this.lanes.set(sp.space, { sp, head, lane, hwm, end: head.querySelector('.lh-end') });
-      }
+        const marks = lp.marks.map((m) => markEl(m, fn.src_start));
+        const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
+        for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
+        this.lanes.set(lp.space, { lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end') });
+      });
       // Larger boxes first, so a view or a small tile drawn over a big one stays on top and clickable.
       const order = [...this.boxes].sort((a, b) => b.size - a.size || a.start - b.start);
       for (const b of order) {
         const entry = this.lanes.get(b.space);
-        if (!entry) continue;
+        if (!entry || !b.plan) continue;
         const cls = `box${b.view ? ' view' : ''}${b.conflict ? ' conflict' : ''}`;
-        const label = el('span', { class: 'bl' }, el('b', { text: b.name }), b.aliases.length ? el('span', { class: 'plus', text: `+${b.aliases.length}` }) : null);
-        // Size, then the range: where both do not fit, the range wraps out of sight (see .bd in the
-        // CSS), so the size is never cut for it, as in the static picture.
-        const detail = el('span', { class: 'bd' },
-          el('span', { class: 'bd-size', text: fmtBytes(b.size) }),
-          el('span', { class: 'bd-range', text: ` · [${b.offset}, ${b.offset + b.size})` }));
+        // The label rule picks the texts at each factor (layout()); these are their places.
+        const name = el('b');
+        const badge = el('span', { class: 'plus' });
+        const detail = el('span', { class: 'bd' });
+        const marks = (b.plan.marks || []).map((m) => markEl(m, b.start));
         const node = el('div', {
           class: cls, tabindex: '0', role: 'button', 'aria-pressed': 'false',
-          'aria-label': `${b.name}${b.aliases.length ? ` (+${b.aliases.length} aliases)` : ''}: ${b.space} ${fmtBytes(b.size)} at [${b.offset}, ${b.offset + b.size}), lines ${b.start} to ${b.end}`,
+          'aria-label': `${b.name}${b.aliases.length ? ` (+${b.aliases.length} aliases)` : ''}: ${b.space} ${b.plan.label.details[0]}, lines ${b.start} to ${b.end}`,
           data: {
             name: b.name, space: b.space, base: b.base, offset: String(b.offset), size: String(b.size),
             start: String(b.start), end: String(b.end), aliases: b.aliases.join(','), index: String(b.i),
           },
-          style: `--o:${b.offset};--s:${b.size};top:${(b.start - fn.src_start) * R.line_px}px;height:${(b.end - b.start + 1) * R.line_px}px`,
-        }, label, detail, ...this.marks(b));
+          style: `top:${(b.start - fn.src_start) * PX.line}px;height:${(b.end - b.start + 1) * PX.line}px`,
+        }, el('span', { class: 'bl' }, name, badge), detail, ...marks.flatMap((mk) => [mk.node, mk.text].filter(Boolean)));
         this.boxEls[b.i] = node;
+        entry.boxes.push({ b, node, name, badge, detail, marks });
         entry.lane.append(node);
       }
       this.profiles = new Map(fn.spaces.map((sp) => [sp.space, this.profile(sp)]));
@@ -344,7 +401,9 @@
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
-      view.append(toolbar, this.plot, legend, this.tableDetails);
+      // Idle tiles and fit answers, as the static picture writes them under the card.
+      const summary = (this.plan.summary || []).map((line) => el('p', { class: line.startsWith('fit') ? 'fit' : '', text: line }));
+      view.append(toolbar, this.plot, legend, summary.length ? el('div', { class: 'summary' }, ...summary) : null, this.tableDetails);
       const stat = this.body.querySelector('.static-map');
       if (stat) stat.replaceWith(view);
       else this.body.append(view);
@@ -518,76 +577,62 @@
       return this.fn.spaces.filter((sp) => !this.state.hidden.has(sp.space));
     }
 
+    /** Index of the x axis in the plan's pairs: 0 limit, 1 used. */
+    axisIndex() {
+      return this.state.axis === 'used' ? 1 : 0;
+    }
+
     spanOf(sp) {
-      if (this.state.axis === 'used') return sp.hwm > 0 ? sp.hwm : 1;
-      return sp.limit > 0 ? sp.limit : Math.max(sp.hwm, 1);
+      return this.lanes.get(sp.space).lp.span[this.axisIndex()];
     }
 
-    /** The shared px/byte factor: fill the panel, but keep the narrowest lane readable; then zoom. */
+    /** The card's px/byte factor: the plan's answer for the visible lanes, times the zoom. */
     factor() {
-      const spans = this.visibleSpaces().map((sp) => this.spanOf(sp));
-      if (!spans.length) return 1;
-      let f = R.panel_px / spans.reduce((a, b) => a + b, 0);
-      const narrowest = Math.min(...spans);
-      if (narrowest * f < R.min_lane_px) f = R.min_lane_px / narrowest;
-      return f * this.state.zoom;
+      let mask = 0;
+      for (const { li, lp } of this.lanes.values()) if (!this.state.hidden.has(lp.space)) mask |= 1 << li;
+      const table = this.plan.factors[this.axisIndex()];
+      return (table[mask] || table[table.length - 1]) * this.state.zoom;
     }
 
-    /**
-     * The live-bytes column of a space, as the static picture draws it: bytes live at each line
-     * (the union of the live boxes' ranges, so views and overlaps count once), scaled to the peak,
-     * the peak row outlined. It depends on neither zoom nor axis, so it is built once.
-     */
+    /** The live-bytes column of a space: the plan's bars (scaled to the column already) and peak. */
     profile(sp) {
-      const first = this.fn.src_start;
-      // Each line's live ranges, gathered box by box (work in proportion to the boxes' heights).
-      const byLine = Array.from({ length: this.fn.src_end - first + 1 }, () => []);
-      for (const b of this.boxes) {
-        if (b.space !== sp.space) continue;
-        for (let line = Math.max(b.start, first); line <= Math.min(b.end, this.fn.src_end); line++) {
-          byLine[line - first].push([b.offset, b.offset + b.size]);
-        }
-      }
-      const live = [];
-      for (const ranges of byLine) {
-        ranges.sort((a, b) => a[0] - b[0]);
-        let total = 0;
-        let reach = -Infinity;
-        for (const [lo, hi] of ranges) {
-          const from = Math.max(lo, reach);
-          if (hi > from) { total += hi - from; reach = hi; }
-        }
-        live.push(total);
-      }
-      const peak = sp.peak ? sp.peak.bytes : Math.max(0, ...live);
-      const peakLine = sp.peak ? sp.peak.line : first;
+      const pp = this.lanes.get(sp.space).lp.profile;
       const body = el('div', {
         class: 'profile', 'aria-hidden': 'true',
-        data: { space: sp.space, peak: String(peak), peakLine: String(peakLine) },
+        data: { space: sp.space, peak: String(pp.peak), peakLine: String(pp.peak_line) },
       });
-      const room = R.profile_px - 6;
-      for (let i = 0; i < live.length;) {
-        let j = i;
-        while (j + 1 < live.length && live[j + 1] === live[i]) j++;
-        if (live[i] > 0 && peak > 0) {
-          body.append(el('div', {
-            class: 'bar',
-            style: `top:${i * R.line_px}px;height:${(j - i + 1) * R.line_px}px;width:${Math.max(1, (live[i] / peak) * room)}px`,
-          }));
-        }
-        i = j + 1;
+      for (const [row, rows, w] of pp.bars) {
+        body.append(el('div', { class: 'bar', style: `top:${row * PX.line}px;height:${rows * PX.line}px;width:${w}px` }));
       }
-      body.append(el('div', { class: 'peak-row', style: `top:${(peakLine - first) * R.line_px}px` }));
+      body.append(el('div', { class: 'peak-row', style: `top:${(pp.peak_line - this.fn.src_start) * PX.line}px` }));
       const head = el('div', {
         class: 'profile-head', data: { space: sp.space },
-        title: `${sp.space}: most bytes live at once, ${fmtBytes(peak)} at line ${peakLine}`,
-      }, el('div', { text: `peak L${peakLine}` }), el('div', { class: 'ph-bytes', text: fmtBytes(peak) }));
+        title: `${sp.space}: most bytes live at once, ${pp.head[1]}, ${pp.head[0]}`,
+      }, el('div', { text: pp.head[0] }), el('div', { class: 'ph-bytes', text: pp.head[1] }));
       return { head, body };
+    }
+
+    /** Every box and mark of a lane `laneW` px wide, at `k` px/byte. */
+    placeLane(entry, k, laneW) {
+      for (const mk of entry.marks) placeMark(mk, [0, laneW], k, laneW);
+      for (const { b, node, name, badge, detail, marks } of entry.boxes) {
+        const [x, w] = place(b.offset, b.size, k, laneW);
+        node.style.left = `${x}px`;
+        node.style.width = `${w}px`;
+        const fitted = fitLabel(b.plan.label, w, (b.end - b.start + 1) * PX.line);
+        name.textContent = fitted.name ?? '';
+        badge.textContent = fitted.badge ?? '';
+        badge.hidden = !fitted.badge;
+        detail.textContent = fitted.detail ?? '';
+        detail.hidden = !fitted.detail;
+        for (const mk of marks) placeMark(mk, [0, w], k, laneW);
+      }
     }
 
     layout() {
       const k = this.factor();
       this.k = k;
+      // Exposed for scripts and tests that read the page's byte scale (as the SVG's data-px-per-byte).
       this.grid.style.setProperty('--k', String(k));
       const cols = [];
       let col = 2;
@@ -610,13 +655,13 @@
         }
         const span = this.spanOf(sp);
         cols.push(`${(span * k).toFixed(3)}px`);
+        this.placeLane(entry, k, span * k);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;
         entry.lane.dataset.span = String(span);
         entry.lane.style.setProperty('--span', String(span));
-        entry.end.textContent = fmtBytes(span);
-        entry.hwm.style.left = `min(${(sp.hwm / span) * 100}%, 100% - 1px)`;
+        entry.end.textContent = entry.lp.ends[this.axisIndex()];
         if (reorder) this.grid.append(entry.head, entry.lane);
       }
       this.rowBand.style.gridColumn = `2 / ${col}`;
@@ -856,22 +901,6 @@
       this.marked = [];
     }
 
-    /** Use ticks and the idle stretch inside a box: the same marks the static picture draws. */
-    marks(b) {
-      const out = [];
-      if (b.idle) {
-        out.push(el('i', {
-          class: 'idle', 'aria-hidden': 'true', title: `idle: ${b.idle.lines} lines with no use`,
-          style: `top:${(b.idle.from - b.start) * R.line_px}px;height:${(b.idle.to - b.idle.from + 1) * R.line_px}px`,
-        }));
-      }
-      for (const u of b.uses || []) {
-        if (u < b.start || u > b.end) continue;
-        out.push(el('i', { class: 'tick', 'aria-hidden': 'true', style: `top:${(u - b.start + 0.5) * R.line_px - 1}px` }));
-      }
-      return out;
-    }
-
     revealBox(i) {
       const node = this.boxEls[i];
       if (!node || !node.isConnected) return;
@@ -896,21 +925,18 @@
     }
 
     buildTable() {
-      const head = ['name', 'space', 'base', 'range', 'size', 'shape', 'dtype', 'op', 'lines', 'aliases', 'marks'];
+      // Every cell is a text the layout engine wrote: the tooltip's lines and the label's detail.
+      const head = ['name', 'space · shape dtype · op', 'base', 'size · address', 'lines', 'aliases', 'marks'];
       const tbody = el('tbody');
       const sorted = [...this.boxes].sort((a, b) => a.start - b.start || a.offset - b.offset);
       for (const b of sorted) {
         const flags = [b.view ? 'view' : '', b.conflict ? 'conflict' : ''].filter(Boolean).join(', ');
         const tr = el('tr', { data: { index: String(b.i), space: b.space } },
           el('td', { class: 'nm' }, el('button', { type: 'button', class: 'linkish', text: b.name, title: 'Pin this tile' })),
-          el('td', {}, el('i', { class: 'sw', 'aria-hidden': 'true' }), b.space),
+          el('td', {}, el('i', { class: 'sw', 'aria-hidden': 'true' }), b.plan.tip[0]),
           el('td', { text: b.base }),
-          el('td', { class: 'num', text: `[${b.offset}, ${b.offset + b.size})` }),
-          el('td', { class: 'num', text: fmtBytes(b.size) }),
-          el('td', { text: b.shape.length ? `[${b.shape.join(', ')}]` : '' }),
-          el('td', { text: b.dtype }),
-          el('td', { text: b.op }),
-          el('td', { class: 'num', text: `${b.start}–${b.end}` }),
+          el('td', { class: 'num', text: b.plan.label.details[0] }),
+          el('td', { class: 'num', text: b.plan.tip[3] }),
           el('td', { class: 'al', text: b.aliases.join(', ') }),
           el('td', { text: flags, class: b.conflict ? 'crit' : '' }));
         tbody.append(tr);

@@ -1,0 +1,519 @@
+//! The plan of a map: everything any back end draws, decided once, before any factor is chosen.
+//!
+//! Zoom, the x axis and hidden spaces change pixels but nothing else, so the plan speaks in bytes
+//! across and dump lines down, and in finished text: lanes with their span on both axes, the card's
+//! px/byte factor for every set of visible lanes, boxes with their byte and line ranges, label
+//! candidates and tooltip lines, marks, the live-bytes profile, pills and summary lines. The SVG
+//! back end gets it through [`super::layout`], placed at the view's factor; the HTML page embeds it
+//! as JSON and its script places it at whatever factor the reader picks, with [`place`]'s rule and
+//! [`fit_label`]'s rule (both written once here, mirrored by the script's two small functions, and
+//! held equal by the browser test that compares every box with the SVG).
+//!
+//! A new mark is a new [`MarkKind`] (or an existing one) made here, plus one generic draw per back
+//! end; a new lane kind is a [`LanePlan`] with its own span.
+
+use serde::Serialize;
+
+use super::options::{RULES, ViewOptions, XAxis};
+use super::text;
+use crate::model::{Block, FunctionMap, SpaceUsage};
+use crate::units::fmt_bytes;
+
+/// The pixel rules a drawer applies to the plan: one dump line's height, the narrowest box, and
+/// what the label rule needs (the font is monospaced, so one advance per em measures any text).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PxRules {
+    /// Height of one dump line.
+    pub line: f64,
+    /// A box (or a byte-ranged mark) is never narrower than this.
+    pub min_box: f64,
+    /// Advance of one character as a fraction of the font size (JetBrains Mono: 0.6).
+    pub char_em: f64,
+    /// Font size of a box's name.
+    pub label: f64,
+    /// Font size of small print: a box's detail line, mark texts.
+    pub small: f64,
+    /// Inset of texts from the left edge of their box or mark.
+    pub inset: f64,
+    /// Length of a use tick, in from the box's right edge.
+    pub tick: f64,
+    /// Width of a profile column.
+    pub profile: f64,
+}
+
+/// The rules of this build (the advance is read from the bundled font).
+pub fn px_rules() -> PxRules {
+    PxRules {
+        line: RULES.line_px,
+        min_box: RULES.min_box_px,
+        char_em: text::advance_em(),
+        label: 11.0,
+        small: 10.0,
+        inset: 4.0,
+        tick: 6.0,
+        profile: RULES.profile_px,
+    }
+}
+
+/// The plan of every card of a page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// The pixel rules shared by every card.
+    pub px: PxRules,
+    /// The looks a mark can have ([`MARK_STYLES`]); each mark names one by its index.
+    pub styles: &'static [MarkStyle],
+    /// One plan per drawn function, in dump order.
+    pub cards: Vec<CardPlan>,
+}
+
+/// Everything about one function's card that does not depend on the factor.
+#[derive(Debug, Clone, Serialize)]
+pub struct CardPlan {
+    /// The function's name.
+    pub function: String,
+    /// Its first and last dump line: line `l` is row `l - first`.
+    pub first: u32,
+    /// The last dump line of the function.
+    pub last: u32,
+    /// One lane per space, in panel order, hidden or not.
+    pub lanes: Vec<LanePlan>,
+    /// The px/byte factor at zoom 1, by axis (`0` limit, `1` used), then by the set of visible lanes
+    /// (bit `i` is `lanes[i]`; entry 0, no lane, is unused). Hiding gives width back to the others
+    /// at one scale (D5), and this table is that rule's every answer, so no drawer recomputes it.
+    pub factors: [Vec<f64>; 2],
+    /// The boxes in the function's block order (by panel, offset, first line); back ends draw a
+    /// lane's views after the boxes they look into.
+    pub boxes: Vec<BoxPlan>,
+    /// Occupancy pills, one per space (drawn by Rust in every back end, so not in the page's copy).
+    #[serde(skip)]
+    pub pills: Vec<Pill>,
+    /// Lines under the card: idle tiles and fit answers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub summary: Vec<String>,
+}
+
+/// One space's column.
+#[derive(Debug, Clone, Serialize)]
+pub struct LanePlan {
+    /// The memory space.
+    pub space: String,
+    /// Bytes the lane spans, by axis: capacity (or high-water mark if higher), and high-water mark.
+    pub span: [i64; 2],
+    /// The text at the lane's right end, by axis.
+    pub ends: [String; 2],
+    /// The high-water mark, as the lane head says it.
+    pub hwm: String,
+    /// Marks over the boxes: the high-water-mark rule, free ranges answering a fit query.
+    pub marks: Vec<Mark>,
+    /// The live-bytes column beside the lanes.
+    pub profile: ProfilePlan,
+}
+
+/// One box: a tile (or a chain of aliases) over its bytes and lines.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoxPlan {
+    /// Index of the block in its function (and of the box in the map JSON): its place in
+    /// [`CardPlan::boxes`], so the page's copy leaves it out.
+    #[serde(skip)]
+    pub index: usize,
+    /// Index of its lane in [`CardPlan::lanes`].
+    pub lane: usize,
+    /// The base it is carved from.
+    pub base: String,
+    /// Further names merged into this box (a phi/yield chain); search and pinning find them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// Offset and size, in bytes.
+    pub bytes: [i64; 2],
+    /// First and last dump line.
+    pub lines: [u32; 2],
+    /// A view into a wider tile of the same base: drawn dashed.
+    #[serde(skip_serializing_if = "is_false")]
+    pub view: bool,
+    /// Overlaps another base while both live: drawn in the critical colour.
+    #[serde(skip_serializing_if = "is_false")]
+    pub conflict: bool,
+    /// What the label rule chooses from.
+    pub label: LabelPlan,
+    /// Tooltip lines (H7) under the name (the label's `name`).
+    pub tip: Vec<String>,
+    /// Marks inside the box: the idle stretch, use ticks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<Mark>,
+}
+
+/// The label's candidates; [`fit_label`] picks among them for a box's width and height.
+#[derive(Debug, Clone, Serialize)]
+pub struct LabelPlan {
+    /// The box's name (shortened with an ellipsis where it does not fit).
+    pub name: String,
+    /// `+N` aliases merged into the box, or empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub badge: String,
+    /// Second-line candidates, longest first: the first that fits is drawn.
+    pub details: Vec<String>,
+}
+
+/// What a label shows in a box of a given size.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FittedLabel {
+    /// The name, whole or shortened.
+    pub name: Option<String>,
+    /// The alias badge.
+    pub badge: Option<String>,
+    /// The detail line.
+    pub detail: Option<String>,
+}
+
+/// The label rule: the name shortened to the room left of the badge, the badge if it fits at all,
+/// and on a box two lines high or more the first detail that fits. What does not fit is left out;
+/// the tooltip still has it all.
+pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel {
+    let room = w - 2.0 * px.inset;
+    let width = |s: &str, size: f64| s.chars().count() as f64 * px.char_em * size;
+    let badge_w = if label.badge.is_empty() { 0.0 } else { width(&label.badge, px.label) + 4.0 };
+    let name = text::fit(&label.name, px.label, room - badge_w);
+    let badge = (!label.badge.is_empty() && badge_w <= room).then(|| label.badge.clone());
+    let detail =
+        if h >= 2.0 * px.line { label.details.iter().find(|d| width(d, px.small) <= room).cloned() } else { None };
+    FittedLabel { name, badge, detail }
+}
+
+/// What a mark is, which decides how every back end draws it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MarkKind {
+    /// A filled stretch across its host (box, or its byte range), over its lines.
+    Band,
+    /// A dashed outline over its byte range and lines.
+    Outline,
+    /// A short stroke at the host's right edge, at each line of `at`.
+    Ticks,
+    /// A vertical dashed line at `bytes[0]`, down the whole lane.
+    Rule,
+}
+
+/// The colour a mark takes: its space's colour, its space's wash, or a status colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tone {
+    /// The space's colour.
+    Space,
+    /// The space's pale wash.
+    Wash,
+    /// The "fits" green.
+    Good,
+}
+
+/// What a mark means and how it looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MarkStyle {
+    /// What it is to a reader: `idle`, `use`, `hwm`, `fit` (the SVG's group class, the page's CSS class).
+    pub class: &'static str,
+    /// How it is drawn.
+    pub kind: MarkKind,
+    /// Its colour.
+    pub tone: Tone,
+}
+
+/// A stretch of a box's lines with no mention of it.
+pub const IDLE: MarkStyle = MarkStyle { class: "idle", kind: MarkKind::Band, tone: Tone::Wash };
+/// The lines that use a box.
+pub const USE: MarkStyle = MarkStyle { class: "use", kind: MarkKind::Ticks, tone: Tone::Space };
+/// The high-water mark of a lane.
+pub const HWM: MarkStyle = MarkStyle { class: "hwm", kind: MarkKind::Rule, tone: Tone::Space };
+/// A free range answering a fit query.
+pub const FIT: MarkStyle = MarkStyle { class: "fit", kind: MarkKind::Outline, tone: Tone::Good };
+/// Every mark style; a new mark adds its style here (the page's copy names styles by index here).
+pub const MARK_STYLES: [MarkStyle; 4] = [IDLE, USE, HWM, FIT];
+
+fn style_index<S: serde::Serializer>(style: &MarkStyle, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(MARK_STYLES.iter().position(|m| m == style).unwrap_or(0) as u64)
+}
+
+/// A mark over a box or a lane.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mark {
+    /// Its meaning and look (an index into [`Plan::styles`] in the page's copy).
+    #[serde(serialize_with = "style_index")]
+    pub style: MarkStyle,
+    /// Byte range (offset, size) within the lane; absent, the mark spans its host box.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<[i64; 2]>,
+    /// First and last line covered; absent, the host's (a box's lines, a lane's whole height).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u32; 2]>,
+    /// The lines of each tick ([`MarkKind::Ticks`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<u32>,
+    /// A text drawn at the mark's left, on a line of its own, where it fits the mark's width.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<MarkText>,
+}
+
+/// A mark's words and the line they sit on.
+#[derive(Debug, Clone, Serialize)]
+pub struct MarkText {
+    /// What it says.
+    pub content: String,
+    /// The dump line whose row it is drawn in.
+    pub line: u32,
+}
+
+/// One space's live bytes per line, as bars already scaled to the column (the column's width does
+/// not change with zoom or axis).
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfilePlan {
+    /// Most bytes live at once.
+    pub peak: i64,
+    /// The first line where they are.
+    pub peak_line: u32,
+    /// The column's head: `peak L<line>`, then the peak in bytes.
+    pub head: [String; 2],
+    /// Runs of equal live bytes: first row, rows, bar width in px.
+    pub bars: Vec<(u32, u32, f64)>,
+}
+
+/// An occupancy pill: `Vec 24 KB/184 KB`, the percentage, its level, the peak line.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pill {
+    /// The space.
+    pub space: String,
+    /// `Vec 24 KB/184 KB`.
+    pub text: String,
+    /// `13.0%`.
+    pub pct: String,
+    /// `good`, `warn` or `crit`.
+    pub level: &'static str,
+    /// `peak L49`.
+    pub peak: String,
+    /// The hover text: every figure in bytes.
+    pub title: String,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Where a byte range lands in a lane `lane_w` px wide at `factor`: its left edge from the lane's
+/// left, and its width. Never narrower than the minimum box; a range past either end of the lane
+/// (a negative offset, say) is moved inside it rather than drawn outside.
+pub fn place(offset: i64, size: i64, factor: f64, lane_w: f64, min_px: f64) -> (f64, f64) {
+    let w = (size.max(0) as f64 * factor).max(min_px);
+    let x = (offset as f64 * factor).clamp(0.0, (lane_w - w).max(0.0));
+    (x, w)
+}
+
+/// Bytes a lane spans under `axis`; never less than what is allocated, so no box leaves its lane.
+pub fn span(space: &SpaceUsage, axis: XAxis) -> i64 {
+    match axis {
+        XAxis::Limit => space.limit.max(space.hwm),
+        XAxis::Used => space.hwm,
+    }
+    .max(1)
+}
+
+/// The px/byte factor of a card (D5): fill `width` with the sum of spans, grow until the narrowest
+/// lane reaches the minimum, then apply the zoom.
+pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
+    let total: i64 = spans.iter().sum();
+    let narrowest = spans.iter().copied().min().unwrap_or(1).max(1) as f64;
+    let fill = width / total.max(1) as f64;
+    fill.max(RULES.min_lane_px / narrowest) * zoom
+}
+
+/// Lanes past this many get factors only for "all shown" and "one hidden" (a table of every subset
+/// would be 2^n entries; real chips have at most eight spaces).
+const MAX_SUBSET_LANES: usize = 10;
+
+/// The factor at zoom 1 for every set of visible lanes, by axis.
+fn factors(f: &FunctionMap, width: f64) -> [Vec<f64>; 2] {
+    let n = f.spaces.len().min(MAX_SUBSET_LANES);
+    let table = |axis: XAxis| -> Vec<f64> {
+        let spans: Vec<i64> = f.spaces.iter().map(|s| span(s, axis)).collect();
+        (0..1usize << n)
+            .map(|mask| {
+                let shown: Vec<i64> =
+                    spans.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
+                if shown.is_empty() { 0.0 } else { px_per_byte(&shown, width, 1.0) }
+            })
+            .collect()
+    };
+    [table(XAxis::Limit), table(XAxis::Used)]
+}
+
+/// The bit set of the lanes `view` shows (never none: the last one stays, H3).
+pub fn visible_mask(f: &FunctionMap, view: &ViewOptions) -> usize {
+    let mask = f
+        .spaces
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !view.hidden.iter().any(|h| h == &s.space))
+        .fold(0usize, |m, (i, _)| m | 1 << i);
+    if mask == 0 && !f.spaces.is_empty() { 1 } else { mask }
+}
+
+/// The plan of every function `view` draws.
+pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
+    let cards = map
+        .functions
+        .iter()
+        .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
+        .map(|f| card_plan(f, view))
+        .collect();
+    Plan { px: px_rules(), styles: &MARK_STYLES, cards }
+}
+
+/// The plan of one function's card.
+pub fn card_plan(f: &FunctionMap, view: &ViewOptions) -> CardPlan {
+    let lanes = f.spaces.iter().map(|s| lane_plan(f, s)).collect();
+    let boxes = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b))
+        .collect();
+    CardPlan {
+        function: f.name.clone(),
+        first: f.src_start,
+        last: f.src_end,
+        lanes,
+        factors: factors(f, view.width),
+        boxes,
+        pills: f.spaces.iter().map(pill).collect(),
+        summary: super::insight::summary(f),
+    }
+}
+
+fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
+    let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
+    let mut marks = super::insight::fit_plan(f, &s.space);
+    marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
+    LanePlan {
+        space: s.space.clone(),
+        span,
+        ends: [fmt_bytes(span[0]), fmt_bytes(span[1])],
+        hwm: format!("hwm {}", fmt_bytes(s.hwm)),
+        marks,
+        profile: super::insight::profile_plan(s),
+    }
+}
+
+fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
+    let t = &b.tile;
+    BoxPlan {
+        index,
+        lane,
+        base: t.base.clone(),
+        aliases: b.aliases.clone(),
+        bytes: [t.offset, t.size],
+        lines: [t.start, t.end],
+        view: b.view,
+        conflict: b.conflict,
+        label: LabelPlan {
+            name: t.name.clone(),
+            badge: if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) },
+            // The address range is dropped before the size is cut: a whole number reads better.
+            details: vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
+        },
+        tip: tooltip(b),
+        marks: super::insight::box_marks(b),
+    }
+}
+
+/// The tooltip (H7) under the name: space, shape and dtype, op, base, size, address range, lines,
+/// aliases, marks.
+fn tooltip(b: &Block) -> Vec<String> {
+    let t = &b.tile;
+    let shape = if t.shape.is_empty() {
+        "shape ?".to_string()
+    } else {
+        format!("[{}]", t.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+    };
+    let mut lines = vec![
+        format!("{} · {} {} · {}", t.space, shape, t.dtype, if t.op.is_empty() { "(no op)" } else { &t.op }),
+        format!("base {} · {} ({} B)", t.base, fmt_bytes(t.size), t.size),
+        format!("address [{}, {})", t.offset, t.stop()),
+        format!("lines {}–{} (lexical)", t.start, t.end),
+    ];
+    if !b.aliases.is_empty() {
+        lines.push(format!("aliases: {}", b.aliases.join(", ")));
+    }
+    if b.view {
+        lines.push("view into a wider tile of the same base".into());
+    }
+    if b.conflict {
+        lines.push("conflict: overlaps another base in address and lifetime".into());
+    }
+    if !t.uses.is_empty() {
+        let shown: Vec<String> = t.uses.iter().take(12).map(|u| u.to_string()).collect();
+        let more = if t.uses.len() > 12 { format!(" (+{} more)", t.uses.len() - 12) } else { String::new() };
+        lines.push(format!("used on lines {}{more}", shown.join(", ")));
+    }
+    if let Some(i) = b.idle {
+        lines.push(format!("idle: {} lines with no use (L{}–L{})", i.lines, i.from, i.to));
+    }
+    if !t.layout.is_empty() {
+        lines.push(format!("layout: {}", t.layout));
+    }
+    lines
+}
+
+/// `Vec 24 KB/184 KB`, the occupancy and its level, the peak line.
+pub fn pill(s: &SpaceUsage) -> Pill {
+    let (pct, level) = if s.limit > 0 {
+        let occupancy = s.hwm as f64 / s.limit as f64;
+        let level = if occupancy >= RULES.occupancy_crit {
+            "crit"
+        } else if occupancy >= RULES.occupancy_warn {
+            "warn"
+        } else {
+            "good"
+        };
+        (format!("{:.1}%", occupancy * 100.0), level)
+    } else {
+        ("—".to_owned(), "good")
+    };
+    Pill {
+        space: s.space.clone(),
+        text: format!("{} {}/{}", s.space, fmt_bytes(s.hwm), fmt_bytes(s.limit)),
+        pct,
+        level,
+        peak: format!("peak L{}", s.peak.line),
+        title: format!(
+            "{}: high-water mark {} of {} bytes, {} tiles, {} bases; most live at once {} bytes at line {}",
+            s.space, s.hwm, s.limit, s.tiles, s.bases, s.peak.bytes, s.peak.line
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_past_the_lane_is_moved_inside_it() {
+        assert_eq!(place(0, 100, 1.0, 300.0, 2.0), (0.0, 100.0));
+        assert_eq!(place(250, 100, 1.0, 300.0, 2.0), (200.0, 100.0));
+        assert_eq!(place(-50, 100, 1.0, 300.0, 2.0), (0.0, 100.0));
+        assert_eq!(place(10, 0, 1.0, 300.0, 2.0), (10.0, 2.0), "never narrower than the minimum");
+    }
+
+    #[test]
+    fn the_label_keeps_the_size_before_the_range() {
+        let px = px_rules();
+        let label = LabelPlan {
+            name: "t__tile_long".into(),
+            badge: "+2".into(),
+            details: vec!["8 KB · [0, 8192)".into(), "8 KB".into()],
+        };
+        let wide = fit_label(&label, 200.0, 34.0, &px);
+        assert_eq!(wide.name.as_deref(), Some("t__tile_long"));
+        assert_eq!(wide.badge.as_deref(), Some("+2"));
+        assert_eq!(wide.detail.as_deref(), Some("8 KB · [0, 8192)"));
+        let narrow = fit_label(&label, 60.0, 17.0, &px);
+        assert_eq!(narrow.detail, None, "one line high: no detail");
+        assert_eq!(narrow.name.as_deref(), Some("t__t…"));
+        assert_eq!(fit_label(&label, 60.0, 34.0, &px).detail.as_deref(), Some("8 KB"));
+    }
+}

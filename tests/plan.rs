@@ -1,0 +1,115 @@
+//! The plan and the pictures drawn from it: every back end draws the one plan `layout` makes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::drawable_corpus;
+use pto_memory_map::layout::plan::{self, fit_label, place, px_rules};
+use pto_memory_map::layout::{ViewOptions, XAxis, layout};
+use pto_memory_map::model::MemoryMap;
+use pto_memory_map::{Format, RenderOptions, render_map};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn load(path: &Path) -> MemoryMap {
+    pto_memory_map::load(path, "AllocateMemoryAddr", None).expect("fixture draws")
+}
+
+/// Every box of the scene is the plan's box placed at the card's factor with the plan's rules:
+/// its rectangle by `place`, its label texts by `fit_label`, its tooltip the plan's lines.
+fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
+    let scene = layout(map, view);
+    let plan = plan::plan(map, view);
+    let px = px_rules();
+    for (card, cp) in scene.cards.iter().zip(&plan.cards) {
+        assert_eq!(card.function, cp.function);
+        let mask = plan::visible_mask(&map.functions[card.index], view);
+        let axis = usize::from(view.x_axis == XAxis::Used);
+        assert!((cp.factors[axis][mask] * view.zoom - card.px_per_byte).abs() < 1e-12, "{}: factor", card.function);
+        for lane in &card.lanes {
+            let lp = cp.lanes.iter().find(|l| l.space == lane.space).expect("lane in plan");
+            assert_eq!(lane.span, lp.span[axis], "{} {}: span", card.function, lane.space);
+            for b in &lane.blocks {
+                let bp = &cp.boxes[b.index];
+                let (x, w) = place(bp.bytes[0], bp.bytes[1], card.px_per_byte, lane.width, px.min_box);
+                assert!(
+                    (b.rect.x - lane.x - x).abs() < 1e-9 && (b.rect.w - w).abs() < 1e-9,
+                    "{}: {}",
+                    card.function,
+                    b.name
+                );
+                let fitted = fit_label(&bp.label, b.rect.w, b.rect.h, &px);
+                let texts: Vec<String> = [fitted.name, fitted.badge, fitted.detail].into_iter().flatten().collect();
+                let drawn: Vec<String> = b.label.iter().map(|t| t.content.clone()).collect();
+                assert_eq!(drawn, texts, "{}: {} label", card.function, b.name);
+                assert_eq!(b.tooltip[1..], bp.tip[..], "{}: {} tooltip", card.function, b.name);
+                assert!(
+                    b.rect.x >= lane.x - 1e-9 && b.rect.x + b.rect.w <= lane.x + lane.width + 1e-6,
+                    "{}: {} leaves its lane",
+                    card.function,
+                    b.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_scene_is_the_plan_placed_on_every_corpus_dump() {
+    for (path, map) in drawable_corpus() {
+        for view in [
+            ViewOptions::default(),
+            ViewOptions { x_axis: XAxis::Used, ..Default::default() },
+            ViewOptions { zoom: 1.6, ..Default::default() },
+        ] {
+            scene_follows_plan(&map, &view);
+        }
+        let _ = path;
+    }
+}
+
+#[test]
+fn the_over_capacity_lane_spans_its_high_water_mark_in_svg_png_and_plan() {
+    let map = load(&fixture("layout_over_capacity.py"));
+    let view = ViewOptions::default();
+    scene_follows_plan(&map, &view);
+    let cp = &plan::plan(&map, &view).cards[0];
+    let vec = &cp.lanes[0];
+    assert_eq!(vec.space, "Vec");
+    assert_eq!(vec.span, [196_608, 196_608], "192 KiB on both axes, past the 184 KiB capacity");
+    assert_eq!(vec.ends[0], "192 KB");
+    let scene = layout(&map, &view);
+    let lane = &scene.cards[0].lanes[0];
+    let right = lane.blocks.iter().map(|b| b.rect.x + b.rect.w).fold(0.0, f64::max);
+    assert!((right - (lane.x + lane.width)).abs() < 1e-6, "the last box ends at the lane's edge");
+    // The PNG is that SVG, drawn: the same size at its scale.
+    let svg =
+        String::from_utf8(render_map(&map, &RenderOptions { format: Format::Svg, ..Default::default() }).unwrap())
+            .unwrap();
+    assert!(svg.contains("data-space=\"Vec\" data-span=\"196608\""));
+    let png = render_map(&map, &RenderOptions { format: Format::Png, scale: 1.0, ..Default::default() }).unwrap();
+    let size = |b: &[u8]| {
+        (u32::from_be_bytes(b[16..20].try_into().unwrap()), u32::from_be_bytes(b[20..24].try_into().unwrap()))
+    };
+    assert_eq!(size(&png), (scene.width as u32, scene.height as u32));
+}
+
+#[test]
+fn a_small_space_sets_the_scale_and_hiding_it_gives_the_width_back() {
+    let map = load(&fixture("layout_small_space.py"));
+    let f = &map.functions[0];
+    let cp = plan::card_plan(f, &ViewOptions::default());
+    let all = (1usize << f.spaces.len()) - 1;
+    let bias = f.spaces.iter().position(|s| s.space == "Bias").expect("a Bias lane");
+    // With Bias shown, its 1 KiB lane is held at the minimum width: 72 px per KiB for every lane.
+    assert!((cp.factors[0][all] * 1024.0 - 72.0).abs() < 1e-9);
+    // Hidden, the other lanes fill the panel again.
+    let spans: i64 = cp.lanes.iter().enumerate().filter(|(i, _)| *i != bias).map(|(_, l)| l.span[0]).sum();
+    assert!((cp.factors[0][all & !(1 << bias)] * spans as f64 - 1180.0).abs() < 1e-6);
+    let hidden = ViewOptions { hidden: vec!["Bias".into()], ..Default::default() };
+    scene_follows_plan(&map, &hidden);
+    scene_follows_plan(&map, &ViewOptions::default());
+}
