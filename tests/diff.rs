@@ -99,6 +99,152 @@ fn added_and_removed_tiles_and_functions() {
     assert_eq!(back.removed, ["g"]);
 }
 
+/// `base()` with lines inserted above, between and below its tiles: comments and statements that
+/// mention none of them.
+fn with_lines_inserted() -> Vec<String> {
+    let mut body = base();
+    body.insert(0, "        # prologue added by the change".into());
+    body.insert(1, "        w: pl.Scalar[pl.INDEX] = 4".into());
+    body.insert(3, "        # between a and b".into());
+    body.insert(5, "        v: pl.Scalar[pl.INDEX] = w + 1".into());
+    body.push("        # after the last read".into());
+    body.push("        u: pl.Scalar[pl.INDEX] = v + 2".into());
+    body
+}
+
+#[test]
+fn lines_inserted_above_between_and_below_change_no_tile() {
+    let d = pair(with_lines_inserted());
+    let f = &d.functions[0];
+    assert!(f.tiles.changed.is_empty() && f.tiles.added.is_empty() && f.tiles.removed.is_empty(), "{:?}", f.tiles);
+    assert_eq!((f.lines_inserted, f.lines_removed), (6, 0));
+    assert_eq!(d.verdict, "no change");
+    // The same with a function added above it: every line of `f` moves down, nothing changes.
+    let old = map_of(&dump(&[("f", base())]));
+    let new = map_of(&dump(&[("g", vec![tile("e", 9, 0, 64), "        z = e".into()]), ("f", with_lines_inserted())]));
+    let d = diff(&old, &new);
+    assert!(d.functions.iter().all(|f| f.tiles.changed.is_empty()), "{:?}", d.functions);
+}
+
+#[test]
+fn a_tile_moved_by_one_alignment_unit_resized_or_living_longer_is_changed() {
+    // Moved by 32 bytes (Vec's alignment), with lines inserted too so the lines of every tile move.
+    let mut body = with_lines_inserted();
+    body[6] = tile("c", 3, 4096 + 32, 1024);
+    let f = &pair(body).functions[0];
+    assert_eq!(f.tiles.changed.len(), 1, "{:?}", f.tiles);
+    assert_eq!((f.tiles.changed[0].name.as_str(), &f.tiles.changed[0].what[..]), ("c", &["offset"][..]));
+
+    let mut body = with_lines_inserted();
+    body[6] = tile("c", 3, 4096, 1024 + 32);
+    let f = &pair(body).functions[0];
+    assert_eq!(f.tiles.changed.len(), 1, "{:?}", f.tiles);
+    assert_eq!(f.tiles.changed[0].what, ["size"]);
+
+    // One statement longer: a new read of `b` after the statement that was its last.
+    let mut body = with_lines_inserted();
+    body.insert(8, "        z = pl.tile.add(b, b)".into());
+    let f = &pair(body).functions[0];
+    assert_eq!(f.tiles.changed.len(), 1, "{:?}", f.tiles);
+    assert_eq!((f.tiles.changed[0].name.as_str(), &f.tiles.changed[0].what[..]), ("b", &["end"][..]));
+    let md = markdown(&pair({
+        let mut b = with_lines_inserted();
+        b.insert(8, "        z = pl.tile.add(b, b)".into());
+        b
+    }));
+    assert!(md.contains("`b` end: Vec [1024, 3072) L7–9 → Vec [1024, 3072) L10–14"), "{md}");
+}
+
+#[test]
+fn a_tile_renamed_in_the_same_slot_is_the_same_tile() {
+    // SSA renumbering shifts every name by one: old t__tile_2 is new t__tile_3's name, in another
+    // slot. Matching by place first keeps every tile where it was.
+    let named = |names: [&str; 3]| {
+        vec![
+            tile(names[0], 1, 0, 1024),
+            tile(names[1], 2, 1024, 2048),
+            tile(names[2], 3, 4096, 1024),
+            format!("        y = pl.tile.add({}, {}, {})", names[0], names[1], names[2]),
+        ]
+    };
+    let old = map_of(&dump(&[("f", named(["t__tile_1", "t__tile_2", "t__tile_3"]))]));
+    let mut body = named(["t__tile_2", "t__tile_3", "t__tile_4"]);
+    body.insert(1, "        # inserted".into());
+    let new = map_of(&dump(&[("f", body)]));
+    let d = diff(&old, &new);
+    let t = &d.functions[0].tiles;
+    assert!(t.changed.is_empty() && t.added.is_empty() && t.removed.is_empty(), "{t:?}");
+    assert_eq!(t.renamed.len(), 3);
+    assert_eq!(t.renamed[0], ("t__tile_1".to_string(), "t__tile_2".to_string()));
+    assert_eq!(d.verdict, "no change");
+    // Renamed and grown: one changed tile, under its new name, with the old one said.
+    let mut body = named(["t__tile_2", "t__tile_3", "t__tile_4"]);
+    body[2] = tile("t__tile_4", 3, 4096, 2048);
+    let d = diff(&old, &map_of(&dump(&[("f", body)])));
+    let t = &d.functions[0].tiles;
+    assert_eq!(t.changed.len(), 1, "{t:?}");
+    assert_eq!((t.changed[0].old_name.as_str(), t.changed[0].name.as_str()), ("t__tile_3", "t__tile_4"));
+    assert!(markdown(&d).contains("`t__tile_4` (was `t__tile_3`) size:"), "{}", markdown(&d));
+}
+
+/// The corpus, or `None` with a note when it is not beside the repo (nor at `$PMM_CORPUS`).
+fn corpus_or_skip(test: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("PMM_CORPUS").map(Into::into).unwrap_or_else(common::corpus);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("{test}: skipped, no corpus at {} (set PMM_CORPUS)", dir.display());
+        None
+    }
+}
+
+/// `text` with a comment line after every line ending in `:` and before every fifth line.
+fn with_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for (i, line) in text.lines().enumerate() {
+        if i % 5 == 4 {
+            out += "        # a reviewer's note\n";
+        }
+        out += line;
+        out.push('\n');
+        if line.trim_end().ends_with(':') {
+            out += "    # opened a block\n";
+        }
+    }
+    out
+}
+
+#[test]
+fn every_corpus_dump_against_itself_with_comments_inserted_changes_no_tile() {
+    let Some(corpus) = corpus_or_skip("every_corpus_dump_against_itself") else { return };
+    let mut files = Vec::new();
+    common::walk_py(&corpus, &mut files);
+    let mut compared = 0;
+    for path in files {
+        let Ok(old) = pto_memory_map::load(&path, "AllocateMemoryAddr", None) else { continue };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let dump = pto_memory_map::Dump::from_bytes(&old.dump, with_comments(&text).into_bytes()).unwrap();
+        let choice = pto_memory_map::backend::choose(Some(&old.backend.name), None).unwrap();
+        let new = pto_memory_map::build(&dump, choice).unwrap();
+        let d = diff(&old, &new);
+        assert!(d.added.is_empty() && d.removed.is_empty(), "{}", path.display());
+        for f in &d.functions {
+            let t = &f.tiles;
+            assert!(
+                t.changed.is_empty() && t.added.is_empty() && t.removed.is_empty(),
+                "{}: {}: {:?}",
+                path.display(),
+                f.name,
+                t
+            );
+            assert!(f.lines_inserted > 0, "{}: {}", path.display(), f.name);
+        }
+        assert_eq!(d.verdict, "no change", "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared >= 30, "only {compared} corpus dumps compared");
+}
+
 #[test]
 fn a_new_conflict_is_reported() {
     let mut body = base();

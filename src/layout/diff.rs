@@ -45,8 +45,10 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
         let mut left = card(fo, o, &half, &pal, Placement { x: PAGE_PAD, y: top, w, factor: Some(factor) });
         let nx = PAGE_PAD + w + SIDE_GAP;
         let mut rightc = card(fnew, n, &half, &pal, Placement { x: nx, y: top, w, factor: Some(factor) });
-        mark_tiles(&mut left, &fd.tiles.removed, &changed_names(fd), &[], &pal);
-        mark_tiles(&mut rightc, &[], &changed_names(fd), &fd.tiles.added, &pal);
+        let changed_old: Vec<String> = fd.tiles.changed.iter().map(|c| c.old_name.clone()).collect();
+        let changed_new: Vec<String> = fd.tiles.changed.iter().map(|c| c.name.clone()).collect();
+        mark_tiles(&mut left, &fd.tiles.removed, &changed_old, &[], &pal);
+        mark_tiles(&mut rightc, &[], &changed_new, &fd.tiles.added, &pal);
         labels.push(label(PAGE_PAD, y + 15.0, pal.muted, format!("old · {}", old.dump)));
         labels.push(label(nx, y + 15.0, pal.muted, format!("new · {}", new.dump)));
         let deltas = deltas(fd);
@@ -101,10 +103,6 @@ fn shared_factor(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions) -> f6
     }
     let spans: Vec<i64> = spans.into_iter().map(|(_, s)| s).collect();
     px_per_byte(&spans, view.width, view.zoom)
-}
-
-fn changed_names(fd: &FunctionDiff) -> Vec<String> {
-    fd.tiles.changed.iter().map(|c| c.name.clone()).collect()
 }
 
 /// Outlines the boxes any of whose names is listed: removed (old side), changed, added (new side).
