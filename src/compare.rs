@@ -81,6 +81,9 @@ pub struct TileChanges {
     pub changed: Vec<TileChange>,
     /// Boxes in both, unchanged, under another name (SSA renumbering): old name, new name.
     pub renamed: Vec<(String, String)>,
+    /// The spaces of the added and removed boxes (for pictures that draw only what changed).
+    #[serde(skip)]
+    pub touched: Vec<&'static str>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -285,6 +288,13 @@ fn tile_changes(old: &FunctionMap, new: &FunctionMap, alignment: &Alignment) -> 
         }
     }
 
+    for (e, unmatched) in
+        news.iter().zip(old_of.iter().map(Option::is_none)).chain(olds.iter().zip(taken.iter().map(|t| !t)))
+    {
+        if unmatched && !out.touched.contains(&e.slot.space) {
+            out.touched.push(e.slot.space);
+        }
+    }
     out.added = news.iter().zip(&old_of).filter(|(_, o)| o.is_none()).map(|(n, _)| n.block.tile.name.clone()).collect();
     out.removed = olds.iter().zip(&taken).filter(|(_, t)| !**t).map(|(o, _)| o.block.tile.name.clone()).collect();
     out

@@ -12,7 +12,7 @@ mod scene;
 pub mod style;
 pub mod text;
 
-pub use diff::diff_scene;
+pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
 pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
 pub use scene::{Anchor, BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
