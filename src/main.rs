@@ -321,6 +321,7 @@ fn diff_trees(args: &DiffArgs, old_input: &InputArgs, format: DiffFormat) -> Res
             .map(|(name, dir)| tree::Case {
                 name,
                 dump: dump::resolve(&dir, &input.pass_name).ok(),
+                root: Some(dir.clone()),
                 map: load_input(&dir, input).map_err(|e| e.to_string()),
             })
             .collect()

@@ -370,3 +370,127 @@ fn diff_cli_writes_markdown_by_default_and_pictures_by_extension() {
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Copies the folder `from` to `to` (a case: a few small files).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Where the MemRef on `line` ends: (start of its size, end of its size, offset + size).
+fn memref_end(line: &str) -> Option<(usize, usize, i64)> {
+    let at = line.find("pl.MemRef(")?;
+    // The MemRef's own closing bracket: its offset may be a call, `pl.const(0, pl.INT64)`.
+    let mut depth = 0;
+    let close = at
+        + line[at..]
+            .char_indices()
+            .find(|(_, c)| {
+                depth += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                *c == ')' && depth == 0
+            })?
+            .0;
+    let comma = line[..close].rfind(", ")?;
+    let size: i64 = line[comma + 2..close].trim().parse().ok()?;
+    let args = &line[at + "pl.MemRef(".len()..comma];
+    let offset_text = &args[args.find(", ")? + 2..];
+    let digits: String =
+        offset_text.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+    Some((comma + 2, close, digits.parse::<i64>().ok()? + size))
+}
+
+/// `text` with the size of the `space` tile that reaches highest doubled: its high-water mark moves.
+fn grow_top_tile(text: &str, space: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let top = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains(&format!("pl.Mem.{space}")))
+        .filter_map(|(i, l)| memref_end(l).map(|e| (e.2, i)))
+        .max()
+        .expect("no tile in that space");
+    let line = &lines[top.1];
+    let (from, to, _) = memref_end(line).unwrap();
+    let size: i64 = line[from..to].parse().unwrap();
+    lines[top.1] = format!("{}{}{}", &line[..from], size * 2, &line[to..]);
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn a_tree_diff_of_two_build_trees_reads_as_one_report() {
+    let Some(corpus) = corpus_or_skip("a_tree_diff_of_two_build_trees") else { return };
+    let generated = corpus.join("generated");
+    let dir = std::env::temp_dir().join(format!("pmm-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (base, head) = (dir.join("base/build_output"), dir.join("head/build_output"));
+    for chip in ["Ascend910B", "Ascend950"] {
+        copy_tree(&generated.join(chip), &base.join(chip));
+        copy_tree(&generated.join(chip), &head.join(chip));
+    }
+    let dump = |root: &std::path::Path, case: &str| root.join(case).join("passes_dump/35_after_AllocateMemoryAddr.py");
+    // Changed: a Vec tile grown; a Mat tile grown; comments added (no change).
+    for (case, space) in [("Ascend910B/test_layer_norm_core", "Vec"), ("Ascend950/test_ffn_swiglu_64x64", "Mat")] {
+        let text = std::fs::read_to_string(dump(&head, case)).unwrap();
+        std::fs::write(dump(&head, case), grow_top_tile(&text, space)).unwrap();
+    }
+    let case = "Ascend910B/llama_7b_mini_1h_s16";
+    let text = std::fs::read_to_string(dump(&head, case)).unwrap();
+    std::fs::write(dump(&head, case), with_comments(&text)).unwrap();
+    // Removed, added, compiled for the other chip, unreadable.
+    std::fs::remove_dir_all(head.join("Ascend910B/test_tile_softmax")).unwrap();
+    copy_tree(&generated.join("Ascend910B/matmul_128x64x128"), &head.join("Ascend910B/matmul_128x64x128_v2"));
+    let swapped = head.join("Ascend910B/test_matmul_bias_mn_k_direct_store_pypto");
+    std::fs::remove_dir_all(&swapped).unwrap();
+    copy_tree(&generated.join("Ascend950/test_matmul_bias_mn_k_mat_scratch_pypto"), &swapped);
+    std::fs::write(dump(&head, "Ascend950/for_if_else_nested"), "def broken(:\n").unwrap();
+
+    let out = bin(&["diff", base.to_str().unwrap(), head.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = String::from_utf8(out.stdout).unwrap();
+    if let Some(path) = std::env::var_os("PMM_TREE_REPORT") {
+        std::fs::write(path, &md).unwrap();
+    }
+    assert!(md.starts_with("**Memory map, 12 cases:** "), "{md}");
+    assert!(md.contains("`base/build_output` → `head/build_output`"), "{md}");
+    assert!(md.contains("| case | function | space | high-water old → new | delta | new findings |"), "{md}");
+    assert!(md.contains("| Ascend910B/test\\_layer\\_norm\\_core | `"), "{md}");
+    assert!(md.contains("Added cases: `Ascend910B/matmul_128x64x128_v2`."), "{md}");
+    assert!(md.contains("Removed cases: `Ascend910B/test_tile_softmax`."), "{md}");
+    assert!(md.contains("- `Ascend950/for_if_else_nested` (head): "), "{md}");
+    assert!(md.contains("<details><summary><b>Ascend910B/test_matmul_bias_mn_k_direct_store_pypto</b>"), "{md}");
+    assert!(
+        md.contains(
+            "`base: passes_dump/35_after_AllocateMemoryAddr.py` (Ascend910B) → \
+             `head: passes_dump/35_after_AllocateMemoryAddr.py` (Ascend950)"
+        ),
+        "{md}"
+    );
+    let unchanged = md.lines().find(|l| l.contains("unchanged: ")).unwrap_or_default();
+    assert!(unchanged.contains("`Ascend910B/llama_7b_mini_1h_s16`"), "{md}");
+    assert_eq!(md.matches("<details>").count(), md.matches("</details>").count());
+
+    let out = bin(&["diff", base.to_str().unwrap(), head.to_str().unwrap(), "-f", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["added"], serde_json::json!(["Ascend910B/matmul_128x64x128_v2"]));
+    assert_eq!(v["removed"], serde_json::json!(["Ascend910B/test_tile_softmax"]));
+    assert_eq!(v["unreadable"][0]["case"], "Ascend950/for_if_else_nested");
+    let moved = v["moved"].as_array().unwrap();
+    assert!(moved.iter().any(|m| m["case"] == "Ascend910B/test_layer_norm_core" && m["space"] == "Vec"), "{moved:?}");
+    assert!(moved.iter().all(|m| m["delta"] != 0 || !m["new_findings"].as_array().unwrap().is_empty()));
+    // A tree against one dump is a usage error.
+    let one = dump(&base, "Ascend950/test_ffn_swiglu_64x64");
+    assert_eq!(bin(&["diff", base.to_str().unwrap(), one.to_str().unwrap()]).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -65,6 +65,8 @@ pub struct Unreadable {
 /// A case of a tree as read: its name (path below the root) and its map, or why there is none.
 pub struct Case {
     pub name: String,
+    /// The case folder, and the dump chosen in it.
+    pub root: Option<PathBuf>,
     pub dump: Option<PathBuf>,
     pub map: Result<MemoryMap, String>,
 }
@@ -131,14 +133,24 @@ pub fn compare(names: (String, String), base: Vec<Case>, head: Vec<Case>) -> Tre
     let mut base: std::collections::BTreeMap<String, Case> = base.into_iter().map(|c| (c.name.clone(), c)).collect();
     for h in head {
         let Some(b) = base.remove(&h.name) else {
+            if let Err(error) = h.map {
+                d.unreadable.push(Unreadable { case: h.name.clone(), side: "head", error });
+            }
             d.added.push(h.name);
             continue;
         };
         match (b.map, h.map) {
             (Ok(old), Ok(new)) => {
                 let mut diff = super::diff(&old, &new);
-                if let (Some(o), Some(n)) = (&b.dump, &h.dump) {
-                    (diff.old.dump, diff.new.dump) = super::side_names(o, n);
+                // The case is named above its details; each side says which tree, and the dump's
+                // path in the case folder.
+                for (side, word, dump, root) in
+                    [(&mut diff.old, "base", &b.dump, &b.root), (&mut diff.new, "head", &h.dump, &h.root)]
+                {
+                    if let Some(path) = dump {
+                        let below = root.as_deref().and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path);
+                        side.dump = format!("{word}: {}", below.display());
+                    }
                 }
                 d.cases.push(CaseDiff { case: h.name, diff });
             }
@@ -151,7 +163,12 @@ pub fn compare(names: (String, String), base: Vec<Case>, head: Vec<Case>) -> Tre
             }
         }
     }
-    d.removed = base.into_keys().collect();
+    for (name, b) in base {
+        if let Err(error) = b.map {
+            d.unreadable.push(Unreadable { case: name.clone(), side: "base", error });
+        }
+        d.removed.push(name);
+    }
     d.added.sort();
     d.moved = moved(&d.cases);
     d.verdict = verdict(&d);
