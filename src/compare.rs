@@ -404,3 +404,25 @@ pub fn side_names(a: &Path, b: &Path) -> (String, String) {
     };
     (name(&pa), name(&pb))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::side_names;
+    use std::path::Path;
+
+    #[test]
+    fn sides_are_named_down_to_their_case_folder() {
+        let names = |a: &str, b: &str| side_names(Path::new(a), Path::new(b));
+        let (a, b) = names("/no/x/kernel_v1/passes_dump/35_after_A.py", "/no/x/kernel_v2/passes_dump/35_after_A.py");
+        assert_eq!(
+            (a.as_str(), b.as_str()),
+            ("kernel_v1/passes_dump/35_after_A.py", "kernel_v2/passes_dump/35_after_A.py")
+        );
+        let (a, b) = names("/no/case/passes_dump/35_after_A.py", "/no/case/passes_dump/34_after_A.py");
+        assert_eq!((a.as_str(), b.as_str()), ("case/passes_dump/35_after_A.py", "case/passes_dump/34_after_A.py"));
+        let (a, b) = names("/no/p/a.py", "/no/q/a.py");
+        assert_eq!((a.as_str(), b.as_str()), ("p/a.py", "q/a.py"));
+        let (a, b) = names("/no/p/a.py", "/no/p/a.py");
+        assert_eq!((a.as_str(), b.as_str()), ("a.py", "a.py"));
+    }
+}

@@ -18,7 +18,7 @@ use crate::{Format, RenderOptions};
 
 /// Name of a posted dump that came without one (no `name`, no upload file name).
 pub(super) const DEFAULT_NAME: &str = "dump.py";
-/// Stored maps never change: an id names one dump and the ETag names one picture of it.
+// Stored maps never change: an id names one dump and the ETag names one picture of it.
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(get_resource("/", index))
