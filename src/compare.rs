@@ -70,7 +70,7 @@ pub struct SpaceDiff {
     pub new_conflicts: usize,
 }
 
-/// Boxes matched across the two sides through the alignment of the source (see [`align`]).
+/// Boxes matched across the two sides through the alignment of the source (see [`Alignment`]).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TileChanges {
     /// Boxes only in the new function, and only in the old one (their first names).

@@ -1,6 +1,6 @@
 //! The Markdown back end of a diff: a compact report for a pull-request comment.
 //!
-//! Text from a dump goes through [`md_code`] or [`md_text`], so a name cannot break the table or
+//! Text from a dump goes through `md_code` or `md_text`, so a name cannot break the table or
 //! inject markup.
 
 use crate::compare::tree::TreeDiff;

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 /// Storage for dumps by id (64 lowercase hex digits).
 pub trait MapStore: Send + Sync {
-    /// Stores `bytes` (a unit from [`encode`], or a bare dump) under `id`. Once this returns, the
+    /// Stores `bytes` (a unit from `encode`, or a bare dump) under `id`. Once this returns, the
     /// bytes survive a crash of the process.
     fn put(&self, id: &str, bytes: &[u8]) -> io::Result<()>;
     /// The bytes stored under `id`, or `None`.
