@@ -352,7 +352,11 @@ fn verdict(d: &MapDiff) -> String {
     if changed == 0 && d.added.is_empty() && d.removed.is_empty() {
         return "no change".into();
     }
-    if parts.is_empty() && changed > 0 {
+    if d.old.backend != d.new.backend {
+        // Capacities differ, so every occupancy moves: say why first.
+        parts.insert(0, format!("backend {} → {}", d.old.backend, d.new.backend));
+    }
+    if parts.iter().all(|p| p.starts_with("backend ")) && changed > 0 {
         parts.push(format!("no high-water mark moved ({changed} function{} changed)", plural(changed)));
     }
     parts.push(match new_conflicts {

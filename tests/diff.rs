@@ -294,7 +294,11 @@ fn real_pairs_from_the_corpus() {
     let a5 = pto_memory_map::load(&llama, "AllocateMemoryAddr", Some("Ascend950")).unwrap();
     let d = diff(&a2, &a5);
     assert!(d.functions.iter().all(|f| f.changed && f.spaces.iter().all(|s| s.delta == 0)));
-    assert!(d.verdict.starts_with("no high-water mark moved (11 functions changed)"), "{}", d.verdict);
+    assert!(
+        d.verdict.starts_with("backend Ascend910B → Ascend950; no high-water mark moved (11 functions changed)"),
+        "{}",
+        d.verdict
+    );
     assert!(markdown(&d).contains("184 KB → 240 KB"));
 }
 
