@@ -1,11 +1,17 @@
 //! What a change did to on-chip memory: two memory maps compared function by function, for code
 //! review. The comparison is data; [`crate::render::md`] and the picture back ends present it.
 
-use std::collections::BTreeMap;
+mod align;
+pub mod tree;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path};
 
 use serde::Serialize;
 
-use crate::model::{FunctionMap, MemoryMap, SpaceUsage, space_rank};
+pub use align::{Alignment, statement_key};
+
+use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage, space_rank};
 use crate::units::signed_bytes;
 
 /// Two maps compared.
@@ -38,6 +44,9 @@ pub struct FunctionDiff {
     pub changed: bool,
     pub spaces: Vec<SpaceDiff>,
     pub tiles: TileChanges,
+    /// Source lines only in the new function, and only in the old one, after alignment.
+    pub lines_inserted: usize,
+    pub lines_removed: usize,
 }
 
 /// One space of a function, before and after; `None` where the space is not used on that side.
@@ -61,23 +70,34 @@ pub struct SpaceDiff {
     pub new_conflicts: usize,
 }
 
-/// Tiles by name: changed when a name is in both and its slot or lifetime differs.
+/// Boxes matched across the two sides through the alignment of the source (see [`Alignment`]).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TileChanges {
+    /// Boxes only in the new function, and only in the old one (their first names).
     pub added: Vec<String>,
     pub removed: Vec<String>,
+    /// Boxes in both whose space, offset or size differ, or whose lifetime starts or ends at another
+    /// statement.
     pub changed: Vec<TileChange>,
+    /// Boxes in both, unchanged, under another name (SSA renumbering): old name, new name.
+    pub renamed: Vec<(String, String)>,
+    /// The spaces of the added and removed boxes (for pictures that draw only what changed).
+    #[serde(skip)]
+    pub touched: Vec<&'static str>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TileChange {
+    /// The box's name on the new side, and on the old side (the same unless it was renamed).
     pub name: String,
+    pub old_name: String,
     pub old: TileSlot,
     pub new: TileSlot,
+    /// What differs: `space`, `offset`, `size`, `start`, `end` (a lifetime bound at another statement).
+    pub what: Vec<&'static str>,
 }
 
-/// Where a tile sits and for how long. Lines count from the function's first line, so code added
-/// above a function does not make all its tiles look changed.
+/// Where a box sits and for how long, in its own dump's lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct TileSlot {
     pub space: &'static str,
@@ -117,7 +137,8 @@ fn function_diff(old: &FunctionMap, new: &FunctionMap) -> FunctionDiff {
     names.sort_by_key(|s| space_rank(s));
     names.dedup();
     let spaces: Vec<SpaceDiff> = names.iter().map(|s| space_diff(s, old, new)).collect();
-    let tiles = tile_changes(old, new);
+    let alignment = Alignment::of(old, new);
+    let tiles = tile_changes(old, new, &alignment);
     let changed = !tiles.added.is_empty()
         || !tiles.removed.is_empty()
         || !tiles.changed.is_empty()
@@ -128,7 +149,15 @@ fn function_diff(old: &FunctionMap, new: &FunctionMap) -> FunctionDiff {
                 || s.old_conflicts != s.new_conflicts
                 || s.old_occupancy != s.new_occupancy
         });
-    FunctionDiff { name: new.name.clone(), ftype: new.ftype.clone(), changed, spaces, tiles }
+    FunctionDiff {
+        name: new.name.clone(),
+        ftype: new.ftype.clone(),
+        changed,
+        spaces,
+        tiles,
+        lines_inserted: alignment.inserted,
+        lines_removed: alignment.removed,
+    }
 }
 
 fn space_diff(space: &str, old: &FunctionMap, new: &FunctionMap) -> SpaceDiff {
@@ -154,24 +183,24 @@ fn space_diff(space: &str, old: &FunctionMap, new: &FunctionMap) -> SpaceDiff {
     }
 }
 
-/// Every name of a function (box names and their aliases) with its slot.
-fn slots(f: &FunctionMap) -> BTreeMap<&str, TileSlot> {
-    let mut out = BTreeMap::new();
-    for b in &f.blocks {
-        let t = &b.tile;
-        let slot = TileSlot {
-            space: intern(&t.space),
-            offset: t.offset,
-            size: t.size,
-            start: t.start.saturating_sub(f.src_start),
-            end: t.end.saturating_sub(f.src_start),
-        };
-        out.insert(t.name.as_str(), slot);
-        for a in &b.aliases {
-            out.insert(a.as_str(), slot);
-        }
+/// A box of one side, with what matching needs.
+struct Entry<'a> {
+    block: &'a Block,
+    slot: TileSlot,
+    /// The box's name with its numbers read as one placeholder, so `t__tile_3` and `t__tile_4` agree.
+    stem: String,
+}
+
+impl<'a> Entry<'a> {
+    fn of(block: &'a Block) -> Entry<'a> {
+        let t = &block.tile;
+        let slot = TileSlot { space: intern(&t.space), offset: t.offset, size: t.size, start: t.start, end: t.end };
+        Entry { block, slot, stem: align::statement_key(&t.name) }
     }
-    out
+
+    fn names(&self) -> impl Iterator<Item = &'a str> {
+        std::iter::once(self.block.tile.name.as_str()).chain(self.block.aliases.iter().map(String::as_str))
+    }
 }
 
 /// Space names are few; keeping them `'static` keeps `TileSlot` `Copy`.
@@ -179,20 +208,122 @@ fn intern(space: &str) -> &'static str {
     crate::model::SPACE_ORDER.iter().find(|s| **s == space).copied().unwrap_or("other")
 }
 
-fn tile_changes(old: &FunctionMap, new: &FunctionMap) -> TileChanges {
-    let (o, n) = (slots(old), slots(new));
+/// An old box's slot with its lifetime carried to the new side's lines (`None`: the statement is gone).
+type Place = (&'static str, i64, i64, Option<u32>, Option<u32>);
+
+/// Matches boxes in three rounds, each over what the earlier ones left: the same slot over the same
+/// aligned statements (unchanged, whatever the name); then the same name (changed); then the same
+/// name up to numbering, in the same space, starting at the same statement (renamed and changed).
+/// What is left is added or removed. Each round is one pass over a hash map, so large functions stay
+/// linear.
+fn tile_changes(old: &FunctionMap, new: &FunctionMap, alignment: &Alignment) -> TileChanges {
+    let olds: Vec<Entry> = old.blocks.iter().map(Entry::of).collect();
+    let news: Vec<Entry> = new.blocks.iter().map(Entry::of).collect();
+    let place = |e: &Entry| -> Place {
+        let s = e.slot;
+        (s.space, s.offset, s.size, alignment.new_line(s.start), alignment.new_line(s.end))
+    };
+    let mut old_of: Vec<Option<usize>> = vec![None; news.len()];
+    let mut taken = vec![false; olds.len()];
     let mut out = TileChanges::default();
-    for (name, slot) in &n {
-        match o.get(name) {
-            None => out.added.push(name.to_string()),
-            Some(before) if before != slot => {
-                out.changed.push(TileChange { name: name.to_string(), old: *before, new: *slot })
+
+    // Round 1: same place. Several old boxes can share a place only on different bases (a
+    // conflict); prefer the one with the same name, then the same stem.
+    let mut by_place: HashMap<Place, Vec<usize>> = HashMap::new();
+    for (i, o) in olds.iter().enumerate() {
+        by_place.entry(place(o)).or_default().push(i);
+    }
+    for (j, n) in news.iter().enumerate() {
+        let s = n.slot;
+        let key = (s.space, s.offset, s.size, Some(s.start), Some(s.end));
+        let Some(candidates) = by_place.get(&key) else { continue };
+        let free = |i: &&usize| !taken[**i];
+        let pick = candidates
+            .iter()
+            .filter(free)
+            .find(|i| olds[**i].block.tile.name == n.block.tile.name)
+            .or_else(|| candidates.iter().filter(free).find(|i| olds[**i].stem == n.stem))
+            .or_else(|| candidates.iter().find(|i| !taken[**i]));
+        if let Some(&i) = pick {
+            taken[i] = true;
+            old_of[j] = Some(i);
+            if olds[i].block.tile.name != n.block.tile.name {
+                out.renamed.push((olds[i].block.tile.name.clone(), n.block.tile.name.clone()));
             }
-            Some(_) => {}
         }
     }
-    out.removed = o.keys().filter(|k| !n.contains_key(*k)).map(|k| k.to_string()).collect();
+
+    // Round 2: a name in common (a box's own name or an alias).
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for (i, o) in olds.iter().enumerate().filter(|(i, _)| !taken[*i]) {
+        for name in o.names() {
+            by_name.entry(name).or_insert(i);
+        }
+    }
+    for (j, n) in news.iter().enumerate() {
+        if old_of[j].is_some() {
+            continue;
+        }
+        if let Some(i) = n.names().filter_map(|name| by_name.get(name).copied()).find(|i| !taken[*i]) {
+            taken[i] = true;
+            old_of[j] = Some(i);
+            record(&mut out, change(&olds[i], n, alignment));
+        }
+    }
+
+    // Round 3: the same stem in the same space, bound at the same statement.
+    let mut by_stem: HashMap<(&str, &str, Option<u32>), Vec<usize>> = HashMap::new();
+    for (i, o) in olds.iter().enumerate().filter(|(i, _)| !taken[*i]) {
+        by_stem.entry((o.stem.as_str(), o.slot.space, alignment.new_line(o.slot.start))).or_default().push(i);
+    }
+    for (j, n) in news.iter().enumerate() {
+        if old_of[j].is_some() {
+            continue;
+        }
+        let key = (n.stem.as_str(), n.slot.space, Some(n.slot.start));
+        if let Some(&i) = by_stem.get(&key).and_then(|c| c.iter().find(|i| !taken[**i])) {
+            taken[i] = true;
+            old_of[j] = Some(i);
+            record(&mut out, change(&olds[i], n, alignment));
+        }
+    }
+
+    for (e, unmatched) in
+        news.iter().zip(old_of.iter().map(Option::is_none)).chain(olds.iter().zip(taken.iter().map(|t| !t)))
+    {
+        if unmatched && !out.touched.contains(&e.slot.space) {
+            out.touched.push(e.slot.space);
+        }
+    }
+    out.added = news.iter().zip(&old_of).filter(|(_, o)| o.is_none()).map(|(n, _)| n.block.tile.name.clone()).collect();
+    out.removed = olds.iter().zip(&taken).filter(|(_, t)| !**t).map(|(o, _)| o.block.tile.name.clone()).collect();
     out
+}
+
+/// A matched pair goes to `changed`, or to `renamed` when nothing but its name differs.
+fn record(out: &mut TileChanges, c: TileChange) {
+    if !c.what.is_empty() {
+        out.changed.push(c);
+    } else if c.name != c.old_name {
+        out.renamed.push((c.old_name, c.name));
+    }
+}
+
+fn change(old: &Entry, new: &Entry, alignment: &Alignment) -> TileChange {
+    let (o, n) = (old.slot, new.slot);
+    let mut what = Vec::new();
+    for (word, differs) in [
+        ("space", o.space != n.space),
+        ("offset", o.offset != n.offset),
+        ("size", o.size != n.size),
+        ("start", alignment.new_line(o.start) != Some(n.start)),
+        ("end", alignment.new_line(o.end) != Some(n.end)),
+    ] {
+        if differs {
+            what.push(word);
+        }
+    }
+    TileChange { name: new.block.tile.name.clone(), old_name: old.block.tile.name.clone(), old: o, new: n, what }
 }
 
 /// "Vec high-water +12 KB in 2 functions; no new conflicts", or "no change".
@@ -221,7 +352,11 @@ fn verdict(d: &MapDiff) -> String {
     if changed == 0 && d.added.is_empty() && d.removed.is_empty() {
         return "no change".into();
     }
-    if parts.is_empty() && changed > 0 {
+    if d.old.backend != d.new.backend {
+        // Capacities differ, so every occupancy moves: say why first.
+        parts.insert(0, format!("backend {} → {}", d.old.backend, d.new.backend));
+    }
+    if parts.iter().all(|p| p.starts_with("backend ")) && changed > 0 {
         parts.push(format!("no high-water mark moved ({changed} function{} changed)", plural(changed)));
     }
     parts.push(match new_conflicts {
@@ -242,4 +377,56 @@ fn verdict(d: &MapDiff) -> String {
 
 pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// How a report names two dumps: the shortest ends of their paths that tell them apart, and never
+/// less than the case folder (the one holding `passes_dump/`), so a header says which cases are
+/// compared (`kernel_v1/passes_dump/35_after_X.py` and `kernel_v2/passes_dump/35_after_X.py`).
+/// Paths are made absolute first, so `.` and `..` name real folders.
+pub fn side_names(a: &Path, b: &Path) -> (String, String) {
+    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (a, b) = (absolute(a), absolute(b));
+    let parts = |p: &Path| -> Vec<String> {
+        p.components()
+            .rev()
+            .filter_map(|c| match c {
+                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (pa, pb) = (parts(&a), parts(&b));
+    let shared = pa.iter().zip(&pb).take_while(|(x, y)| x == y).count();
+    let differ = if shared >= pa.len().min(pb.len()) { 1 } else { shared + 1 };
+    let name = |p: &[String]| {
+        // Up to the folder above `passes_dump`, when the path has one.
+        let case = p.iter().position(|s| s == "passes_dump").map_or(1, |i| i + 2);
+        let keep = differ.max(case).min(p.len());
+        let mut kept: Vec<&str> = p.iter().take(keep).map(String::as_str).collect();
+        kept.reverse();
+        kept.join("/")
+    };
+    (name(&pa), name(&pb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::side_names;
+    use std::path::Path;
+
+    #[test]
+    fn sides_are_named_down_to_their_case_folder() {
+        let names = |a: &str, b: &str| side_names(Path::new(a), Path::new(b));
+        let (a, b) = names("/no/x/kernel_v1/passes_dump/35_after_A.py", "/no/x/kernel_v2/passes_dump/35_after_A.py");
+        assert_eq!(
+            (a.as_str(), b.as_str()),
+            ("kernel_v1/passes_dump/35_after_A.py", "kernel_v2/passes_dump/35_after_A.py")
+        );
+        let (a, b) = names("/no/case/passes_dump/35_after_A.py", "/no/case/passes_dump/34_after_A.py");
+        assert_eq!((a.as_str(), b.as_str()), ("case/passes_dump/35_after_A.py", "case/passes_dump/34_after_A.py"));
+        let (a, b) = names("/no/p/a.py", "/no/q/a.py");
+        assert_eq!((a.as_str(), b.as_str()), ("p/a.py", "q/a.py"));
+        let (a, b) = names("/no/p/a.py", "/no/p/a.py");
+        assert_eq!((a.as_str(), b.as_str()), ("a.py", "a.py"));
+    }
 }

@@ -196,7 +196,8 @@ pub fn render_diff(
     scale: f64,
 ) -> Result<Vec<u8>> {
     let d = compare::diff(old, new);
-    let picture = || render::svg::render_markup(new, &layout::diff_scene(old, new, &d, view));
+    let scene = || layout::diff_scene(old, new, &d, view);
+    let picture = || render::svg::render_markup(new, &scene());
     match format {
         DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),
         DiffFormat::Map(Format::Json) => {
@@ -205,7 +206,13 @@ pub fn render_diff(
             Ok(out.into_bytes())
         }
         DiffFormat::Map(Format::Svg) => Ok(picture().into_string().into_bytes()),
-        DiffFormat::Map(Format::Html) => Ok(render::diff::html(&d, &picture()).into_bytes()),
+        DiffFormat::Map(Format::Html) => {
+            let scene = scene();
+            // A picture up to FITTED viewports wide is shrunk to the page's width, so both sides of
+            // each pair are in view at once; a wider one (stacked pairs) keeps its size and scrolls.
+            let fit = scene.width <= layout::DIFF_VIEWPORT * layout::DIFF_FITTED;
+            Ok(render::diff::html(&d, &render::svg::render_markup(new, &scene), fit).into_bytes())
+        }
         DiffFormat::Map(Format::Png) => {
             if !layout::SCALE.contains(scale) {
                 return Err(Error::new(ErrorKind::Usage, format!("scale {scale} is outside {}", layout::SCALE.text())));

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
 use pto_memory_map::check::{self, Gate};
+use pto_memory_map::compare::{self, tree};
 use pto_memory_map::layout::{Theme, XAxis, options};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
@@ -126,9 +127,9 @@ fn values(o: &options::OptionSpec) -> &'static str {
 /// `diff OLD NEW`: what a change did to on-chip memory.
 #[derive(Args, Debug)]
 struct DiffArgs {
-    /// The dump before the change (any path form).
+    /// The dump before the change (any path form), or a folder of cases (a `build_output/`).
     old: PathBuf,
-    /// The dump after the change.
+    /// The dump after the change, or a folder of cases.
     new: PathBuf,
     /// Where to write; default `-` (standard output).
     #[arg(short, long, default_value = "-")]
@@ -327,30 +328,57 @@ fn diff(args: &DiffArgs) -> Result<()> {
         backend: args.old_backend.clone().or_else(|| args.input.backend.clone()),
         soc: args.input.soc.clone(),
     };
+    if tree::is_tree(&args.old) || tree::is_tree(&args.new) {
+        if !(args.old.is_dir() && args.new.is_dir()) {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "one side is a tree of cases (a folder of case folders) and the other is not; give two trees or \
+                 two dumps",
+            ));
+        }
+        return diff_trees(args, &old_input, format);
+    }
     let mut old = load_input(&args.old, &old_input)?;
     let mut new = load_input(&args.new, &args.input)?;
-    if old.dump == new.dump {
-        // Base and head dumps usually share a file name: name each by as much of its path as tells
-        // them apart, so the report says which is which.
-        let old_path = dump::resolve(&args.old, &old_input.pass_name)?;
-        let new_path = dump::resolve(&args.new, &args.input.pass_name)?;
-        (old.dump, new.dump) = distinguishing_names(&old_path, &new_path);
-    }
+    // Base and head dumps usually share a file name: name each by as much of its path as tells them
+    // apart, and at least by its case folder, so the report says which is which.
+    let old_path = dump::resolve(&args.old, &old_input.pass_name)?;
+    let new_path = dump::resolve(&args.new, &args.input.pass_name)?;
+    (old.dump, new.dump) = compare::side_names(&old_path, &new_path);
     write_output(&args.output, &render_diff(&old, &new, format, &view, args.view.scale)?)
 }
 
-/// The shortest trailing parts of two paths that differ (`base/passes_dump/32_after_X.py` and
-/// `head/passes_dump/32_after_X.py`); the file names alone when the paths are the same.
-fn distinguishing_names(a: &Path, b: &Path) -> (String, String) {
-    let (pa, pb): (Vec<_>, Vec<_>) = (a.components().rev().collect(), b.components().rev().collect());
-    let shared = pa.iter().zip(&pb).take_while(|(x, y)| x == y).count();
-    let keep = if shared >= pa.len().min(pb.len()) { 1 } else { shared + 1 };
-    let tail = |parts: &[std::path::Component]| {
-        let mut kept: Vec<_> = parts.iter().take(keep).map(|c| c.as_os_str().to_string_lossy()).collect();
-        kept.reverse();
-        kept.join("/")
+/// `diff BASE HEAD` over two folders of cases: cases paired by name, each case's chosen dump compared.
+fn diff_trees(args: &DiffArgs, old_input: &InputArgs, format: DiffFormat) -> Result<()> {
+    let read = |root: &Path, input: &InputArgs| -> Vec<tree::Case> {
+        tree::list_cases(root)
+            .into_iter()
+            .map(|(name, dir)| tree::Case {
+                name,
+                dump: dump::resolve(&dir, &input.pass_name).ok(),
+                root: Some(dir.clone()),
+                map: load_input(&dir, input).map_err(|e| e.to_string()),
+            })
+            .collect()
     };
-    (tail(&pa), tail(&pb))
+    let names = compare::side_names(&args.old, &args.new);
+    let d = tree::compare(names, read(&args.old, old_input), read(&args.new, &args.input));
+    let bytes = match format {
+        DiffFormat::Markdown => pto_memory_map::render::md::render_tree(&d).into_bytes(),
+        DiffFormat::Map(Format::Json) => {
+            let mut out = serde_json::to_string_pretty(&d).unwrap_or_default();
+            out.push('\n');
+            out.into_bytes()
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "a diff of two trees is written as Markdown or JSON (-f md or -f json); for a picture, diff one \
+                 case's folders",
+            ));
+        }
+    };
+    write_output(&args.output, &bytes)
 }
 
 /// Prints the verdict; `Ok(false)` when the gate fails.

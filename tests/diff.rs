@@ -98,6 +98,152 @@ fn added_and_removed_tiles_and_functions() {
     assert_eq!(back.removed, ["g"]);
 }
 
+/// `base()` with lines inserted above, between and below its tiles: comments and statements that
+/// mention none of them.
+fn with_lines_inserted() -> Vec<String> {
+    let mut body = base();
+    body.insert(0, "        # prologue added by the change".into());
+    body.insert(1, "        w: pl.Scalar[pl.INDEX] = 4".into());
+    body.insert(3, "        # between a and b".into());
+    body.insert(5, "        v: pl.Scalar[pl.INDEX] = w + 1".into());
+    body.push("        # after the last read".into());
+    body.push("        u: pl.Scalar[pl.INDEX] = v + 2".into());
+    body
+}
+
+#[test]
+fn lines_inserted_above_between_and_below_change_no_tile() {
+    let d = pair(with_lines_inserted());
+    let f = &d.functions[0];
+    assert!(f.tiles.changed.is_empty() && f.tiles.added.is_empty() && f.tiles.removed.is_empty(), "{:?}", f.tiles);
+    assert_eq!((f.lines_inserted, f.lines_removed), (6, 0));
+    assert_eq!(d.verdict, "no change");
+    // The same with a function added above it: every line of `f` moves down, nothing changes.
+    let old = map_of(&dump(&[("f", base())]));
+    let new = map_of(&dump(&[("g", vec![tile("e", 9, 0, 64), "        z = e".into()]), ("f", with_lines_inserted())]));
+    let d = diff(&old, &new);
+    assert!(d.functions.iter().all(|f| f.tiles.changed.is_empty()), "{:?}", d.functions);
+}
+
+#[test]
+fn a_tile_moved_by_one_alignment_unit_resized_or_living_longer_is_changed() {
+    // Moved by 32 bytes (Vec's alignment), with lines inserted too so the lines of every tile move.
+    let mut body = with_lines_inserted();
+    body[6] = tile("c", 3, 4096 + 32, 1024);
+    let f = &pair(body).functions[0];
+    assert_eq!(f.tiles.changed.len(), 1, "{:?}", f.tiles);
+    assert_eq!((f.tiles.changed[0].name.as_str(), &f.tiles.changed[0].what[..]), ("c", &["offset"][..]));
+
+    let mut body = with_lines_inserted();
+    body[6] = tile("c", 3, 4096, 1024 + 32);
+    let f = &pair(body).functions[0];
+    assert_eq!(f.tiles.changed.len(), 1, "{:?}", f.tiles);
+    assert_eq!(f.tiles.changed[0].what, ["size"]);
+
+    // One statement longer: a new read of `b` after the statement that was its last.
+    let mut body = with_lines_inserted();
+    body.insert(8, "        z = pl.tile.add(b, b)".into());
+    let f = &pair(body).functions[0];
+    assert_eq!(f.tiles.changed.len(), 1, "{:?}", f.tiles);
+    assert_eq!((f.tiles.changed[0].name.as_str(), &f.tiles.changed[0].what[..]), ("b", &["end"][..]));
+    let md = markdown(&pair({
+        let mut b = with_lines_inserted();
+        b.insert(8, "        z = pl.tile.add(b, b)".into());
+        b
+    }));
+    assert!(md.contains("`b` end: Vec [1024, 3072) L7–9 → Vec [1024, 3072) L10–14"), "{md}");
+}
+
+#[test]
+fn a_tile_renamed_in_the_same_slot_is_the_same_tile() {
+    // SSA renumbering shifts every name by one: old t__tile_2 is new t__tile_3's name, in another
+    // slot. Matching by place first keeps every tile where it was.
+    let named = |names: [&str; 3]| {
+        vec![
+            tile(names[0], 1, 0, 1024),
+            tile(names[1], 2, 1024, 2048),
+            tile(names[2], 3, 4096, 1024),
+            format!("        y = pl.tile.add({}, {}, {})", names[0], names[1], names[2]),
+        ]
+    };
+    let old = map_of(&dump(&[("f", named(["t__tile_1", "t__tile_2", "t__tile_3"]))]));
+    let mut body = named(["t__tile_2", "t__tile_3", "t__tile_4"]);
+    body.insert(1, "        # inserted".into());
+    let new = map_of(&dump(&[("f", body)]));
+    let d = diff(&old, &new);
+    let t = &d.functions[0].tiles;
+    assert!(t.changed.is_empty() && t.added.is_empty() && t.removed.is_empty(), "{t:?}");
+    assert_eq!(t.renamed.len(), 3);
+    assert_eq!(t.renamed[0], ("t__tile_1".to_string(), "t__tile_2".to_string()));
+    assert_eq!(d.verdict, "no change");
+    // Renamed and grown: one changed tile, under its new name, with the old one said.
+    let mut body = named(["t__tile_2", "t__tile_3", "t__tile_4"]);
+    body[2] = tile("t__tile_4", 3, 4096, 2048);
+    let d = diff(&old, &map_of(&dump(&[("f", body)])));
+    let t = &d.functions[0].tiles;
+    assert_eq!(t.changed.len(), 1, "{t:?}");
+    assert_eq!((t.changed[0].old_name.as_str(), t.changed[0].name.as_str()), ("t__tile_3", "t__tile_4"));
+    assert!(markdown(&d).contains("`t__tile_4` (was `t__tile_3`) size:"), "{}", markdown(&d));
+}
+
+/// The corpus, or `None` with a note when it is not beside the repo (nor at `$PMM_CORPUS`).
+fn corpus_or_skip(test: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("PMM_CORPUS").map(Into::into).unwrap_or_else(common::corpus);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("{test}: skipped, no corpus at {} (set PMM_CORPUS)", dir.display());
+        None
+    }
+}
+
+/// `text` with a comment line after every line ending in `:` and before every fifth line.
+fn with_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for (i, line) in text.lines().enumerate() {
+        if i % 5 == 4 {
+            out += "        # a reviewer's note\n";
+        }
+        out += line;
+        out.push('\n');
+        if line.trim_end().ends_with(':') {
+            out += "    # opened a block\n";
+        }
+    }
+    out
+}
+
+#[test]
+fn every_corpus_dump_against_itself_with_comments_inserted_changes_no_tile() {
+    let Some(corpus) = corpus_or_skip("every_corpus_dump_against_itself") else { return };
+    let mut files = Vec::new();
+    common::walk_py(&corpus, &mut files);
+    let mut compared = 0;
+    for path in files {
+        let Ok(old) = pto_memory_map::load(&path, "AllocateMemoryAddr", None) else { continue };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let dump = pto_memory_map::Dump::from_bytes(&old.dump, with_comments(&text).into_bytes()).unwrap();
+        let choice = pto_memory_map::backend::choose(Some(&old.backend.name), None).unwrap();
+        let new = pto_memory_map::build(&dump, choice).unwrap();
+        let d = diff(&old, &new);
+        assert!(d.added.is_empty() && d.removed.is_empty(), "{}", path.display());
+        for f in &d.functions {
+            let t = &f.tiles;
+            assert!(
+                t.changed.is_empty() && t.added.is_empty() && t.removed.is_empty(),
+                "{}: {}: {:?}",
+                path.display(),
+                f.name,
+                t
+            );
+            assert!(f.lines_inserted > 0, "{}: {}", path.display(), f.name);
+        }
+        assert_eq!(d.verdict, "no change", "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared >= 30, "only {compared} corpus dumps compared");
+}
+
 #[test]
 fn a_new_conflict_is_reported() {
     let mut body = base();
@@ -147,7 +293,11 @@ fn real_pairs_from_the_corpus() {
     let a5 = pto_memory_map::load(&llama, "AllocateMemoryAddr", Some("Ascend950")).unwrap();
     let d = diff(&a2, &a5);
     assert!(d.functions.iter().all(|f| f.changed && f.spaces.iter().all(|s| s.delta == 0)));
-    assert!(d.verdict.starts_with("no high-water mark moved (11 functions changed)"), "{}", d.verdict);
+    assert!(
+        d.verdict.starts_with("backend Ascend910B → Ascend950; no high-water mark moved (11 functions changed)"),
+        "{}",
+        d.verdict
+    );
     assert!(markdown(&d).contains("184 KB → 240 KB"));
 }
 
@@ -186,5 +336,129 @@ fn diff_cli_writes_markdown_by_default_and_pictures_by_extension() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Copies the folder `from` to `to` (a case: a few small files).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Where the MemRef on `line` ends: (start of its size, end of its size, offset + size).
+fn memref_end(line: &str) -> Option<(usize, usize, i64)> {
+    let at = line.find("pl.MemRef(")?;
+    // The MemRef's own closing bracket: its offset may be a call, `pl.const(0, pl.INT64)`.
+    let mut depth = 0;
+    let close = at
+        + line[at..]
+            .char_indices()
+            .find(|(_, c)| {
+                depth += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                *c == ')' && depth == 0
+            })?
+            .0;
+    let comma = line[..close].rfind(", ")?;
+    let size: i64 = line[comma + 2..close].trim().parse().ok()?;
+    let args = &line[at + "pl.MemRef(".len()..comma];
+    let offset_text = &args[args.find(", ")? + 2..];
+    let digits: String =
+        offset_text.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+    Some((comma + 2, close, digits.parse::<i64>().ok()? + size))
+}
+
+/// `text` with the size of the `space` tile that reaches highest doubled: its high-water mark moves.
+fn grow_top_tile(text: &str, space: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let top = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains(&format!("pl.Mem.{space}")))
+        .filter_map(|(i, l)| memref_end(l).map(|e| (e.2, i)))
+        .max()
+        .expect("no tile in that space");
+    let line = &lines[top.1];
+    let (from, to, _) = memref_end(line).unwrap();
+    let size: i64 = line[from..to].parse().unwrap();
+    lines[top.1] = format!("{}{}{}", &line[..from], size * 2, &line[to..]);
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn a_tree_diff_of_two_build_trees_reads_as_one_report() {
+    let Some(corpus) = corpus_or_skip("a_tree_diff_of_two_build_trees") else { return };
+    let generated = corpus.join("generated");
+    let dir = std::env::temp_dir().join(format!("pmm-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (base, head) = (dir.join("base/build_output"), dir.join("head/build_output"));
+    for chip in ["Ascend910B", "Ascend950"] {
+        copy_tree(&generated.join(chip), &base.join(chip));
+        copy_tree(&generated.join(chip), &head.join(chip));
+    }
+    let dump = |root: &std::path::Path, case: &str| root.join(case).join("passes_dump/35_after_AllocateMemoryAddr.py");
+    // Changed: a Vec tile grown; a Mat tile grown; comments added (no change).
+    for (case, space) in [("Ascend910B/test_layer_norm_core", "Vec"), ("Ascend950/test_ffn_swiglu_64x64", "Mat")] {
+        let text = std::fs::read_to_string(dump(&head, case)).unwrap();
+        std::fs::write(dump(&head, case), grow_top_tile(&text, space)).unwrap();
+    }
+    let case = "Ascend910B/llama_7b_mini_1h_s16";
+    let text = std::fs::read_to_string(dump(&head, case)).unwrap();
+    std::fs::write(dump(&head, case), with_comments(&text)).unwrap();
+    // Removed, added, compiled for the other chip, unreadable.
+    std::fs::remove_dir_all(head.join("Ascend910B/test_tile_softmax")).unwrap();
+    copy_tree(&generated.join("Ascend910B/matmul_128x64x128"), &head.join("Ascend910B/matmul_128x64x128_v2"));
+    let swapped = head.join("Ascend910B/test_matmul_bias_mn_k_direct_store_pypto");
+    std::fs::remove_dir_all(&swapped).unwrap();
+    copy_tree(&generated.join("Ascend950/test_matmul_bias_mn_k_mat_scratch_pypto"), &swapped);
+    std::fs::write(dump(&head, "Ascend950/for_if_else_nested"), "def broken(:\n").unwrap();
+
+    let out = bin(&["diff", base.to_str().unwrap(), head.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = String::from_utf8(out.stdout).unwrap();
+    if let Some(path) = std::env::var_os("PMM_TREE_REPORT") {
+        std::fs::write(path, &md).unwrap();
+    }
+    assert!(md.starts_with("**Memory map, 12 cases:** "), "{md}");
+    assert!(md.contains("`base/build_output` → `head/build_output`"), "{md}");
+    assert!(md.contains("| case | function | space | high-water old → new | delta | new findings |"), "{md}");
+    assert!(md.contains("| Ascend910B/test\\_layer\\_norm\\_core | `"), "{md}");
+    assert!(md.contains("Added cases: `Ascend910B/matmul_128x64x128_v2`."), "{md}");
+    assert!(md.contains("Removed cases: `Ascend910B/test_tile_softmax`."), "{md}");
+    assert!(md.contains("- `Ascend950/for_if_else_nested` (head): "), "{md}");
+    assert!(md.contains("<details><summary><b>Ascend910B/test_matmul_bias_mn_k_direct_store_pypto</b>"), "{md}");
+    assert!(
+        md.contains(
+            "`base: passes_dump/35_after_AllocateMemoryAddr.py` (Ascend910B) → \
+             `head: passes_dump/35_after_AllocateMemoryAddr.py` (Ascend950)"
+        ),
+        "{md}"
+    );
+    let unchanged = md.lines().find(|l| l.contains("unchanged: ")).unwrap_or_default();
+    assert!(unchanged.contains("`Ascend910B/llama_7b_mini_1h_s16`"), "{md}");
+    assert_eq!(md.matches("<details>").count(), md.matches("</details>").count());
+
+    let out = bin(&["diff", base.to_str().unwrap(), head.to_str().unwrap(), "-f", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["added"], serde_json::json!(["Ascend910B/matmul_128x64x128_v2"]));
+    assert_eq!(v["removed"], serde_json::json!(["Ascend910B/test_tile_softmax"]));
+    assert_eq!(v["unreadable"][0]["case"], "Ascend950/for_if_else_nested");
+    let moved = v["moved"].as_array().unwrap();
+    assert!(moved.iter().any(|m| m["case"] == "Ascend910B/test_layer_norm_core" && m["space"] == "Vec"), "{moved:?}");
+    assert!(moved.iter().all(|m| m["delta"] != 0 || !m["new_findings"].as_array().unwrap().is_empty()));
+    // A tree against one dump is a usage error.
+    let one = dump(&base, "Ascend950/test_ffn_swiglu_64x64");
+    assert_eq!(bin(&["diff", base.to_str().unwrap(), one.to_str().unwrap()]).status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }

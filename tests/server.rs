@@ -914,3 +914,42 @@ fn the_upload_form_offers_the_backend_and_a_scale_space_picks_ascend950() {
     assert!(r.header("content-type").unwrap().starts_with("text/plain"));
     assert!(r.text().starts_with("memory map of dump.py"), "{}", r.text());
 }
+
+#[test]
+fn stored_maps_keep_their_name_and_backend_and_diffs_take_a_backend_per_side() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case/passes_dump/32_after_AllocateMemoryAddr.py"),
+    )
+    .unwrap();
+    let other = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_change/passes_dump/32_after_AllocateMemoryAddr.py"),
+    )
+    .unwrap();
+    let (_, a) = store(&s, "/maps?name=kernel_v1.py&backend=Ascend950", &dump);
+    let (_, b) = store(&s, "/maps?name=kernel_v2.py", &other);
+    let (a, b) = (a["id"].as_str().unwrap().to_string(), b["id"].as_str().unwrap().to_string());
+    // A bare link draws the map with what it was stored with.
+    let json = s.get(&format!("/maps/{a}.json")).json();
+    assert_eq!((json["dump"].as_str(), json["backend"]["name"].as_str()), (Some("kernel_v1.py"), Some("Ascend950")));
+    let json = s.get(&format!("/maps/{a}.json?name=x.py&backend=Ascend910B")).json();
+    assert_eq!((json["dump"].as_str(), json["backend"]["name"].as_str()), (Some("x.py"), Some("Ascend910B")));
+    // A stored diff names both sides, each on its own backend.
+    let md = s.get(&format!("/maps/{a}/diff/{b}.md")).text();
+    assert!(md.contains("`kernel_v1.py` (Ascend950) → `kernel_v2.py` (Ascend910B)"), "{md}");
+    let md = s.get(&format!("/maps/{a}/diff/{b}.md?new_backend=Ascend950")).text();
+    assert!(md.contains("(Ascend950) → `kernel_v2.py` (Ascend950)"), "{md}");
+    // POST /diff: one kernel on two chips.
+    let (ct, body) = multipart(&[
+        ("old", Some("k.py"), &dump),
+        ("new", Some("k.py"), &dump),
+        ("old_backend", None, b"Ascend910B"),
+        ("new_backend", None, b"Ascend950"),
+    ]);
+    let r = s.post("/diff?format=json", &ct, &body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let d = r.json();
+    assert_eq!((d["old"]["backend"].as_str(), d["new"]["backend"].as_str()), (Some("Ascend910B"), Some("Ascend950")));
+    assert_eq!(s.post("/diff?old_backend=Nope", &ct, &body).error_code(), "bad_option");
+    s.healthy();
+}

@@ -8,21 +8,31 @@ use super::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
 use super::{
     CARD_GAP, LABEL, PAGE_PAD, Placement, RULES, SMALL, ViewOptions, card, card_width, px_per_byte, scale, span, text,
 };
-use crate::compare::{FunctionDiff, MapDiff};
+use crate::compare::{FunctionDiff, MapDiff, Side};
 use crate::model::{FunctionMap, MemoryMap};
 use crate::units::signed_bytes;
 
 /// Gap between the two sides of a pair.
 const SIDE_GAP: f64 = 16.0;
-/// Row above each pair for "old ..." / "new ..." and the deltas.
-const PAIR_LABEL: f64 = 22.0;
-const HEADER: f64 = 118.0;
+/// Row above each pair for the function and its deltas, and above each side for "old ..." / "new ...".
+const PAIR_LABEL: f64 = 20.0;
+const SIDE_LABEL: f64 = 20.0;
+/// Height of the header without lists of added or removed functions; each list adds a line.
+const HEADER: f64 = 128.0;
+const HEADER_LINE: f64 = 16.0;
 
-/// Lays out the changed functions of `d` (old from `old`, new from `new`), each side `view.width / 2`
-/// wide at zoom 1.
+/// The viewport a review is read in. A pair whose two sides fit in [`FITTED`] viewports is drawn
+/// side by side (the HTML page shrinks a picture that wide to the viewport, down to 1 / FITTED, still
+/// readable), a wider one stacked, old above new, so an address is at the same x on both.
+pub const VIEWPORT: f64 = 1500.0;
+/// How many viewports wide a side-by-side pair may be before it is stacked instead.
+pub const FITTED: f64 = 1.25;
+
+/// Lays out the changed functions of `d` (old from `old`, new from `new`): each pair on one byte
+/// scale, showing only the spaces that changed (the others are named above the pair), side by side
+/// when both fit in [`VIEWPORT`], else stacked.
 pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOptions) -> Scene {
     let pal = palette(view.theme);
-    let half = ViewOptions { width: (view.width / 2.0).max(RULES.width_min), ..view.clone() };
     let pairs: Vec<(&FunctionDiff, usize, usize)> = d
         .functions
         .iter()
@@ -33,26 +43,46 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
             Some((f, o, n))
         })
         .collect();
-    let mut y = HEADER;
+    let lists = [&d.added, &d.removed].iter().filter(|l| !l.is_empty()).count();
+    let mut y = HEADER + lists as f64 * HEADER_LINE;
     let mut cards = Vec::new();
     let mut labels = Vec::new();
     let mut right = 0.0f64;
     for (fd, o, n) in pairs {
-        let (fo, fnew) = (&old.functions[o], &new.functions[n]);
-        let factor = shared_factor(fo, fnew, &half);
-        let w = card_width(fo, &half, Some(factor)).max(card_width(fnew, &half, Some(factor))).ceil();
-        let top = y + PAIR_LABEL;
-        let mut left = card(fo, o, &half, &pal, Placement { x: PAGE_PAD, y: top, w, factor: Some(factor) });
-        let nx = PAGE_PAD + w + SIDE_GAP;
-        let mut rightc = card(fnew, n, &half, &pal, Placement { x: nx, y: top, w, factor: Some(factor) });
-        mark_tiles(&mut left, &fd.tiles.removed, &changed_names(fd), &[], &pal);
-        mark_tiles(&mut rightc, &[], &changed_names(fd), &fd.tiles.added, &pal);
-        labels.push(label(PAGE_PAD, y + 15.0, pal.muted, format!("old · {}", old.dump)));
-        labels.push(label(nx, y + 15.0, pal.muted, format!("new · {}", new.dump)));
-        let deltas = deltas(fd);
-        let nx_text = nx + text::width(&format!("new · {}", new.dump), LABEL) + 16.0;
-        labels.push(label(nx_text, y + 15.0, pal.text, deltas));
-        y = top + left.frame.h.max(rightc.frame.h) + CARD_GAP;
+        let (focus, unchanged) = focus(fd, view);
+        // Each side without the spaces not drawn, so neither its lanes nor its pills take room.
+        let (fo, fnew) = (&only_drawn(&old.functions[o], &focus), &only_drawn(&new.functions[n], &focus));
+        let half =
+            ViewOptions { width: (view.width / 2.0).max(RULES.width_min), hidden: focus.clone(), ..view.clone() };
+        let mut factor = shared_factor(fo, fnew, &half);
+        let mut w = pair_width(fo, fnew, &half, factor);
+        let side_by_side = PAGE_PAD + 2.0 * w + SIDE_GAP + PAGE_PAD <= VIEWPORT * FITTED;
+        let pair_view = if side_by_side {
+            half
+        } else {
+            let full = ViewOptions { hidden: focus, ..view.clone() };
+            factor = shared_factor(fo, fnew, &full);
+            w = pair_width(fo, fnew, &full, factor);
+            full
+        };
+        let top = y + PAIR_LABEL + SIDE_LABEL;
+        let mut left = card(fo, o, &pair_view, &pal, Placement { x: PAGE_PAD, y: top, w, factor: Some(factor) });
+        let (nx, ny) =
+            if side_by_side { (PAGE_PAD + w + SIDE_GAP, top) } else { (PAGE_PAD, top + left.frame.h + PAIR_LABEL) };
+        let mut rightc = card(fnew, n, &pair_view, &pal, Placement { x: nx, y: ny, w, factor: Some(factor) });
+        let changed_old: Vec<String> = fd.tiles.changed.iter().map(|c| c.old_name.clone()).collect();
+        let changed_new: Vec<String> = fd.tiles.changed.iter().map(|c| c.name.clone()).collect();
+        mark_tiles(&mut left, &fd.tiles.removed, &changed_old, &[], &pal);
+        mark_tiles(&mut rightc, &[], &changed_new, &fd.tiles.added, &pal);
+        let mut deltas = format!("{}: {}", fd.name, deltas(fd));
+        if !unchanged.is_empty() {
+            deltas += &format!(" · not drawn, unchanged: {}", unchanged.join(", "));
+        }
+        labels.push(label(PAGE_PAD, y + 15.0, pal.text, deltas));
+        let side = |word: &str, m: &MemoryMap| format!("{word} · {} · {}", m.dump, m.backend.name);
+        labels.push(label(PAGE_PAD, top - 7.0, pal.muted, side("old", old)));
+        labels.push(label(nx, ny - 7.0, pal.muted, side("new", new)));
+        y = rightc.frame.y + rightc.frame.h.max(if side_by_side { left.frame.h } else { 0.0 }) + CARD_GAP;
         right = right.max(nx + w);
         cards.push(left);
         cards.push(rightc);
@@ -82,6 +112,44 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
     }
 }
 
+/// `f` without the spaces in `hidden` and their boxes; all of it when that would leave nothing.
+fn only_drawn(f: &FunctionMap, hidden: &[String]) -> FunctionMap {
+    let mut out = f.clone();
+    out.spaces.retain(|s| !hidden.contains(&s.space));
+    if out.spaces.is_empty() {
+        return f.clone();
+    }
+    out.blocks.retain(|b| !hidden.contains(&b.tile.space));
+    out.fits.retain(|a| !hidden.contains(&a.space));
+    out
+}
+
+/// The width both cards of a pair take: the wider of the two at the shared factor.
+fn pair_width(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions, factor: f64) -> f64 {
+    card_width(old, view, Some(factor)).max(card_width(new, view, Some(factor))).ceil()
+}
+
+/// The spaces to hide for a pair (the caller's, and those the change left alone, unless that would
+/// leave none), and the names of those left alone.
+fn focus(fd: &FunctionDiff, view: &ViewOptions) -> (Vec<String>, Vec<String>) {
+    let moved = |s: &crate::compare::SpaceDiff| {
+        s.old_hwm != s.new_hwm
+            || s.old_tiles != s.new_tiles
+            || s.old_bases != s.new_bases
+            || s.old_conflicts != s.new_conflicts
+            || s.old_occupancy != s.new_occupancy
+            || fd.tiles.changed.iter().any(|c| c.old.space == s.space || c.new.space == s.space)
+            || fd.tiles.touched.iter().any(|t| *t == s.space)
+    };
+    let shown = |s: &&crate::compare::SpaceDiff| !view.hidden.contains(&s.space);
+    let unchanged: Vec<String> =
+        fd.spaces.iter().filter(shown).filter(|s| !moved(s)).map(|s| s.space.clone()).collect();
+    if unchanged.len() == fd.spaces.iter().filter(shown).count() {
+        return (view.hidden.clone(), Vec::new());
+    }
+    (view.hidden.iter().chain(&unchanged).cloned().collect(), unchanged)
+}
+
 /// One factor for both sides: the card rule (fill the width, 72 px minimum lane) applied to the
 /// larger span of each space over the two sides.
 fn shared_factor(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions) -> f64 {
@@ -101,10 +169,6 @@ fn shared_factor(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions) -> f6
     }
     let spans: Vec<i64> = spans.into_iter().map(|(_, s)| s).collect();
     px_per_byte(&spans, view.width, view.zoom)
-}
-
-fn changed_names(fd: &FunctionDiff) -> Vec<String> {
-    fd.tiles.changed.iter().map(|c| c.name.clone()).collect()
 }
 
 /// Outlines the boxes any of whose names is listed: removed (old side), changed, added (new side).
@@ -155,20 +219,22 @@ fn deltas(fd: &FunctionDiff) -> String {
 
 fn header(d: &MapDiff, pal: &Palette) -> Vec<Shape> {
     let x = PAGE_PAD;
+    let side = |word: &str, s: &Side| format!("{word}  {} · {} · pass {}", s.dump, s.backend, s.pass_name);
     let mut out = vec![
         label(x, PAGE_PAD + 10.0, pal.muted, "PTO · MEMORY MAP DIFF".into()),
         Shape::Text(Text {
             x,
-            y: PAGE_PAD + 36.0,
-            size: 22.0,
+            y: PAGE_PAD + 34.0,
+            size: 17.0,
             color: pal.text,
             anchor: Anchor::Start,
-            content: format!("{} → {}", d.old.dump, d.new.dump),
+            content: d.verdict.clone(),
         }),
-        label(x, PAGE_PAD + 58.0, pal.text, d.verdict.clone()),
+        label(x, PAGE_PAD + 56.0, pal.text, side("old", &d.old)),
+        label(x, PAGE_PAD + 72.0, pal.text, side("new", &d.new)),
     ];
     let mut lx = x;
-    let ly = PAGE_PAD + 70.0;
+    let ly = PAGE_PAD + 84.0;
     for (color, dash, word) in [
         (GOOD, None, "added tile"),
         (WARNING, None, "changed slot or lifetime"),
@@ -195,12 +261,12 @@ fn header(d: &MapDiff, pal: &Palette) -> Vec<Shape> {
         lx += 22.0 + text::width(word, SMALL) + 18.0;
     }
     out.push(label(lx, ly + 9.5, pal.muted, "both sides of a pair share one byte scale".into()));
-    if !d.added.is_empty() {
-        out.push(label(x, ly + 30.0, pal.muted, format!("added functions: {}", d.added.join(", "))));
-    }
-    if !d.removed.is_empty() {
-        let at = if d.added.is_empty() { ly + 30.0 } else { ly + 46.0 };
-        out.push(label(x, at, pal.muted, format!("removed functions: {}", d.removed.join(", "))));
+    let mut at = ly + 30.0;
+    for (list, word) in [(&d.added, "added"), (&d.removed, "removed")] {
+        if !list.is_empty() {
+            out.push(label(x, at, pal.muted, format!("{word} functions: {}", list.join(", "))));
+            at += 16.0;
+        }
     }
     out
 }

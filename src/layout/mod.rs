@@ -13,7 +13,7 @@ mod scene;
 pub mod style;
 pub mod text;
 
-pub use diff::diff_scene;
+pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
 pub use options::{
     DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, Theme, ViewOptions, WIDTH, XAxis, ZOOM,
     options_markdown, rules_json,

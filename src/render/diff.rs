@@ -10,11 +10,12 @@ use super::xml::{Markup, Xml};
 const STYLE: &str = "body{font:14px/1.45 ui-monospace,\"JetBrains Mono\",monospace;margin:24px;color:#1d1f21;\
     background:#f6f6f4}table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #d9d9d4;\
     padding:3px 10px;text-align:right}td:first-child,th:first-child{text-align:left}.up{color:#d03b3b}\
-    .down{color:#0ca30c}.map{overflow:auto}@media (prefers-color-scheme: dark){body{background:#16171a;\
+    .down{color:#0ca30c}.map{overflow:auto;margin:8px 0 16px}.fit svg{max-width:100%;height:auto}@media (prefers-color-scheme: dark){body{background:#16171a;\
     color:#e6e6e3}td,th{border-color:#3a3d42}}";
 
-/// A standalone HTML page for `d`, with `svg` (the diff picture) inline.
-pub fn html(d: &MapDiff, svg: &Markup) -> String {
+/// A standalone HTML page for `d`, with `svg` (the diff picture) inline, right under the verdict;
+/// `fit` shrinks the picture to the page's width.
+pub fn html(d: &MapDiff, svg: &Markup, fit: bool) -> String {
     let mut x = Xml::html();
     x.open("html", &[("lang", "en".into())]);
     x.open("head", &[]);
@@ -29,10 +30,19 @@ pub fn html(d: &MapDiff, svg: &Markup) -> String {
     x.element("b", &[], &d.verdict);
     x.close();
     x.open("p", &[]);
-    x.element("code", &[], &d.old.dump);
-    x.text(" → ");
-    x.element("code", &[], &d.new.dump);
-    x.text(&format!(" · {} · pass {}", d.new.backend, d.new.pass_name));
+    for (word, side) in [("old ", &d.old), ("new ", &d.new)] {
+        x.text(word);
+        x.element("code", &[], &side.dump);
+        x.text(&format!(" · {} · pass {}", side.backend, side.pass_name));
+        if word == "old " {
+            x.leaf("br", &[]);
+        }
+    }
+    x.close();
+    x.newline();
+    let class = if fit { "map fit" } else { "map" };
+    x.open("div", &[("class", class.into())]);
+    x.markup(svg);
     x.close();
     x.newline();
     for f in d.functions.iter().filter(|f| f.changed) {
@@ -42,8 +52,6 @@ pub fn html(d: &MapDiff, svg: &Markup) -> String {
     if !unchanged.is_empty() {
         x.element("p", &[], &format!("{} unchanged: {}", unchanged.len(), unchanged.join(", ")));
     }
-    x.open("div", &[("class", "map".into())]);
-    x.markup(svg);
     x.finish().into_string()
 }
 
@@ -77,18 +85,18 @@ fn function(x: &mut Xml, f: &FunctionDiff) {
     }
     x.close();
     let t = &f.tiles;
-    let some = |names: Vec<&str>| if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
+    let some = |names: Vec<String>| if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
     x.element(
         "p",
         &[],
         &format!(
             "tiles: {} changed{}; {} added{}; {} removed{}",
             t.changed.len(),
-            some(t.changed.iter().map(|c| c.name.as_str()).collect()),
+            some(t.changed.iter().map(|c| format!("{} {}", c.name, c.what.join("+"))).collect()),
             t.added.len(),
-            some(t.added.iter().map(String::as_str).collect()),
+            some(t.added.clone()),
             t.removed.len(),
-            some(t.removed.iter().map(String::as_str).collect()),
+            some(t.removed.clone()),
         ),
     );
     x.newline();

@@ -1,30 +1,42 @@
 //! The Markdown back end of a diff: a compact report for a pull-request comment.
 //!
-//! Text from a dump goes through [`md_code`] or [`md_text`], so a name cannot break the table or
+//! Text from a dump goes through `md_code` or `md_text`, so a name cannot break the table or
 //! inject markup.
 
-use crate::compare::{MapDiff, TileChange, TileSlot, plural};
+use crate::compare::tree::TreeDiff;
+use crate::compare::{MapDiff, Side, TileChange, TileSlot, plural};
 use crate::units::{fmt_bytes, signed_bytes};
 
 /// A compact Markdown report for a pull-request comment.
 pub fn render(d: &MapDiff) -> String {
-    let mut out = format!("**Memory map:** {}\n\n", d.verdict);
-    out += &format!(
-        "`{}` → `{}` · {} · pass {}\n",
-        md_code(&d.old.dump),
-        md_code(&d.new.dump),
-        md_text(&d.new.backend),
-        md_text(&d.new.pass_name)
-    );
+    format!("**Memory map:** {}\n\n{}", d.verdict, body(d, "####"))
+}
+
+/// `` `old` (Ascend910B) → `new` (Ascend950) · pass AllocateMemoryAddr ``: which dumps, on which chips.
+fn sides(old: &Side, new: &Side) -> String {
+    let pass = if old.pass_name == new.pass_name {
+        md_text(&new.pass_name)
+    } else {
+        format!("{} → {}", md_text(&old.pass_name), md_text(&new.pass_name))
+    };
+    format!(
+        "`{}` ({}) → `{}` ({}) · pass {}\n",
+        md_code(&old.dump),
+        md_text(&old.backend),
+        md_code(&new.dump),
+        md_text(&new.backend),
+        pass
+    )
+}
+
+/// Everything under the verdict; function headings at `heading` level.
+fn body(d: &MapDiff, heading: &str) -> String {
+    let mut out = sides(&d.old, &d.new);
     for f in d.functions.iter().filter(|f| f.changed) {
-        out += &format!("\n#### `{}` ({})\n\n", md_code(&f.name), md_text(&f.ftype));
+        out += &format!("\n{heading} `{}` ({})\n\n", md_code(&f.name), md_text(&f.ftype));
         out += "| space | old | new | delta | capacity | occupancy |\n|---|---:|---:|---:|---:|---|\n";
         for s in &f.spaces {
-            let arrow = match s.delta.signum() {
-                1 => "▲ ",
-                -1 => "▼ ",
-                _ => "",
-            };
+            let arrow = arrow(s.delta);
             out += &format!(
                 "| {} | {} | {} | {}{} | {} | {} → {} |\n",
                 md_text(&s.space),
@@ -60,6 +72,9 @@ pub fn render(d: &MapDiff) -> String {
             .map(|s| format!("{} conflicts {} → {}", md_text(&s.space), s.old_conflicts, s.new_conflicts))
             .collect();
         notes.extend(conflicts);
+        if !t.renamed.is_empty() {
+            notes.push(format!("{} renamed, same slot and lifetime", t.renamed.len()));
+        }
         if !notes.is_empty() {
             out += &format!("\nTiles: {}.\n", notes.join("; "));
         }
@@ -77,10 +92,81 @@ pub fn render(d: &MapDiff) -> String {
     out
 }
 
+/// `` `c` size: Vec [4096, 5120) L12–14 → Vec [4096, 6144) L15–17 ``; lines are each dump's own,
+/// and what changed is named, since lines alone move with any edit above.
 fn change_text(c: &TileChange) -> String {
-    // Lines count from the function's first line, so code added above it does not read as a change.
-    let slot = |s: &TileSlot| format!("{} [{}, {}) lines +{}–{}", s.space, s.offset, s.offset + s.size, s.start, s.end);
-    format!("`{}` {} → {}", md_code(&c.name), slot(&c.old), slot(&c.new))
+    let slot = |s: &TileSlot| format!("{} [{}, {}) L{}–{}", s.space, s.offset, s.offset + s.size, s.start, s.end);
+    let was = if c.old_name == c.name { String::new() } else { format!(" (was `{}`)", md_code(&c.old_name)) };
+    format!("`{}`{was} {}: {} → {}", md_code(&c.name), c.what.join(", "), slot(&c.old), slot(&c.new))
+}
+
+/// Rows of the opening table at most; the rest are in the folded details.
+const MOVED_ROWS: usize = 60;
+
+/// A tree diff as one PR comment: the verdict, a table of what moved, cases added, removed and
+/// unreadable, then each changed case folded in `<details>`.
+pub fn render_tree(d: &TreeDiff) -> String {
+    let mut out = format!("**Memory map, {} case{}:** {}\n\n", d.cases.len(), plural(d.cases.len()), d.verdict);
+    out += &format!("`{}` → `{}`\n", md_code(&d.base), md_code(&d.head));
+    if !d.moved.is_empty() {
+        out += "\n| case | function | space | high-water old → new | delta | new findings |\n";
+        out += "|---|---|---|---:|---:|---|\n";
+        for m in d.moved.iter().take(MOVED_ROWS) {
+            let findings = if m.new_findings.is_empty() { "–".into() } else { md_text(&m.new_findings.join("; ")) };
+            out += &format!(
+                "| {} | `{}` | {} | {} → {} | {}{} | {} |\n",
+                md_text(&m.case),
+                md_code(&m.function),
+                md_text(&m.space),
+                opt_bytes(m.old_hwm),
+                opt_bytes(m.new_hwm),
+                arrow(m.delta),
+                signed_bytes(m.delta),
+                findings
+            );
+        }
+        if d.moved.len() > MOVED_ROWS {
+            out += &format!("\n{} more rows in the details below.\n", d.moved.len() - MOVED_ROWS);
+        }
+    }
+    for (list, word) in [(&d.added, "Added cases"), (&d.removed, "Removed cases")] {
+        if !list.is_empty() {
+            out += &format!("\n{word}: {}.\n", names(list, usize::MAX));
+        }
+    }
+    if !d.unreadable.is_empty() {
+        out += "\nCould not be read:\n\n";
+        for u in &d.unreadable {
+            out += &format!("- `{}` ({}): {}\n", md_code(&u.case), u.side, md_text(&u.error));
+        }
+    }
+    let (changed, unchanged): (Vec<_>, Vec<_>) = d.cases.iter().partition(|c| c.diff.verdict != "no change");
+    for c in changed {
+        out += &format!(
+            "\n<details><summary><b>{}</b>: {}</summary>\n\n{}\n</details>\n",
+            html_text(&c.case),
+            html_text(&c.diff.verdict),
+            body(&c.diff, "#####")
+        );
+    }
+    if !unchanged.is_empty() {
+        let list: Vec<String> = unchanged.iter().map(|c| c.case.clone()).collect();
+        out += &format!("\n{} case{} unchanged: {}.\n", list.len(), plural(list.len()), names(&list, usize::MAX));
+    }
+    out
+}
+
+fn arrow(delta: i64) -> &'static str {
+    match delta.signum() {
+        1 => "▲ ",
+        -1 => "▼ ",
+        _ => "",
+    }
+}
+
+/// Text inside the raw HTML of a `<summary>`: Markdown is not read there, so escape as HTML.
+fn html_text(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('\n', " ")
 }
 
 fn names(list: &[String], most: usize) -> String {

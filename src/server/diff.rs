@@ -13,45 +13,75 @@ use super::params::{self, Params};
 use super::{AppState, body, store};
 use crate::{DiffFormat, Dump, MemoryMap, backend, build, render_diff};
 
-/// Takes `format` out of the options (a diff also knows `md`), and reads the rest as usual.
-fn split_format(mut pairs: Vec<(String, String)>, default: DiffFormat) -> Result<(DiffFormat, Params), ApiError> {
-    let mut format = None;
-    pairs.retain(|(k, v)| {
-        if k == "format" {
-            format = Some(v.clone());
-            false
-        } else {
-            true
-        }
-    });
-    let format = match format {
-        Some(f) => f.trim().parse::<DiffFormat>()?,
-        None => default,
-    };
-    Ok((format, Params::from_pairs(&pairs)?))
+/// Options only a diff has, besides `format`: the backend of each side.
+pub const SIDE_OPTIONS: &[&str] = &["old_backend", "new_backend"];
+
+/// What a diff is asked for beyond a map's options: its format (a diff also knows `md`) and a
+/// backend per side (`old_backend`, `new_backend`: one kernel on two chips).
+struct DiffOptions {
+    format: DiffFormat,
+    old_backend: Option<String>,
+    new_backend: Option<String>,
+    params: Params,
 }
 
-fn map_of(name: &str, bytes: Vec<u8>, params: &Params) -> crate::Result<MemoryMap> {
-    let dump = Dump::from_bytes(name, bytes)?;
-    build(&dump, backend::choose(params.backend.as_deref(), None)?)
+/// Takes `format`, `old_backend` and `new_backend` out of the options, and reads the rest as usual.
+fn split_options(mut pairs: Vec<(String, String)>, default: DiffFormat) -> Result<DiffOptions, ApiError> {
+    let (mut format, mut old_backend, mut new_backend) = (None, None, None);
+    let mut twice = None;
+    pairs.retain(|(k, v)| {
+        let slot = match k.as_str() {
+            "format" => &mut format,
+            "old_backend" => &mut old_backend,
+            "new_backend" => &mut new_backend,
+            _ => return true,
+        };
+        if slot.replace(v.trim().to_string()).is_some() {
+            twice = Some(k.clone());
+        }
+        false
+    });
+    if let Some(k) = twice {
+        return Err(ApiError::bad_request("bad_option", format!("'{}' is given twice", clip(&k))));
+    }
+    let format = match format {
+        Some(f) => f.parse::<DiffFormat>()?,
+        None => default,
+    };
+    let params = Params::from_pairs(&pairs)?;
+    for b in [&old_backend, &new_backend].into_iter().flatten() {
+        backend::choose(Some(b), None)?;
+    }
+    Ok(DiffOptions { format, old_backend, new_backend, params })
+}
+
+/// One side: its name, its dump, and the backend it is drawn for (`None`: the default).
+struct SideInput {
+    name: String,
+    dump: Vec<u8>,
+    backend: Option<String>,
+}
+
+fn map_of(side: SideInput) -> crate::Result<MemoryMap> {
+    let dump = Dump::from_bytes(&side.name, side.dump)?;
+    build(&dump, backend::choose(side.backend.as_deref(), None)?)
 }
 
 /// Renders on a render thread: both dumps parsed, compared, drawn.
 async fn run(
     state: &AppState,
-    format: DiffFormat,
-    params: Params,
-    load: impl FnOnce() -> Result<((String, Vec<u8>), (String, Vec<u8>)), ApiError> + Send + 'static,
+    options: DiffOptions,
+    load: impl FnOnce(&DiffOptions) -> Result<(SideInput, SideInput), ApiError> + Send + 'static,
 ) -> Result<Vec<u8>, ApiError> {
     let metrics = state.metrics.clone();
     state
         .pool
         .run(move || -> Result<Vec<u8>, ApiError> {
-            let ((old_name, old), (new_name, new)) = load()?;
-            super::routes::timed(&metrics, format.extension(), || {
-                let (old, new) = (map_of(&old_name, old, &params)?, map_of(&new_name, new, &params)?);
-                let opts = params.render_options(crate::Format::Svg);
-                render_diff(&old, &new, format, &opts.view, opts.scale)
+            let (old, new) = load(&options)?;
+            super::routes::timed(&metrics, options.format.extension(), || {
+                let (old, new) = (map_of(old)?, map_of(new)?);
+                let opts = options.params.render_options(crate::Format::Svg);
+                render_diff(&old, &new, options.format, &opts.view, opts.scale)
             })
         })
         .await?
@@ -73,20 +103,30 @@ pub async fn post(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let query = params::query_pairs(req.query_string())?;
-    split_format(query.clone(), DiffFormat::Markdown)?;
+    split_options(query.clone(), DiffFormat::Markdown)?;
     let (mut old, new) = body::read_pair(&req, payload, state.max_body).await?;
     let mut pairs = query;
     pairs.append(&mut old.fields);
-    let (format, params) = split_format(pairs, DiffFormat::Markdown)?;
+    let options = split_options(pairs, DiffFormat::Markdown)?;
+    let format = options.format;
     let limit = state.max_body;
     let names = (
         old.filename.clone().unwrap_or_else(|| "old.py".into()),
         new.filename.clone().unwrap_or_else(|| "new.py".into()),
     );
-    let out = run(&state, format, params, move || {
-        let o = body::dump_bytes(old.bytes, old.gzip, limit)?;
-        let n = body::dump_bytes(new.bytes, new.gzip, limit)?;
-        Ok(((names.0, o), (names.1, n)))
+    let out = run(&state, options, move |o| {
+        let backend = |side: &Option<String>| side.clone().or_else(|| o.params.backend.clone());
+        let old = SideInput {
+            name: names.0,
+            dump: body::dump_bytes(old.bytes, old.gzip, limit)?,
+            backend: backend(&o.old_backend),
+        };
+        let new = SideInput {
+            name: names.1,
+            dump: body::dump_bytes(new.bytes, new.gzip, limit)?,
+            backend: backend(&o.new_backend),
+        };
+        Ok((old, new))
     })
     .await?;
     Ok(respond(StatusCode::OK, format).insert_header((header::CACHE_CONTROL, "no-store")).body(out))
@@ -113,8 +153,16 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
             "a stored diff's format comes from its extension: /maps/OLD/diff/NEW.md",
         ));
     }
-    let (_, params) = split_format(pairs, format)?;
-    let canonical = format!("diff {old} {} {}", format.extension(), params.canonical(crate::Format::Svg, ""));
+    let options = split_options(pairs, format)?;
+    // The names and backends the maps were stored with never change for an id, so the tag need not
+    // read them; what the request overrides is in it.
+    let canonical = format!(
+        "diff {old} {} {:?} {:?} {}",
+        format.extension(),
+        options.old_backend,
+        options.new_backend,
+        options.params.canonical(crate::Format::Svg, "")
+    );
     let etag = etag_of(&new, &canonical);
     let cached = |status: StatusCode| {
         let mut res = respond(status, format);
@@ -130,9 +178,17 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
         return Ok(cached(StatusCode::OK).body(bytes));
     }
     let store = state.store.clone();
-    let out = run(&state, format, params, move || {
-        let get = |id: &str| store.get(id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(id));
-        Ok(((format!("{}.py", &old[..12]), get(&old)?), (format!("{}.py", &new[..12]), get(&new)?)))
+    let out = run(&state, options, move |o| {
+        let side = |id: &str, backend: &Option<String>| -> Result<SideInput, ApiError> {
+            let unit = store.get(id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(id))?;
+            let (meta, dump) = store::decode(id, &unit).ok_or_else(|| no_such_map(id))?;
+            Ok(SideInput {
+                name: meta.name.unwrap_or_else(|| format!("{}.py", &id[..12])),
+                dump: dump.to_vec(),
+                backend: backend.clone().or_else(|| o.params.backend.clone()).or(meta.backend),
+            })
+        };
+        Ok((side(&old, &o.old_backend)?, side(&new, &o.new_backend)?))
     })
     .await?;
     let bytes = Bytes::from(out);

@@ -216,7 +216,8 @@ async fn store_map(
                 return Ok((id, false));
             }
             timed_render(&metrics, name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
-            store.put(&id, &dump).map_err(ApiError::internal)?;
+            let meta = store::MapMeta { name, backend: opts.backend.clone() };
+            store.put(&id, &store::encode(&meta, &dump)).map_err(ApiError::internal)?;
             Ok((id, true))
         })
         .await??;
@@ -261,8 +262,9 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
             .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
             .body(links(id, &params.link_query()).to_string()));
     };
-    let name = params.name.clone().unwrap_or_else(|| format!("{}.py", &id[..12]));
-    let etag = etag_of(id, &params.canonical(format, &name));
+    // Without `name` or `backend`, the map is drawn with those it was stored with; they never
+    // change for an id, so the tag need not read them.
+    let etag = etag_of(id, &params.canonical(format, params.name.as_deref().unwrap_or("")));
     let cached = |status: StatusCode| {
         let mut res = picture(status, format);
         res.insert_header((header::ETAG, HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""))))
@@ -276,13 +278,17 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     if let Some(bytes) = state.cache.get(&etag) {
         return Ok(cached(StatusCode::OK).body(bytes));
     }
-    let opts = params.render_options(format);
+    let mut opts = params.render_options(format);
     let (store, metrics, owned_id) = (state.store.clone(), state.metrics.clone(), id.to_string());
+    let name = params.name.clone();
     let out = state
         .pool
         .run(move || -> Result<Vec<u8>, ApiError> {
-            let dump = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
-            timed_render(&metrics, &name, dump, &opts)
+            let unit = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
+            let (meta, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
+            let name = name.or(meta.name).unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
+            opts.backend = opts.backend.or(meta.backend);
+            timed_render(&metrics, &name, dump.to_vec(), &opts)
         })
         .await??;
     let bytes = Bytes::from(out);

@@ -15,7 +15,8 @@ use sha2::{Digest, Sha256};
 
 /// Storage for dumps by id (64 lowercase hex digits).
 pub trait MapStore: Send + Sync {
-    /// Stores `bytes` under `id`. Once this returns, the bytes survive a crash of the process.
+    /// Stores `bytes` (a unit from `encode`, or a bare dump) under `id`. Once this returns, the
+    /// bytes survive a crash of the process.
     fn put(&self, id: &str, bytes: &[u8]) -> io::Result<()>;
     /// The bytes stored under `id`, or `None`.
     fn get(&self, id: &str) -> io::Result<Option<Vec<u8>>>;
@@ -25,6 +26,41 @@ pub trait MapStore: Send + Sync {
     fn contains(&self, id: &str) -> io::Result<bool> {
         Ok(self.get(id)?.is_some())
     }
+}
+
+/// What a map was stored with (`POST /maps?name=..&backend=..`), kept in the same stored unit as
+/// its dump, so the map keeps them and goes as one unit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MapMeta {
+    pub name: Option<String>,
+    pub backend: Option<String>,
+}
+
+/// A stored unit is this marker, the metadata as one line of JSON, then the dump. A Python comment,
+/// so the unit is still a dump; the id stays the SHA-256 of the dump alone.
+const META_MARK: &[u8] = b"#pto-memory-map ";
+
+/// The unit stored for `dump` with `meta`.
+pub fn encode(meta: &MapMeta, dump: &[u8]) -> Vec<u8> {
+    let json = serde_json::to_vec(meta).unwrap_or_else(|_| b"{}".to_vec());
+    let mut unit = Vec::with_capacity(META_MARK.len() + json.len() + 1 + dump.len());
+    unit.extend_from_slice(META_MARK);
+    unit.extend_from_slice(&json);
+    unit.push(b'\n');
+    unit.extend_from_slice(dump);
+    unit
+}
+
+/// A stored unit's metadata and dump, when the dump matches `id`; a unit stored without metadata (a
+/// bare dump) has none.
+pub fn decode<'a>(id: &str, unit: &'a [u8]) -> Option<(MapMeta, &'a [u8])> {
+    if let Some(rest) = unit.strip_prefix(META_MARK)
+        && let Some(end) = rest.iter().position(|b| *b == b'\n')
+        && id_of(&rest[end + 1..]) == id
+    {
+        return Some((serde_json::from_slice(&rest[..end]).unwrap_or_default(), &rest[end + 1..]));
+    }
+    (id_of(unit) == id).then(|| (MapMeta::default(), unit))
 }
 
 /// The id of a dump: SHA-256 of its bytes, lowercase hex.
@@ -124,7 +160,7 @@ impl MapStore for FsStore {
         Ok(())
     }
 
-    /// Reads the bytes and checks them against the id, so a damaged file is an error, not a wrong map.
+    /// Reads the unit and checks its dump against the id, so a damaged file is an error, not a wrong map.
     fn get(&self, id: &str) -> io::Result<Option<Vec<u8>>> {
         let path = self.path_of(id)?;
         let bytes = match fs::read(&path) {
@@ -132,7 +168,7 @@ impl MapStore for FsStore {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        if id_of(&bytes) != id {
+        if decode(id, &bytes).is_none() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("{}: contents do not match the id", path.display()),
@@ -180,6 +216,13 @@ mod tests {
         assert_eq!(again.get(&id).unwrap().as_deref(), Some(&b"hello"[..]));
         assert!(!dir.join("maps").join(&id[..2]).join(".tmp-junk").exists());
         assert!(again.get("../../etc/passwd").is_err());
+        let meta = MapMeta { name: Some("k.py".into()), backend: Some("Ascend950".into()) };
+        let id2 = id_of(b"dump");
+        again.put(&id2, &encode(&meta, b"dump")).unwrap();
+        let unit = again.get(&id2).unwrap().unwrap();
+        assert_eq!(decode(&id2, &unit), Some((meta, &b"dump"[..])));
+        assert_eq!(decode(&id, b"hello"), Some((MapMeta::default(), &b"hello"[..])));
+        assert_eq!(decode(&id2, b"#pto-memory-map {}\nother"), None);
         let _ = fs::remove_dir_all(&dir);
     }
 }

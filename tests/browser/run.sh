@@ -52,6 +52,8 @@ render decode_fwd_layers "$corpus/cases/decode_fwd_layers"
 render test_layer_norm_core "$corpus/generated/Ascend910B/test_layer_norm_core"
 # The project's own example: the only dump at hand with conflicts.
 render demo_case "$root/examples/demo_case"
+# A diff page: the example against its changed copy.
+cargo run --quiet -- diff "$root/examples/demo_case" "$root/examples/demo_change" -f html -o "$PMM_PAGES/diff_demo.html"
 
 # One test file at a time: the machine has two cores and each file drives its own Chromium.
 exec node --test --test-concurrency=1 tests/browser/*.test.mjs

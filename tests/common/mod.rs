@@ -27,6 +27,12 @@ pub fn drawable_corpus() -> Vec<(PathBuf, MemoryMap)> {
     maps
 }
 
+/// Every `.py` file under `dir`, recursively.
+pub fn walk_py(dir: &Path, out: &mut Vec<PathBuf>) {
+    walk(dir, out);
+    out.sort();
+}
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
