@@ -12,6 +12,7 @@ use pto_memory_map::layout::{RULES, Theme, XAxis};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
     DiffFormat, Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_diff, render_map,
+    tree,
 };
 
 /// Draws the on-chip memory map of a PyPTO pass dump.
@@ -216,6 +217,10 @@ fn render(args: &RenderArgs) -> Result<()> {
         (None, None) => Format::Html,
     };
     let view = view_options(&args.view)?;
+    if tree::is_tree(path, &args.input.pass_name) {
+        let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
+        return draw_tree(path, args, opts);
+    }
     let map = load_input(path, &args.input)?;
     let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
     if matches!(format, Format::Svg | Format::Png) {
@@ -243,6 +248,34 @@ fn render(args: &RenderArgs) -> Result<()> {
         write_output(&target, &render_map(&map, &one)?)?;
     }
     Ok(())
+}
+
+/// A folder of cases: one page per case into the folder `-o` names, an index, and a last line that
+/// says what was drawn, skipped and failed. Exit 1 when any case failed (after drawing the others).
+fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()> {
+    let Some(out) = args.output.as_deref().filter(|o| *o != Path::new("-")) else {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!("{} holds many cases: give -o FOLDER for their pages and index", path.display()),
+        ));
+    };
+    if args.split {
+        return Err(Error::new(ErrorKind::Usage, "--split draws one case; a folder of cases gets a page per case"));
+    }
+    let mut backends = Backends::builtin();
+    for soc in &args.input.soc {
+        backends = backends.with_soc_file(soc)?;
+    }
+    let opts = tree::TreeOptions { pass_name: &args.input.pass_name, backends: &backends, render, threads: 0 };
+    let report = tree::draw(path, out, &opts)?;
+    println!("{}", report.summary());
+    match report.failed() {
+        0 => Ok(()),
+        n => Err(Error::new(
+            ErrorKind::Unreadable,
+            format!("{n} case{} could not be drawn (see above)", if n == 1 { "" } else { "s" }),
+        )),
+    }
 }
 
 /// A static picture many panels wide is correct (one byte scale) but rarely what a user wanted:
