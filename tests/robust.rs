@@ -50,7 +50,7 @@ fn replace_a_number(text: &str, rng: &mut Rng) -> String {
 }
 
 fn dumps() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = common::drawable_corpus().into_iter().map(|(p, _)| p).collect();
+    let mut out: Vec<PathBuf> = common::drawable_dumps().into_iter().map(|(p, _)| p).collect();
     out.push(common::example().join("passes_dump/32_after_AllocateMemoryAddr.py"));
     // The large case is covered by its own tests; mutating it here would only make this slow.
     out.retain(|p| std::fs::metadata(p).is_ok_and(|m| m.len() < 100_000));
