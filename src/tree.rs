@@ -147,10 +147,11 @@ impl Report {
         }
         let skipped_total: usize = skipped.iter().map(|(_, n)| n).sum();
         let mut line = format!(
-            "drew {} case{} ({} functions) into {}; skipped {skipped_total}",
+            "drew {} case{} ({} function{}) into {}; skipped {skipped_total}",
             drawn.0,
             plural(drawn.0),
             drawn.1,
+            plural(drawn.1),
             self.index.display()
         );
         if !skipped.is_empty() {
@@ -183,6 +184,7 @@ pub struct TreeOptions<'a> {
 /// Errors only when the tree cannot be listed or the index cannot be written; a case's own failure
 /// is in the report.
 pub fn draw(root: &Path, out: &Path, opts: &TreeOptions) -> Result<Report> {
+    check_view(&opts.render)?;
     let cases = cases(root, opts.pass_name)?;
     if cases.is_empty() {
         return Err(Error::new(
@@ -247,9 +249,12 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
         }
         Err(err) => return Outcome::Failed { message: err.message },
     };
+    let Some(render) = view_for(&map, &opts.render) else {
+        return Outcome::Skipped { why: "no --function named here".to_owned(), message: String::new() };
+    };
     let page = format!("{}.{}", case.name, opts.render.format.extension());
     let target = out.join(&page);
-    let written = render_map(&map, &opts.render).and_then(|bytes| {
+    let written = render_map(&map, &render).and_then(|bytes| {
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create: {e}", parent.display())))?;
@@ -258,9 +263,41 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
             .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display())))
     });
     match written {
-        Ok(()) => Outcome::Drawn { page, functions: rows(&map) },
+        Ok(()) => Outcome::Drawn { page, functions: rows(&map, &render.view.functions) },
         Err(err) => Outcome::Failed { message: err.message },
     }
+}
+
+/// The view options that do not depend on a dump (zoom, width), checked once for the whole tree.
+fn check_view(render: &RenderOptions) -> Result<()> {
+    let view = crate::ViewOptions { hidden: Vec::new(), functions: Vec::new(), ..render.view.clone() };
+    let empty = MemoryMap {
+        dump: String::new(),
+        pass_name: String::new(),
+        backend: crate::model::BackendChoice {
+            name: String::new(),
+            arch: String::new(),
+            detected: false,
+            capacities: Default::default(),
+        },
+        functions: Vec::new(),
+    };
+    view.validate(&empty)
+}
+
+/// `--hide` and `--function` name what some cases have and others not: each case keeps the names
+/// it has. `None` when `--function` names none of its functions (nothing of it was asked for).
+fn view_for(map: &MemoryMap, render: &RenderOptions) -> Option<RenderOptions> {
+    let mut render = render.clone();
+    let has_space = |s: &String| map.functions.iter().any(|f| f.spaces.iter().any(|u| &u.space == s));
+    render.view.hidden.retain(has_space);
+    if !render.view.functions.is_empty() {
+        render.view.functions.retain(|n| map.functions.iter().any(|f| &f.name == n));
+        if render.view.functions.is_empty() {
+            return None;
+        }
+    }
+    Some(render)
 }
 
 /// The short form of a refusal (the analysis says it at length): which stage the dump is from.
@@ -272,8 +309,9 @@ fn refusal_reason(message: &str) -> &'static str {
     }
 }
 
-fn rows(map: &MemoryMap) -> Vec<FunctionRow> {
-    map.functions.iter().map(|f| row(f, map)).collect()
+/// The index rows of a drawn case: its functions, or those `--function` picked.
+fn rows(map: &MemoryMap, picked: &[String]) -> Vec<FunctionRow> {
+    map.functions.iter().filter(|f| picked.is_empty() || picked.contains(&f.name)).map(|f| row(f, map)).collect()
 }
 
 /// A function's worst space counts only spaces the backend gives a capacity to (for the others
@@ -469,7 +507,9 @@ impl Progress {
             Progress::Lines { total, done } => {
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 let what = match outcome {
-                    Outcome::Drawn { page, functions } => format!("drew {page} ({} functions)", functions.len()),
+                    Outcome::Drawn { page, functions } => {
+                        format!("drew {page} ({} function{})", functions.len(), plural(functions.len()))
+                    }
                     Outcome::Skipped { why, .. } => format!("skipped {name}: {why}"),
                     Outcome::Failed { message } => format!("failed {name}: {message}"),
                 };

@@ -142,3 +142,36 @@ fn the_generated_corpus_draws_as_one_site() {
     assert!(last.starts_with("drew 14 cases") && last.contains("skipped 0; failed 0"), "{last}");
     assert!(dir.0.join("Ascend950/test_ffn_swiglu_64x64.html").is_file());
 }
+
+/// View options apply to each case as far as it has what they name; ones no dump can satisfy
+/// are a usage error before anything is drawn.
+#[test]
+fn view_options_apply_to_each_case_as_far_as_it_goes() {
+    let dir = TempDir::new("view");
+    let root = dir.0.join("tree");
+    copy_dir(&common::fixtures().join("fx_a2a3_case"), &root.join("a2a3"));
+    copy_dir(&common::fixtures().join("fx_a5_case"), &root.join("a5"));
+    let site = dir.0.join("site");
+    let args = |extra: &[&str]| -> Vec<PathBuf> {
+        let mut v = vec![root.clone(), "-o".into(), site.clone()];
+        v.extend(extra.iter().map(PathBuf::from));
+        v
+    };
+    let run_with = |extra: &[&str]| {
+        let a = args(extra);
+        run(&a.iter().map(PathBuf::as_path).collect::<Vec<_>>())
+    };
+    // Only the a5 case has LeftScale; hiding it leaves the a2a3 case as it is.
+    let out = run_with(&["-f", "svg", "--hide", "LeftScale", "--hide", "Bias"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let a5 = std::fs::read_to_string(site.join("a5.svg")).unwrap();
+    assert!(!a5.contains("data-space=\"LeftScale\"") && a5.contains("data-space=\"RightScale\""));
+    assert!(std::fs::read_to_string(site.join("a2a3.svg")).unwrap().contains("data-space=\"Left\""));
+    // --function draws the cases that have it and skips the others, saying so.
+    let out = run_with(&["-f", "svg", "--function", "fx_relu"]);
+    let last = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or("").to_string();
+    assert!(last.starts_with("drew 1 case (1 function)") && last.contains("no --function named here: 1"), "{last}");
+    let out = run_with(&["--zoom", "100"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("zoom 100"));
+}
