@@ -236,7 +236,7 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
         Ok(dump) => dump,
         Err(err) if err.kind == ErrorKind::NotFound => {
             return Outcome::Skipped {
-                why: format!("no {} dump: PTOAS, or dumps below EXPLICIT", opts.pass_name),
+                why: format!("no {} dump (PTOAS, or dumps below EXPLICIT)", opts.pass_name),
                 message: err.message.clone(),
             };
         }
@@ -305,7 +305,7 @@ fn refusal_reason(message: &str) -> &'static str {
     if message.contains("offset 0") {
         "before AllocateMemoryAddr"
     } else {
-        "no MemRef: before AllocateMemoryAddr, or PTOAS"
+        "no MemRef (PTOAS, or a pass before AllocateMemoryAddr)"
     }
 }
 
