@@ -104,3 +104,43 @@ test('zoom, pin and the fragment work on a fixture page', async () => {
     assert.equal(await card(page, 'fx_cube').locator('.box[aria-pressed="true"]').count(), 0);
   });
 });
+
+test('x axis: used spans each lane to its high-water mark, on every space of Ascend950', async () => {
+  await withPage(A5, {}, async ({ page }) => {
+    const c = await openCard(page, 'fx_mx_matmul');
+    const { data, rules } = await pageData(page);
+    const fn = data.functions.find((f) => f.name === 'fx_mx_matmul');
+    await c.locator('.axis-toggle').click();
+    assert.match(await c.locator('.axis-toggle').innerText(), /used/);
+    const spans = fn.spaces.map((s) => s.hwm);
+    let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
+    if (Math.min(...spans) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...spans);
+    const w = await laneWidths(c);
+    for (const s of fn.spaces) {
+      assert.equal(Number(await c.locator(`.lane[data-space="${s.space}"]`).getAttribute('data-span')), s.hwm, s.space);
+      near(w[s.space], s.hwm * f, 0.5, `${s.space} width`);
+    }
+  });
+});
+
+test('show/hide: a hidden space gives its width to the others; the last one stays', async () => {
+  await withPage(A2A3, {}, async ({ page }) => {
+    const c = await openCard(page, 'fx_cube');
+    const { data, rules } = await pageData(page);
+    const fn = data.functions.find((f) => f.name === 'fx_cube');
+    const spaces = () => c.locator('.lane').evaluateAll((ls) => ls.map((l) => l.dataset.space));
+    assert.deepEqual(await spaces(), ['Mat', 'Left', 'Right', 'Acc', 'Bias']);
+    await c.locator('.space-toggle[data-space="Bias"]').click();
+    assert.deepEqual(await spaces(), ['Mat', 'Left', 'Right', 'Acc']);
+    assert.equal(await c.locator('.box[data-space="Bias"]').count(), 0);
+    const rest = fn.spaces.filter((s) => s.space !== 'Bias');
+    const w = await laneWidths(c);
+    const f = expectedFactor(rules, rest);
+    for (const s of rest) near(w[s.space], s.limit * f, 0.5, `${s.space} after hiding Bias`);
+    for (const s of ['Mat', 'Left', 'Right']) await c.locator(`.space-toggle[data-space="${s}"]`).click();
+    assert.deepEqual(await spaces(), ['Acc']);
+    assert.equal(await c.locator('.space-toggle[data-space="Acc"]').getAttribute('aria-disabled'), 'true');
+    // Per card: the AIV card keeps its lane.
+    assert.equal(await (await openCard(page, 'fx_vector')).locator('.lane').count(), 1);
+  });
+});
