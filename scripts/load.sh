@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30s}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-2}
-DUMP=${DUMP:-../shared/corpus/generated/Ascend910B/llama_7b_mini_1h_s16/passes_dump/35_after_AllocateMemoryAddr.py}
+DUMP=${DUMP:-${PMM_CORPUS:-../shared/corpus}/generated/Ascend910B/llama_7b_mini_1h_s16/passes_dump/35_after_AllocateMemoryAddr.py}
 FORMAT=${FORMAT:-}
 
 [ -f "$DUMP" ] || { echo "load.sh: no dump at $DUMP (set DUMP=...)" >&2; exit 2; }

@@ -23,6 +23,7 @@ pub mod layout;
 pub mod model;
 pub mod render;
 pub mod server;
+pub mod tree;
 pub mod units;
 
 pub use analyze::build;

@@ -8,11 +8,12 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
 use pto_memory_map::check::{self, Gate};
-use pto_memory_map::compare::{self, tree};
+use pto_memory_map::compare::{self, tree as diff_tree};
 use pto_memory_map::layout::{Theme, XAxis, options};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
     DiffFormat, Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_diff, render_map,
+    tree,
 };
 
 /// Draws the on-chip memory map of a PyPTO pass dump.
@@ -242,6 +243,10 @@ fn render(args: &RenderArgs) -> Result<()> {
         (None, None) => Format::CLI_DEFAULT,
     };
     let view = view_options(&args.view)?;
+    if tree::is_tree(path, &args.input.pass_name) {
+        let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
+        return draw_tree(path, args, opts);
+    }
     let map = load_input(path, &args.input)?;
     let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
     if matches!(format, Format::Svg | Format::Png) {
@@ -278,6 +283,34 @@ fn render(args: &RenderArgs) -> Result<()> {
 fn summarize(map: &pto_memory_map::MemoryMap, view: &ViewOptions, quiet: bool) {
     if !quiet {
         eprintln!("{}", pto_memory_map::findings::summary_line(map, &view.functions));
+    }
+}
+
+/// A folder of cases: one page per case into the folder `-o` names, an index, and a last line that
+/// says what was drawn, skipped and failed. Exit 1 when any case failed (after drawing the others).
+fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()> {
+    let Some(out) = args.output.as_deref().filter(|o| *o != Path::new("-")) else {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!("{} holds many cases: give -o FOLDER for their pages and index", path.display()),
+        ));
+    };
+    if args.split {
+        return Err(Error::new(ErrorKind::Usage, "--split draws one case; a folder of cases gets a page per case"));
+    }
+    let mut backends = Backends::builtin();
+    for soc in &args.input.soc {
+        backends = backends.with_soc_file(soc)?;
+    }
+    let opts = tree::TreeOptions { pass_name: &args.input.pass_name, backends: &backends, render, threads: 0 };
+    let report = tree::draw(path, out, &opts)?;
+    println!("{}", report.summary());
+    match report.failed() {
+        0 => Ok(()),
+        n => Err(Error::new(
+            ErrorKind::Unreadable,
+            format!("{n} case{} could not be drawn (see above)", if n == 1 { "" } else { "s" }),
+        )),
     }
 }
 
@@ -328,7 +361,7 @@ fn diff(args: &DiffArgs) -> Result<()> {
         backend: args.old_backend.clone().or_else(|| args.input.backend.clone()),
         soc: args.input.soc.clone(),
     };
-    if tree::is_tree(&args.old) || tree::is_tree(&args.new) {
+    if diff_tree::is_tree(&args.old) || diff_tree::is_tree(&args.new) {
         if !(args.old.is_dir() && args.new.is_dir()) {
             return Err(Error::new(
                 ErrorKind::Usage,
@@ -350,10 +383,10 @@ fn diff(args: &DiffArgs) -> Result<()> {
 
 /// `diff BASE HEAD` over two folders of cases: cases paired by name, each case's chosen dump compared.
 fn diff_trees(args: &DiffArgs, old_input: &InputArgs, format: DiffFormat) -> Result<()> {
-    let read = |root: &Path, input: &InputArgs| -> Vec<tree::Case> {
-        tree::list_cases(root)
+    let read = |root: &Path, input: &InputArgs| -> Vec<diff_tree::Case> {
+        diff_tree::list_cases(root)
             .into_iter()
-            .map(|(name, dir)| tree::Case {
+            .map(|(name, dir)| diff_tree::Case {
                 name,
                 dump: dump::resolve(&dir, &input.pass_name).ok(),
                 root: Some(dir.clone()),
@@ -362,7 +395,7 @@ fn diff_trees(args: &DiffArgs, old_input: &InputArgs, format: DiffFormat) -> Res
             .collect()
     };
     let names = compare::side_names(&args.old, &args.new);
-    let d = tree::compare(names, read(&args.old, old_input), read(&args.new, &args.input));
+    let d = diff_tree::compare(names, read(&args.old, old_input), read(&args.new, &args.input));
     let bytes = match format {
         DiffFormat::Markdown => pto_memory_map::render::md::render_tree(&d).into_bytes(),
         DiffFormat::Map(Format::Json) => {

@@ -157,7 +157,7 @@ pub struct FunctionMap {
 }
 
 /// Which backend supplied the capacities, and whether anything actually identified it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct BackendChoice {
     pub name: String,
     pub arch: String,
@@ -201,7 +201,7 @@ impl BackendSource {
 }
 
 /// A whole dump's memory map.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct MemoryMap {
     /// The dump's file name.
     pub dump: String,

@@ -5,9 +5,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-}
+mod common;
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pto-memory-map")).args(args).output().expect("binary runs")
@@ -45,9 +43,10 @@ fn expected_refusal(path: &Path) -> Option<&'static str> {
 
 #[test]
 fn every_corpus_dump_is_drawn_or_refused_for_its_reason() {
+    let Some(corpus) = common::corpus() else { return };
     let mut dumps = Vec::new();
-    dumps_under(&corpus(), &mut dumps);
-    assert!(dumps.len() >= 40, "corpus not found at {}", corpus().display());
+    dumps_under(&corpus, &mut dumps);
+    assert!(dumps.len() >= 40, "only {} dumps under {}", dumps.len(), corpus.display());
     for path in dumps {
         if let Some(reason) = expected_refusal(&path) {
             let out = run(&[path.to_str().unwrap(), "-o", "-"]);
@@ -85,11 +84,12 @@ fn check_invariants(path: &Path, map: &Value) {
 
 #[test]
 fn the_real_case_matches_pypto_s_own_tool() {
-    let case = corpus().join("cases/decode_fwd_layers");
+    let Some(corpus) = common::corpus() else { return };
+    let case = corpus.join("cases/decode_fwd_layers");
     let mut ours = json_of(&case, &[]);
     let reference: Value = serde_json::from_str(
         &std::fs::read_to_string(
-            corpus().join("reference/decode_fwd_layers.32_after_AllocateMemoryAddr.memory_map.json"),
+            corpus.join("reference/decode_fwd_layers.32_after_AllocateMemoryAddr.memory_map.json"),
         )
         .unwrap(),
     )
@@ -116,7 +116,7 @@ fn only_fields_of(ours: &Value, reference: &Value) -> Value {
 
 #[test]
 fn the_three_path_forms_resolve_to_the_same_dump() {
-    let case = corpus().join("generated/Ascend910B/test_tile_softmax");
+    let case = common::fixtures().join("fx_a2a3_case");
     let by_case = json_of(&case, &[]);
     let by_dir = json_of(&case.join("passes_dump"), &[]);
     let by_file = json_of(&case.join("passes_dump/35_after_AllocateMemoryAddr.py"), &[]);
@@ -133,7 +133,7 @@ fn the_three_path_forms_resolve_to_the_same_dump() {
 
 #[test]
 fn a_folder_without_the_pass_says_how_to_produce_dumps() {
-    let out = run(&[corpus().join("generated/Ascend910B/test_tile_softmax").to_str().unwrap(), "-p", "NoSuchPass"]);
+    let out = run(&[common::fixtures().join("fx_a2a3_case").to_str().unwrap(), "-p", "NoSuchPass"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("NoSuchPass") && err.contains("dump_passes=PassDumpLevel.EXPLICIT"), "{err}");
@@ -141,7 +141,7 @@ fn a_folder_without_the_pass_says_how_to_produce_dumps() {
 
 #[test]
 fn backend_is_detected_from_ptoas_and_can_be_overridden() {
-    let a5 = corpus().join("generated/Ascend950/test_ffn_swiglu_64x64");
+    let a5 = common::fixtures().join("fx_a5_case");
     let detected = json_of(&a5, &[]);
     assert_eq!(detected["backend"]["name"], "Ascend950");
     assert_eq!(detected["backend"]["arch"], "a5");
@@ -160,13 +160,13 @@ fn backend_is_detected_from_ptoas_and_can_be_overridden() {
     assert_eq!(forced["backend"]["name"], "Ascend910B");
     assert_eq!(vec(&forced)["limit"], 188_416);
     // No ptoas/ beside a loose dump: the default, marked as assumed.
-    let loose = json_of(&corpus().join("dumps/vllm_ascend_norm_rope.py"), &[]);
+    let loose = json_of(&common::fixtures().join("fx_concise.py"), &[]);
     assert_eq!(loose["backend"]["detected"], false);
 }
 
 #[test]
 fn an_unknown_backend_is_a_usage_error_listing_the_known_ones() {
-    let out = run(&[corpus().join("dumps/vllm_ascend_norm_rope.py").to_str().unwrap(), "-b", "Ascend310"]);
+    let out = run(&[common::fixtures().join("fx_concise.py").to_str().unwrap(), "-b", "Ascend310"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("Ascend910B") && err.contains("Ascend950"), "{err}");

@@ -174,11 +174,7 @@ fn covered(ranges: &[(i64, i64)]) -> i64 {
 }
 
 fn corpus_maps() -> Option<Vec<(PathBuf, MemoryMap)>> {
-    let root = std::env::var_os("PMM_CORPUS").map(PathBuf::from).unwrap_or_else(common::corpus);
-    if !root.exists() {
-        eprintln!("skipped: no corpus at {} (set PMM_CORPUS)", root.display());
-        return None;
-    }
+    common::corpus()?;
     Some(common::drawable_corpus())
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{drawable_corpus, map_of};
+use common::{drawable_dumps, map_of};
 use pto_memory_map::analyze::{FitQuery, answer_fits, free_ranges, live_profile};
 use pto_memory_map::layout::{Shape, ViewOptions, layout};
 use pto_memory_map::model::{Block, Gap};
@@ -102,7 +102,7 @@ fn the_peak_is_the_union_of_live_bytes_checked_by_hand() {
 
 #[test]
 fn the_peak_matches_brute_force_on_every_corpus_dump() {
-    for (path, map) in drawable_corpus() {
+    for (path, map) in drawable_dumps() {
         for f in &map.functions {
             for s in &f.spaces {
                 let mut best = (0i64, f.src_start);
@@ -195,12 +195,7 @@ fn a_soc_file_changes_the_limits_and_the_detection() {
 
 #[test]
 fn layouts_show_in_tooltips_and_a_concise_dump_says_so_once() {
-    let explicit = pto_memory_map::load(
-        &common::corpus().join("generated/Ascend910B/matmul_128x64x128"),
-        "AllocateMemoryAddr",
-        None,
-    )
-    .unwrap();
+    let explicit = pto_memory_map::load(&common::fixtures().join("fx_a2a3_case"), "AllocateMemoryAddr", None).unwrap();
     assert!(explicit.has_layouts());
     let doc = svg::render(&explicit, &layout(&explicit, &ViewOptions::default()));
     assert!(doc.contains("layout: blayout=col_major, slayout=row_major, fractal=512"));

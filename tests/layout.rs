@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Rng, drawable_corpus, map_of, random_dump};
+use common::{Rng, drawable_dumps, map_of, random_dump};
 use pto_memory_map::layout::{BlockShape, RULES, Shape, Text, ViewOptions, XAxis, layout, span, text};
 use pto_memory_map::model::MemoryMap;
 
@@ -88,7 +88,7 @@ fn views(map: &MemoryMap) -> Vec<(String, ViewOptions)> {
 
 #[test]
 fn scene_properties_hold_on_every_corpus_dump() {
-    for (path, map) in drawable_corpus() {
+    for (path, map) in drawable_dumps() {
         for (name, view) in views(&map) {
             check(&map, &view, &format!("{} ({name})", path.display()));
         }
@@ -109,14 +109,11 @@ fn scene_properties_hold_on_generated_maps() {
 
 #[test]
 fn hiding_a_space_gives_its_width_to_the_others_at_one_scale() {
-    let map = pto_memory_map::load(
-        &common::corpus().join("generated/Ascend910B/matmul_128x64x128"),
-        "AllocateMemoryAddr",
-        None,
-    )
-    .unwrap();
-    let all = layout(&map, &ViewOptions::default());
-    let hidden = layout(&map, &ViewOptions { hidden: vec!["Left".into()], ..Default::default() });
+    let map = pto_memory_map::load(&common::fixtures().join("fx_a2a3_case"), "AllocateMemoryAddr", None).unwrap();
+    // Its 256-byte Bias lane would set the scale (72 px for 1 KiB) and widen the card past the
+    // panel, so it is hidden on both sides.
+    let all = layout(&map, &ViewOptions { hidden: vec!["Bias".into()], ..Default::default() });
+    let hidden = layout(&map, &ViewOptions { hidden: vec!["Bias".into(), "Left".into()], ..Default::default() });
     let (a, h) = (&all.cards[0], &hidden.cards[0]);
     assert!(a.lanes.iter().any(|l| l.space == "Left") && !h.lanes.iter().any(|l| l.space == "Left"));
     assert_eq!(h.lanes.len(), a.lanes.len() - 1);
@@ -127,12 +124,7 @@ fn hiding_a_space_gives_its_width_to_the_others_at_one_scale() {
 
 #[test]
 fn the_last_visible_space_stays() {
-    let map = pto_memory_map::load(
-        &common::corpus().join("generated/Ascend910B/test_tile_softmax"),
-        "AllocateMemoryAddr",
-        None,
-    )
-    .unwrap();
+    let map = pto_memory_map::load(&common::fixtures().join("fx_concise.py"), "AllocateMemoryAddr", None).unwrap();
     let scene = layout(&map, &ViewOptions { hidden: vec!["Vec".into()], ..Default::default() });
     assert_eq!(scene.cards[0].lanes.len(), 1);
 }

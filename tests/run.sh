@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what the tests need, then runs them.
-#   1. clippy with warnings as errors, then the Rust tests (unit, CLI on the corpus, HTTP service,
-#      SVG/PNG), and
-#   2. the HTML page in a real headless Chromium (installs Debian's chromium and playwright-core).
+#   1. the Rust tests (unit, CLI, HTTP service, SVG/PNG) on the fixtures in tests/fixtures, and on
+#      the shared corpus of real dumps where there is one ($PMM_CORPUS, default ../shared/corpus);
+#   2. the HTML page in a real headless Chromium (installs Debian's chromium and playwright-core);
+#   3. the Python package: the wheel built from step 1's build, installed into a fresh virtualenv
+#      and run (installs maturin from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+corpus="${PMM_CORPUS:-../shared/corpus}"
+if [[ ! -d "$corpus" ]]; then
+  echo "run.sh: corpus not found at $corpus (set PMM_CORPUS): the tests that read it are skipped, the rest run on tests/fixtures" >&2
+fi
 cargo clippy --locked --all-targets -- -D warnings
 cargo test --locked
 bash tests/browser/run.sh
+bash tests/wheel.sh

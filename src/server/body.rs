@@ -252,7 +252,8 @@ pub async fn read_pair(req: &HttpRequest, payload: web::Payload, limit: usize) -
         let mut field = field.map_err(&fail)?;
         let name = field.name().unwrap_or("").to_string();
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
-        let is_option = filename.is_none() && (params::is_known(&name) || super::diff::SIDE_OPTIONS.contains(&name.as_str()));
+        let is_option =
+            filename.is_none() && (params::is_known(&name) || super::diff::SIDE_OPTIONS.contains(&name.as_str()));
         let keep = name == "old" || name == "new" || is_option;
         let cap = if is_option { MAX_FIELD } else { limit };
         let mut data = Vec::new();

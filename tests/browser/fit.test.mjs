@@ -2,7 +2,7 @@
 // one shared factor and the 72 px minimum; closing it gives the zoom back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, openCard, pageData, near } from './helpers.mjs';
+import { withPage, openCard, pageData, near, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 
@@ -20,7 +20,7 @@ async function lanesInSight(c) {
   });
 }
 
-test('opening the source zooms the map out to fit beside it; closing it zooms back', async () => {
+test('opening the source zooms the map out to fit beside it; closing it zooms back', needsCorpus(DECODE), async () => {
   // Wide enough that down_proj fits beside the source with every lane at 72 px or more.
   await withPage(DECODE, { viewport: { width: 1600, height: 900 } }, async ({ page }) => {
     const { rules } = await pageData(page);
@@ -51,7 +51,7 @@ test('opening the source zooms the map out to fit beside it; closing it zooms ba
   });
 });
 
-test('the fit stops where the narrowest lane would fall under 72 px', async () => {
+test('the fit stops where the narrowest lane would fall under 72 px', needsCorpus(DECODE), async () => {
   // At 1400 px down_proj's 64 KiB lanes would need to be narrower than 72 px to fit: the map
   // zooms out as far as the rule allows and scrolls the rest.
   await withPage(DECODE, {}, async ({ page }) => {
@@ -64,7 +64,7 @@ test('the fit stops where the narrowest lane would fall under 72 px', async () =
   });
 });
 
-test('pinning a box in the last lane opens the source with the box in sight', async () => {
+test('pinning a box in the last lane opens the source with the box in sight', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const { data } = await pageData(page);
     const fn = data.functions.find((f) => f.name === 'down_proj');

@@ -122,3 +122,12 @@ export function countIdentifiers(lines, names) {
 export function near(actual, expected, tol, msg) {
   assert.ok(Math.abs(actual - expected) <= tol, `${msg}: ${actual} vs ${expected} (tolerance ${tol})`);
 }
+
+/**
+ * Options for a test that opens pages rendered from the shared corpus: skipped, saying why, when
+ * run.sh found no corpus and so rendered only the fixture pages.
+ */
+export function needsCorpus(...names) {
+  const missing = names.filter((n) => !existsSync(path.join(pagesDir, `${n}.html`)));
+  return missing.length ? { skip: `corpus not found (set PMM_CORPUS): no ${missing.join(', ')} page` } : {};
+}

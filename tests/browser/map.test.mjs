@@ -1,7 +1,7 @@
 // The map itself: one shared byte scale, zoom, the x axis, and showing/hiding spaces.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, card, openCard, pageData, laneWidths, near } from './helpers.mjs';
+import { withPage, card, openCard, pageData, laneWidths, near, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 
@@ -14,7 +14,7 @@ function expectedFactor(rules, spaces, axis, zoom) {
   return f * zoom;
 }
 
-test('lanes share one px/byte factor and boxes sit on their bytes', async () => {
+test('lanes share one px/byte factor and boxes sit on their bytes', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { data, rules } = await pageData(page);
@@ -41,7 +41,7 @@ test('lanes share one px/byte factor and boxes sit on their bytes', async () => 
   });
 });
 
-test('zoom buttons: ×1.6 per click on every lane, reset, and bounds', async () => {
+test('zoom buttons: ×1.6 per click on every lane, reset, and bounds', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { rules } = await pageData(page);
@@ -85,7 +85,7 @@ async function byteX(c, space, byte) {
   }, byte);
 }
 
-test('Ctrl+wheel zooms around the pointer; a plain wheel pans', async () => {
+test('Ctrl+wheel zooms around the pointer; a plain wheel pans', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     await c.scrollIntoViewIfNeeded();
@@ -125,7 +125,7 @@ test('Ctrl+wheel zooms around the pointer; a plain wheel pans', async () => {
   });
 });
 
-test('x axis: used makes each lane span its high-water mark', async () => {
+test('x axis: used makes each lane span its high-water mark', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { data, rules } = await pageData(page);
@@ -152,7 +152,7 @@ test('x axis: used makes each lane span its high-water mark', async () => {
   });
 });
 
-test('show/hide spaces: the lane goes, the rest share the width, the last stays', async () => {
+test('show/hide spaces: the lane goes, the rest share the width, the last stays', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { data, rules } = await pageData(page);
@@ -187,7 +187,7 @@ test('show/hide spaces: the lane goes, the rest share the width, the last stays'
   });
 });
 
-test('gridlines every 5 lines and a dashed high-water line per lane', async () => {
+test('gridlines every 5 lines and a dashed high-water line per lane', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { rules } = await pageData(page);

@@ -3,12 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near } from './helpers.mjs';
+import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 const LAYER_NORM = 'test_layer_norm_core';
 
-test('the file references nothing outside itself', async () => {
+test('the file references nothing outside itself', needsCorpus(DECODE), async () => {
   const html = await readFile(path.join(pagesDir, `${DECODE}.html`), 'utf8');
   // No src/href to another file or host, no CSS url() import: everything is inline (H9).
   assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\s(src|href)=/i);
@@ -17,7 +17,7 @@ test('the file references nothing outside itself', async () => {
   assert.match(html, /<script type="application\/json" id="pmm-rules">/);
 });
 
-test('without JavaScript the header and the first card’s static SVG are readable', async () => {
+test('without JavaScript the header and the first card’s static SVG are readable', needsCorpus(DECODE), async () => {
   await withPage(DECODE, { javaScriptEnabled: false }, async ({ page }) => {
     await assertHeader(page);
     const first = page.locator('section.card').first();
@@ -49,7 +49,7 @@ async function assertHeader(page) {
   assert.equal(await card(page, 'down_proj').locator('.pill.occ-crit').getAttribute('data-space'), 'Right');
 }
 
-test('with JavaScript: no console error, no network, cards built lazily', async () => {
+test('with JavaScript: no console error, no network, cards built lazily', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     await assertHeader(page);
     // Only the open first card is interactive; every closed card still holds its static SVG.
@@ -73,14 +73,14 @@ test('with JavaScript: no console error, no network, cards built lazily', async 
   });
 });
 
-test('the assumed backend is marked', async () => {
+test('the assumed backend is marked', needsCorpus(DECODE), async () => {
   await withPage(DECODE, { javaScriptEnabled: false }, async ({ page }) => {
     const { detected } = JSON.parse(await page.locator('#pmm-data').textContent()).backend;
     assert.equal(await page.locator('.assumed').count(), detected ? 0 : 1);
   });
 });
 
-test('dark mode follows the system and the header toggle', async () => {
+test('dark mode follows the system and the header toggle', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const light = await bg();
@@ -105,7 +105,7 @@ test('dark mode follows the system and the header toggle', async () => {
   });
 });
 
-test('the URL fragment restores a view, and interactions write it', async () => {
+test('the URL fragment restores a view, and interactions write it', needsCorpus(DECODE), async () => {
   const { data } = await withData();
   const fn = data.functions.find((f) => f.name === 'down_proj');
   const pinned = fn.boxes.find((b) => b.space === 'Mat' && b.aliases.length === 0).name;
@@ -159,7 +159,7 @@ async function withData() {
   return { data: JSON.parse(await readFile(path.join(pagesDir, `${DECODE}.json`), 'utf8')) };
 }
 
-test('views are dashed and the tooltip tells a tile’s story', async () => {
+test('views are dashed and the tooltip tells a tile’s story', needsCorpus(LAYER_NORM), async () => {
   await withPage(LAYER_NORM, {}, async ({ page }) => {
     const { data } = await pageData(page);
     const fn = data.functions[0];
@@ -193,7 +193,7 @@ test('views are dashed and the tooltip tells a tile’s story', async () => {
   });
 });
 
-test('the table view lists every box of the card', async () => {
+test('the table view lists every box of the card', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     await c.locator('.table-view > summary').click();
@@ -233,7 +233,7 @@ test('conflicts are outlined in the critical colour; motion follows the reader�
   });
 });
 
-test('keyboard: Tab reaches boxes with a visible focus ring; Enter pins, Esc unpins', async () => {
+test('keyboard: Tab reaches boxes with a visible focus ring; Enter pins, Esc unpins', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = card(page, 'copy_hidden');
     const first = c.locator('.box').first();

@@ -1,9 +1,9 @@
 // The live-bytes profile beside the lanes, in the interactive view as in the static picture.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, openCard, pageData } from './helpers.mjs';
+import { withPage, openCard, pageData, needsCorpus } from './helpers.mjs';
 
-test('each visible space has its live-bytes column, peaking where the map data says', async () => {
+test('each visible space has its live-bytes column, peaking where the map data says', needsCorpus('decode_fwd_layers'), async () => {
   await withPage('decode_fwd_layers', {}, async ({ page }) => {
     const { data, rules } = await pageData(page);
     const fn = data.functions.find((f) => f.name === 'down_proj');

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, shotsDir } from './helpers.mjs';
+import { withPage, card, openCard, pageData, shotsDir, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 
@@ -14,7 +14,7 @@ async function shoot(page, name, opts = {}) {
   assert.ok((await stat(file)).size > 10_000, `${file} has content`);
 }
 
-test('screenshots: overview, down_proj with source and a pin, dark mode, views, no script', async () => {
+test('screenshots: overview, down_proj with source and a pin, dark mode, views, no script', needsCorpus(DECODE, 'test_layer_norm_core'), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     await shoot(page, 'overview');
     const { data } = await pageData(page);

@@ -1,11 +1,11 @@
 // The IR source beside the map: alignment, pinning, search, the splitter, and the plot's height.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, card, openCard, pageData, countIdentifiers, near } from './helpers.mjs';
+import { withPage, card, openCard, pageData, countIdentifiers, near, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 
-test('a box’s top edge is level with its defining source line', async () => {
+test('a box’s top edge is level with its defining source line', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     for (const name of ['down_proj', 'online_softmax']) {
       const c = await openCard(page, name);
@@ -41,7 +41,7 @@ test('a box’s top edge is level with its defining source line', async () => {
   });
 });
 
-test('pinning: halo, chip, live lines, every mention marked; Esc, × and a second click unpin', async () => {
+test('pinning: halo, chip, live lines, every mention marked; Esc, × and a second click unpin', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { data } = await pageData(page);
@@ -109,7 +109,7 @@ test('pinning: halo, chip, live lines, every mention marked; Esc, × and a secon
   });
 });
 
-test('hovering a box highlights its live lines in the gutter', async () => {
+test('hovering a box highlights its live lines in the gutter', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const box = c.locator('.box[data-space="Mat"]').first();
@@ -127,7 +127,7 @@ test('hovering a box highlights its live lines in the gutter', async () => {
   });
 });
 
-test('search finds tiles by name; Enter pins the first match', async () => {
+test('search finds tiles by name; Enter pins the first match', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { data } = await pageData(page);
@@ -146,7 +146,7 @@ test('search finds tiles by name; Enter pins the first match', async () => {
   });
 });
 
-test('splitter: drag, clamp to its bounds, double-click reset, keys, remembered', async () => {
+test('splitter: drag, clamp to its bounds, double-click reset, keys, remembered', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const { rules } = await pageData(page);
     const c = await openCard(page, 'down_proj');
@@ -205,7 +205,7 @@ test('splitter: drag, clamp to its bounds, double-click reset, keys, remembered'
   });
 });
 
-test('the plot is at most 78% of the viewport high, both scrollbars reachable, source sticky', async () => {
+test('the plot is at most 78% of the viewport high, both scrollbars reachable, source sticky', needsCorpus(DECODE), async () => {
   await withPage(DECODE, { viewport: { width: 1200, height: 800 } }, async ({ page }) => {
     const { rules } = await pageData(page);
     const c = await openCard(page, 'online_softmax');
@@ -245,7 +245,7 @@ test('the plot is at most 78% of the viewport high, both scrollbars reachable, s
   });
 });
 
-test('underscores in names are readable: labels are not clipped below the baseline', async () => {
+test('underscores in names are readable: labels are not clipped below the baseline', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const label = c.locator('.box .bl b').first();

@@ -6,25 +6,80 @@ use std::path::{Path, PathBuf};
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::{Dump, backend, build};
 
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+/// Where the shared corpus of real dumps would be: `$PMM_CORPUS`, else `../shared/corpus` beside the
+/// repository.
+pub fn corpus_dir() -> PathBuf {
+    match std::env::var_os("PMM_CORPUS") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+    }
+}
+
+/// The shared corpus, or `None` when this checkout has none beside it; then the tests that read it
+/// return early, and the first of them in this test binary says so on stderr (once, past the test
+/// harness's capture, so it shows in a passing run).
+pub fn corpus() -> Option<PathBuf> {
+    let dir = corpus_dir();
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        use std::io::Write;
+        let binary = std::env::current_exe().ok().and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: corpus not found at {} (set PMM_CORPUS): the corpus tests of {} are skipped",
+            dir.display(),
+            binary.as_deref().unwrap_or("this binary").split('-').next().unwrap_or("this binary")
+        );
+    });
+    None
+}
+
+/// The project's own small dumps, in the repository.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
 pub fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case")
 }
 
-/// Every dump under the corpus that has something to draw, with its map.
+/// Every dump under the corpus that has something to draw, with its map; empty without a corpus.
 pub fn drawable_corpus() -> Vec<(PathBuf, MemoryMap)> {
+    let Some(corpus) = corpus() else { return Vec::new() };
+    let maps = drawable_under(&corpus);
+    assert!(maps.len() >= 30, "only {} drawable dumps under {}", maps.len(), corpus.display());
+    maps
+}
+
+/// Every `fx_*` fixture dump that has something to draw, with its map (other fixtures belong to
+/// the tests that name them).
+pub fn drawable_fixtures() -> Vec<(PathBuf, MemoryMap)> {
+    let maps: Vec<_> = drawable_under(&fixtures())
+        .into_iter()
+        .filter(|(p, _)| p.strip_prefix(fixtures()).is_ok_and(|r| r.to_string_lossy().starts_with("fx_")))
+        .collect();
+    assert!(maps.len() >= 4, "only {} drawable fixtures under {}", maps.len(), fixtures().display());
+    maps
+}
+
+/// The drawable dumps of the corpus and the fixtures: what property tests run over.
+pub fn drawable_dumps() -> Vec<(PathBuf, MemoryMap)> {
+    let mut all = drawable_fixtures();
+    all.extend(drawable_corpus());
+    all
+}
+
+fn drawable_under(dir: &Path) -> Vec<(PathBuf, MemoryMap)> {
     let mut files = Vec::new();
-    walk(&corpus(), &mut files);
+    walk(dir, &mut files);
     files.sort();
-    let maps: Vec<(PathBuf, MemoryMap)> = files
+    files
         .into_iter()
         .filter_map(|p| pto_memory_map::load(&p, "AllocateMemoryAddr", None).ok().map(|m| (p, m)))
-        .collect();
-    assert!(maps.len() >= 30, "corpus not found at {}", corpus().display());
-    maps
+        .collect()
 }
 
 /// Every `.py` file under `dir`, recursively.

@@ -1,0 +1,51 @@
+"""pto-memory-map: the on-chip memory map of a PyPTO pass dump.
+
+The work is done by the ``pto-memory-map`` binary that this package's wheel installs into the
+environment's scripts folder; :func:`find_binary` says where it is, and ``python -m pto_memory_map``
+runs it with the same arguments (``PATH [-o OUT] [-p PASS] [-b BACKEND]``, as PyPTO's
+``python -m pypto.tools.memory_map`` takes them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+__all__ = ["find_binary"]
+
+_NAME = "pto-memory-map" + (".exe" if sys.platform == "win32" else "")
+
+
+def _user_scheme() -> str:
+    get = getattr(sysconfig, "get_preferred_scheme", None)  # Python 3.10+
+    return get("user") if get else ("nt_user" if os.name == "nt" else "posix_user")
+
+
+def _candidates() -> list[Path]:
+    """Where an installed wheel puts its scripts, in the order pip would have chosen them."""
+    dirs = [sysconfig.get_path("scripts")]
+    try:
+        dirs.append(sysconfig.get_path("scripts", scheme=_user_scheme()))  # pip install --user
+    except KeyError:
+        pass
+    # pip install --target DIR puts the package in DIR and the scripts in DIR/bin.
+    dirs.append(str(Path(__file__).resolve().parent.parent / "bin"))
+    return [Path(d) / _NAME for d in dirs if d]
+
+
+def find_binary() -> str:
+    """The path of the installed ``pto-memory-map`` binary; FileNotFoundError if there is none."""
+    for path in _candidates():
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    found = shutil.which(_NAME)
+    if found:
+        return found
+    raise FileNotFoundError(
+        f"{_NAME} is not installed beside this package (looked in "
+        + ", ".join(str(p.parent) for p in _candidates())
+        + " and on PATH); reinstall it with `pip install pto-memory-map`"
+    )

@@ -1,0 +1,146 @@
+// The pages of the project's own fixtures (tests/fixtures/fx_*), rendered in every checkout: the
+// page's contract on dumps with every space of both backends, views, aliases, a tile parameter and
+// a conflict, so a clone with no corpus beside it still tests the page in a real browser.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { withPage, card, openCard, pageData, pagesDir, laneWidths, near } from './helpers.mjs';
+
+const A2A3 = 'fx_a2a3_case';
+const A5 = 'fx_a5_case';
+
+/** The layout engine's rule, written out again independently of the page script. */
+function expectedFactor(rules, spaces) {
+  const spans = spaces.map((s) => s.limit);
+  let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
+  const narrowest = Math.min(...spans);
+  if (narrowest * f < rules.min_lane_px) f = rules.min_lane_px / narrowest;
+  return f;
+}
+
+test('fixture pages are self-contained and readable without JavaScript', async () => {
+  for (const name of [A2A3, A5]) {
+    const html = await readFile(path.join(pagesDir, `${name}.html`), 'utf8');
+    assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\s(src|href)=/i, name);
+    assert.doesNotMatch(html, /@import|url\((?!#)/i, name);
+    await withPage(name, { javaScriptEnabled: false }, async ({ page }) => {
+      const { backend, functions } = JSON.parse(await page.locator('#pmm-data').textContent());
+      assert.equal(backend.detected, true, `${name}: the arch comes from ptoas/`);
+      assert.match(await page.locator('header.page-head').innerText(), name === A5 ? /Ascend950/ : /Ascend910B/);
+      assert.equal(await page.locator('.assumed').count(), 0);
+      assert.equal(await page.locator('section.card').count(), functions.length);
+      assert.equal(await page.locator('section.card .static-map svg').count(), functions.length);
+      assert.ok(await page.locator('section.card').first().locator('.card-body svg').first().isVisible());
+    });
+  }
+});
+
+test('every space of both backends gets a lane, all on one px/byte factor, boxes on their bytes', async () => {
+  for (const [name, fnName, spaces] of [
+    [A2A3, 'fx_cube', ['Mat', 'Left', 'Right', 'Acc', 'Bias']],
+    [A5, 'fx_mx_matmul', ['Mat', 'Left', 'LeftScale', 'Right', 'RightScale', 'Acc', 'Bias']],
+  ]) {
+    await withPage(name, {}, async ({ page }) => {
+      const c = await openCard(page, fnName);
+      const { data, rules } = await pageData(page);
+      const fn = data.functions.find((f) => f.name === fnName);
+      const w = await laneWidths(c);
+      assert.deepEqual(Object.keys(w).sort(), [...spaces].sort(), name);
+      const f = expectedFactor(rules, fn.spaces);
+      for (const s of fn.spaces) near(w[s.space], s.limit * f, 0.5, `${name} ${s.space} lane width`);
+      const geo = await c.locator('.box').evaluateAll((els) => els.map((e) => {
+        const r = e.getBoundingClientRect();
+        const lane = e.closest('.lane').getBoundingClientRect();
+        return { name: e.dataset.name, x: r.left - lane.left, w: r.width, offset: +e.dataset.offset, size: +e.dataset.size };
+      }));
+      assert.equal(geo.length, fn.boxes.length);
+      for (const g of geo) {
+        near(g.x, g.offset * f, 0.6, `${g.name} x`);
+        near(g.w, Math.max(rules.min_box_px, g.size * f), 0.6, `${g.name} width`);
+      }
+    });
+  }
+});
+
+test('a view is dashed, a conflict outlined, an alias chain and a tile parameter in the tooltip', async () => {
+  await withPage(A2A3, {}, async ({ page }) => {
+    const c = await openCard(page, 'fx_vector');
+    assert.equal(await c.locator('.box.view').count(), 1);
+    assert.equal(await c.locator('.box.view').getAttribute('data-name'), 'head__tile');
+    assert.equal(await c.locator('.box.view').evaluate((e) => getComputedStyle(e).outlineStyle), 'dashed');
+    const conflicts = await c.locator('.box.conflict').evaluateAll((els) => els.map((e) => e.dataset.name).sort());
+    assert.deepEqual(conflicts, ['x__tile', 'y__tile']);
+    const tip = page.locator('#pmm-tip');
+    await c.locator('.box[data-name="y__tile"]').hover();
+    assert.match(await tip.innerText(), /z__tile/);
+    assert.match(await tip.innerText(), /conflict/);
+    await c.locator('.box[data-name="scale__tile"]').hover();
+    assert.match(await tip.innerText(), /param/);
+    const cube = await openCard(page, 'fx_cube');
+    await cube.locator('.box[data-name="acc_next__tile"]').hover();
+    const text = await tip.innerText();
+    for (const alias of ['acc_phi__tile', 'acc__rv_v2']) assert.ok(text.includes(alias), `${alias} in ${text}`);
+    await cube.locator('.box[data-name="a_l1__tile"]').hover();
+    assert.match(await tip.innerText(), /fractal=512/);
+  });
+});
+
+test('zoom, pin and the fragment work on a fixture page', async () => {
+  await withPage(A2A3, {}, async ({ page }) => {
+    const c = await openCard(page, 'fx_cube');
+    const { rules } = await pageData(page);
+    const w0 = await laneWidths(c);
+    await c.getByRole('button', { name: 'Zoom in' }).click();
+    const w1 = await laneWidths(c);
+    for (const s of Object.keys(w0)) near(w1[s] / w0[s], rules.zoom_step, 0.01 * rules.zoom_step, `${s} grows`);
+    await c.locator('.box[data-name="b_l0__tile"]').click();
+    const chip = c.locator('.pin-chip');
+    assert.equal((await chip.innerText()).replace(/\s+/g, ' ').trim(), 'pinned b_l0__tile ×');
+    await page.waitForFunction(() => location.hash.includes('pin=b_l0__tile'));
+    assert.match(await page.evaluate(() => location.hash), /fn=fx_cube/);
+    await page.keyboard.press('Escape');
+    assert.ok(await chip.isHidden());
+    assert.equal(await card(page, 'fx_cube').locator('.box[aria-pressed="true"]').count(), 0);
+  });
+});
+
+test('x axis: used spans each lane to its high-water mark, on every space of Ascend950', async () => {
+  await withPage(A5, {}, async ({ page }) => {
+    const c = await openCard(page, 'fx_mx_matmul');
+    const { data, rules } = await pageData(page);
+    const fn = data.functions.find((f) => f.name === 'fx_mx_matmul');
+    await c.locator('.axis-toggle').click();
+    assert.match(await c.locator('.axis-toggle').innerText(), /used/);
+    const spans = fn.spaces.map((s) => s.hwm);
+    let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
+    if (Math.min(...spans) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...spans);
+    const w = await laneWidths(c);
+    for (const s of fn.spaces) {
+      assert.equal(Number(await c.locator(`.lane[data-space="${s.space}"]`).getAttribute('data-span')), s.hwm, s.space);
+      near(w[s.space], s.hwm * f, 0.5, `${s.space} width`);
+    }
+  });
+});
+
+test('show/hide: a hidden space gives its width to the others; the last one stays', async () => {
+  await withPage(A2A3, {}, async ({ page }) => {
+    const c = await openCard(page, 'fx_cube');
+    const { data, rules } = await pageData(page);
+    const fn = data.functions.find((f) => f.name === 'fx_cube');
+    const spaces = () => c.locator('.lane').evaluateAll((ls) => ls.map((l) => l.dataset.space));
+    assert.deepEqual(await spaces(), ['Mat', 'Left', 'Right', 'Acc', 'Bias']);
+    await c.locator('.space-toggle[data-space="Bias"]').click();
+    assert.deepEqual(await spaces(), ['Mat', 'Left', 'Right', 'Acc']);
+    assert.equal(await c.locator('.box[data-space="Bias"]').count(), 0);
+    const rest = fn.spaces.filter((s) => s.space !== 'Bias');
+    const w = await laneWidths(c);
+    const f = expectedFactor(rules, rest);
+    for (const s of rest) near(w[s.space], s.limit * f, 0.5, `${s.space} after hiding Bias`);
+    for (const s of ['Mat', 'Left', 'Right']) await c.locator(`.space-toggle[data-space="${s}"]`).click();
+    assert.deepEqual(await spaces(), ['Acc']);
+    assert.equal(await c.locator('.space-toggle[data-space="Acc"]').getAttribute('aria-disabled'), 'true');
+    // Per card: the AIV card keeps its lane.
+    assert.equal(await (await openCard(page, 'fx_vector')).locator('.lane').count(), 1);
+  });
+});

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The Python package as a user gets it: builds the wheel with maturin, installs it into a fresh
+# virtualenv and runs the installed binary and `python -m pto_memory_map` on a fixture.
+#
+# The wheel is built from the test build (cargo's dev profile, the same target dir and features), so
+# no dependency is compiled again: on the 2-core CI machine a second, release build of the
+# dependency world would take minutes. `pip install .` builds in release, as users want it.
+# maturin comes from PyPI, into target/maturin-venv. auditwheel's check is maturin's own.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+venv="$root/target/maturin-venv"
+if [[ ! -x "$venv/bin/maturin" ]]; then
+  echo "wheel.sh: installing maturin from PyPI into target/maturin-venv" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet 'maturin>=1.5,<2'
+fi
+
+wheels="$root/target/wheels"
+rm -f "$wheels"/pto_memory_map-*.whl
+start=$(date +%s)
+"$venv/bin/maturin" build --profile dev --locked --auditwheel check --out "$wheels"
+wheel=$(ls "$wheels"/pto_memory_map-*.whl)
+echo "wheel.sh: built $(basename "$wheel") in $(( $(date +%s) - start )) s" >&2
+[[ "$(basename "$wheel")" == *manylinux_* ]] || { echo "wheel.sh: $wheel is not manylinux-tagged" >&2; exit 1; }
+
+# A fresh virtualenv, the wheel alone (no index: it needs nothing else), run from outside the repo.
+fresh="$root/target/wheel-venv"
+python3 -m venv --clear "$fresh"
+"$fresh/bin/pip" install --quiet --no-index "$wheel"
+work="$root/target/wheel-check"
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+version=$("$fresh/bin/pto-memory-map" --version)
+[[ "$version" == "pto-memory-map $(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)" ]] ||
+  { echo "wheel.sh: unexpected version '$version'" >&2; exit 1; }
+PATH="$fresh/bin:$PATH" python -m pto_memory_map "$root/tests/fixtures/fx_a5_case" -b Ascend950 -o m.html
+grep -q '"name":"Ascend950"' m.html || { echo "wheel.sh: m.html does not name Ascend950" >&2; exit 1; }
+# The module finds the binary in its environment even when PATH does not lead there.
+env -i HOME="$HOME" "$fresh/bin/python" -m pto_memory_map "$root/tests/fixtures/fx_concise.py" -o m.json
+grep -q '"functions"' m.json || { echo "wheel.sh: m.json is not a map" >&2; exit 1; }
+# And the binary's exit status comes back: 1 for a dump with nothing to draw.
+set +e
+"$fresh/bin/python" -m pto_memory_map "$root/tests/fixtures/fx_ptoas_planner.py" -o - 2>/dev/null
+status=$?
+set -e
+[[ $status -eq 1 ]] || { echo "wheel.sh: exit status $status for a refused dump, not 1" >&2; exit 1; }
+echo "wheel.sh: $version from the wheel: --version, python -m pto_memory_map (html, json, refusal) ok" >&2
