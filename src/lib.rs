@@ -122,7 +122,8 @@ pub fn widening_hint(map: &MemoryMap, view: &ViewOptions) -> Option<String> {
     };
     Some(format!(
         "the small {} {lanes} the byte scale, so the map is several panels wide; --hide {} (over HTTP \
-         hide={}) draws a narrower one",
+         hide={}) draws a narrower one, and without --scale-mode strict (scale_mode=strict) such a lane is \
+         an inset at its own scale",
         spaces.join(" and "),
         spaces.join(" --hide "),
         spaces.join(",")

@@ -103,6 +103,10 @@ struct ViewArgs {
     /// Would a new buffer fit, and where? `SPACE=BYTES[@LINE-LINE]`, e.g. `Vec=32KB@120-180` (repeatable).
     #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]")]
     fit: Vec<String>,
+    /// Lanes too small for the card's byte scale: `insets` (drawn apart at their own scale, marked)
+    /// or `strict` (one scale for all; the whole map grows until the smallest lane is 72 px).
+    #[arg(long = "scale-mode", default_value = "insets")]
+    scale_mode: String,
 }
 
 /// `diff OLD NEW`: what a change did to on-chip memory.
@@ -265,6 +269,7 @@ fn view_options(v: &ViewArgs) -> Result<ViewOptions> {
         theme: v.theme.parse::<Theme>()?,
         width: v.width,
         fits: v.fit.iter().map(|f| f.parse()).collect::<Result<_>>()?,
+        scale_mode: v.scale_mode.parse()?,
     })
 }
 

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{Rng, drawable_corpus, map_of, random_dump};
-use pto_memory_map::layout::{BlockShape, RULES, Shape, Text, ViewOptions, XAxis, layout, span, text};
+use pto_memory_map::layout::{BlockShape, RULES, ScaleMode, Shape, Text, ViewOptions, XAxis, layout, span, text};
 use pto_memory_map::model::MemoryMap;
 
 const EPS: f64 = 0.01;
@@ -23,7 +23,19 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
             if view.x_axis == XAxis::Used {
                 assert_eq!(lane.span, usage.hwm.max(1), "{what}: used spans the high-water mark");
             }
-            assert!((lane.width - lane.span as f64 * factor).abs() < EPS, "{what}: one factor per card");
+            // One factor per card, except an inset: a lane too narrow at it, drawn at its own.
+            let own = match &lane.inset {
+                None => factor,
+                Some(inset) => {
+                    assert_eq!(view.scale_mode, ScaleMode::Insets, "{what}: no inset in strict mode");
+                    assert!(lane.span as f64 * factor < RULES.min_lane_px * view.zoom, "{what}: needless inset");
+                    assert!((lane.width - RULES.inset_px * view.zoom).abs() < EPS, "{what}: inset width");
+                    assert!(inset.badge.ends_with("not to scale"), "{what}");
+                    lane.factor
+                }
+            };
+            assert!((lane.factor - own).abs() < 1e-12, "{what}: the lane's factor");
+            assert!((lane.width - lane.span as f64 * own).abs() < EPS, "{what}: one factor per card");
             assert!(lane.x >= right - EPS, "{what}: lanes never overlap");
             right = lane.x + lane.width;
             if view.zoom == 1.0 {
@@ -32,7 +44,7 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
             assert!(!view.hidden.contains(&lane.space) || card.lanes.len() == 1, "{what}: hidden lane drawn");
             for b in &lane.blocks {
                 let r = &b.rect;
-                let want = (b.size.max(0) as f64 * factor).max(RULES.min_box_px);
+                let want = (b.size.max(0) as f64 * own).max(RULES.min_box_px);
                 assert!((r.w - want).abs() < EPS, "{what}: {} is {} px, not {want}", b.name, r.w);
                 assert!(
                     r.x >= lane.x - EPS && r.x + r.w <= lane.x + lane.width + EPS,
@@ -83,6 +95,11 @@ fn views(map: &MemoryMap) -> Vec<(String, ViewOptions)> {
         ("zoom 0.2".into(), ViewOptions { zoom: 0.2, ..Default::default() }),
         ("narrow".into(), ViewOptions { width: 400.0, ..Default::default() }),
         (format!("hide {first_space}"), ViewOptions { hidden: vec![first_space], ..Default::default() }),
+        ("strict".into(), ViewOptions { scale_mode: ScaleMode::Strict, ..Default::default() }),
+        (
+            "strict used".into(),
+            ViewOptions { scale_mode: ScaleMode::Strict, x_axis: XAxis::Used, ..Default::default() },
+        ),
     ]
 }
 

@@ -14,8 +14,8 @@ pub mod style;
 pub mod text;
 
 pub use diff::diff_scene;
-pub use options::{RULES, Rules, Theme, ViewOptions, XAxis, rules_json};
-pub use scene::{Anchor, BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
+pub use options::{RULES, Rules, ScaleMode, Theme, ViewOptions, XAxis, rules_json};
+pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::{fmt_bytes, fmt_num};
@@ -72,7 +72,7 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
 fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>) -> f64 {
     let (spans, own) = scale(f, view);
     let factor = factor.unwrap_or(own);
-    let lanes: f64 = spans.iter().flatten().map(|&sp| sp as f64 * factor).sum();
+    let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
     let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
     let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
     let title = 16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0;
@@ -107,9 +107,14 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     let mut lx = x + CARD_PAD + gutter;
     for (li, (s, sp)) in f.spaces.iter().zip(spans).enumerate() {
         let Some(sp) = sp else { continue };
-        let width = sp as f64 * factor;
-        let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, factor };
-        lanes.push(lane(f, &plan, li, s, sp, geometry, pal));
+        let (width, lane_factor, inset) = lane_scale(sp, factor, view);
+        let geometry =
+            LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, factor: lane_factor };
+        let mut drawn = lane(f, &plan, li, s, sp, geometry, pal);
+        if inset {
+            mark_inset(&mut drawn, plan::inset_badge(lane_factor, factor), pal);
+        }
+        lanes.push(drawn);
         lx += width;
     }
     let mut px = lx + insight::PROFILE_GAP;
@@ -189,7 +194,53 @@ fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
     let spans: Vec<Option<i64>> =
         f.spaces.iter().map(|s| visible.contains(&s.space.as_str()).then(|| span(s, view.x_axis))).collect();
     let shown: Vec<i64> = spans.iter().flatten().copied().collect();
-    (spans, px_per_byte(&shown, view.width, view.zoom))
+    (spans, plan::main_factor(&shown, view.width, view.scale_mode) * view.zoom)
+}
+
+/// A lane's width and px/byte factor on a card whose main factor is `factor` (zoom included), and
+/// whether it is an inset: a lane too narrow at the card's scale gets `RULES.inset_px` (times the
+/// zoom) at its own factor instead of widening every other lane.
+fn lane_scale(span: i64, factor: f64, view: &ViewOptions) -> (f64, f64, bool) {
+    if plan::is_inset(span, factor / view.zoom, view.scale_mode == ScaleMode::Insets) {
+        let own = plan::inset_factor(span) * view.zoom;
+        (span.max(1) as f64 * own, own, true)
+    } else {
+        (span as f64 * factor, factor, false)
+    }
+}
+
+/// Sets an inset lane apart: a dashed frame in its space's colour, and its scale in words in place
+/// of the axis row (its end is written after its name).
+fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
+    let color = space_color(&lane.space, pal.theme);
+    let (x, y, w, h) = (lane.x, lane.y, lane.width, lane.height);
+    // The axis row ("0" and the end) gives way to the badge; the end moves up beside the name.
+    lane.decorations.retain(|d| !matches!(d, Shape::Text(t) if (t.y - (y + 34.0)).abs() < 0.01));
+    let frame = Rect {
+        x: x + 1.0,
+        y: y + 1.0,
+        w: (w - 2.0).max(1.0),
+        h: (h - 2.0).max(1.0),
+        radius: 0.0,
+        fill: None,
+        stroke: Some(Stroke { color, width: 1.5, dash: Some((5.0, 3.0)) }),
+    };
+    let end = fmt_bytes(lane.span);
+    let name_w = 20.0 + text::width(&lane.space, 12.0) + 6.0;
+    if name_w + text::width(&end, SMALL) + 6.0 <= w {
+        lane.decorations.push(Shape::Text(Text {
+            x: x + w - 6.0,
+            y: y + 19.0,
+            size: SMALL,
+            color: pal.muted,
+            anchor: Anchor::End,
+            content: end,
+        }));
+    }
+    if let Some(b) = text::fit(&badge, SMALL, w - 10.0) {
+        lane.decorations.push(text_at(x + 5.0, y + 34.0, SMALL, WARNING, &b));
+    }
+    lane.inset = Some(Inset { badge, frame });
 }
 
 /// Spaces whose small span widens some chosen card to more than three panel widths: D5 grows the
@@ -197,6 +248,9 @@ fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
 /// 36 864 px wide. Naming them tells a user what to hide for a picture that fits a review.
 pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
+    if view.scale_mode == ScaleMode::Insets {
+        return out; // small lanes are insets: none widens the map
+    }
     for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
         let (spans, _) = scale(f, view);
         let total: f64 = spans.iter().flatten().map(|&sp| sp as f64).sum();
@@ -255,7 +309,7 @@ fn lane(
         fill: Some(color),
         stroke: None,
     }));
-    if let Some(name) = text::fit(&s.space, 12.0, name_room) {
+    if let Some(name) = text::fit(&s.space, 12.0, name_room.min(width - 22.0)) {
         decorations.push(text_at(x + 20.0, y + 19.0, 12.0, pal.text, &name));
     }
     decorations.push(text_at(x + 6.0, y + 34.0, SMALL, pal.muted, "0"));
@@ -303,7 +357,7 @@ fn lane(
             _ => fits.extend(shapes),
         }
     }
-    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm }
+    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm, factor, inset: None }
 }
 
 fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: Color, pal: &Palette) -> BlockShape {

@@ -44,6 +44,29 @@ impl std::str::FromStr for Theme {
     }
 }
 
+/// How lanes too small for the card's byte scale are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScaleMode {
+    /// One byte scale for every lane that can hold it; a lane that would be narrower than
+    /// `RULES.min_lane_px` at that scale is an inset at its own factor, marked as such.
+    #[default]
+    Insets,
+    /// One byte scale for every lane: the whole factor grows until the narrowest lane is
+    /// `RULES.min_lane_px` wide (the reference tool's rule; a 1 KiB lane can make the map very wide).
+    Strict,
+}
+
+impl std::str::FromStr for ScaleMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<ScaleMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "insets" => Ok(ScaleMode::Insets),
+            "strict" => Ok(ScaleMode::Strict),
+            _ => Err(Error::new(ErrorKind::Usage, format!("unknown scale mode '{s}'; use insets or strict"))),
+        }
+    }
+}
+
 /// How to draw a map; the defaults give the picture a user expects.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewOptions {
@@ -59,6 +82,8 @@ pub struct ViewOptions {
     pub width: f64,
     /// "Would a buffer this big fit, and where?" questions, answered on the map and in the JSON.
     pub fits: Vec<crate::analyze::FitQuery>,
+    /// Small lanes as insets (default) or one strict scale.
+    pub scale_mode: ScaleMode,
 }
 
 impl Default for ViewOptions {
@@ -71,6 +96,7 @@ impl Default for ViewOptions {
             theme: Theme::Light,
             width: RULES.panel_px,
             fits: Vec::new(),
+            scale_mode: ScaleMode::Insets,
         }
     }
 }
@@ -104,6 +130,8 @@ pub struct Rules {
     /// Width of one live-bytes profile column beside the lanes, and the gap before the first.
     pub profile_px: f64,
     pub profile_gap: f64,
+    /// Width of a lane drawn as an inset at its own factor (scale mode `insets`), at zoom 1.
+    pub inset_px: f64,
 }
 
 pub const RULES: Rules = Rules {
@@ -124,6 +152,7 @@ pub const RULES: Rules = Rules {
     width_max: 20_000.0,
     profile_px: 56.0,
     profile_gap: 8.0,
+    inset_px: 120.0,
 };
 
 /// The rules and colours as one JSON object, for the HTML page's script.

@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use super::options::{RULES, ViewOptions, XAxis};
+use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
 use super::text;
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::units::fmt_bytes;
@@ -81,6 +81,10 @@ pub struct CardPlan {
     /// (bit `i` is `lanes[i]`; entry 0, no lane, is unused). Hiding gives width back to the others
     /// at one scale (D5), and this table is that rule's every answer, so no drawer recomputes it.
     pub factors: [Vec<f64>; 2],
+    /// Whether a lane narrower than the minimum at its card's factor is drawn as an inset at its own
+    /// factor ([`is_inset`], [`inset_factor`]); false under `--scale-mode strict`, where the factors
+    /// above grow instead.
+    pub insets: bool,
     /// The boxes in the function's block order (by panel, offset, first line); back ends draw a
     /// lane's views after the boxes they look into.
     pub boxes: Vec<BoxPlan>,
@@ -322,12 +326,53 @@ pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
     fill.max(RULES.min_lane_px / narrowest) * zoom
 }
 
+/// The card's main px/byte factor at zoom 1 for lanes spanning `spans` bytes. `Strict` is
+/// [`px_per_byte`]: the whole factor grows until the narrowest lane is the minimum wide. `Insets`
+/// keeps the factor that fills `width` with the lanes that can hold it: the smallest lanes are set
+/// aside one by one until every lane left is at least the minimum wide at the fill of those left;
+/// a set-aside lane that the final factor still makes that wide rejoins them (the factor then grows
+/// a little, as in `Strict`, never past that fill). The lanes left out are exactly those with
+/// [`is_inset`] at the answer, so a drawer given only the factor classifies every lane the same way.
+pub fn main_factor(spans: &[i64], width: f64, mode: ScaleMode) -> f64 {
+    if mode == ScaleMode::Strict || spans.len() < 2 {
+        return px_per_byte(spans, width, 1.0);
+    }
+    let mut sorted: Vec<i64> = spans.iter().map(|&s| s.max(1)).collect();
+    sorted.sort_unstable();
+    let mut fill = width / sorted.iter().sum::<i64>() as f64;
+    for k in 0..sorted.len() {
+        fill = width / sorted[k..].iter().sum::<i64>() as f64;
+        if sorted[k] as f64 * fill >= RULES.min_lane_px {
+            break;
+        }
+    }
+    let main: Vec<i64> = sorted.into_iter().filter(|&s| s as f64 * fill >= RULES.min_lane_px - 1e-6).collect();
+    px_per_byte(&main, width, 1.0)
+}
+
+/// Whether a lane spanning `span` bytes is drawn as an inset at a card whose main factor is
+/// `factor` px/byte at zoom 1.
+pub fn is_inset(span: i64, factor: f64, insets: bool) -> bool {
+    insets && (span.max(1) as f64) * factor < RULES.min_lane_px - 1e-6
+}
+
+/// The px/byte factor of an inset lane at zoom 1: it is `RULES.inset_px` wide.
+pub fn inset_factor(span: i64) -> f64 {
+    RULES.inset_px / span.max(1) as f64
+}
+
+/// The badge of an inset: how much larger its scale is than the card's (`x36, not to scale`).
+pub fn inset_badge(inset: f64, main: f64) -> String {
+    let ratio = inset / main;
+    if ratio >= 10.0 { format!("x{}, not to scale", ratio.round()) } else { format!("x{:.1}, not to scale", ratio) }
+}
+
 /// Lanes past this many get factors only for "all shown" and "one hidden" (a table of every subset
 /// would be 2^n entries; real chips have at most eight spaces).
 const MAX_SUBSET_LANES: usize = 10;
 
 /// The factor at zoom 1 for every set of visible lanes, by axis.
-fn factors(f: &FunctionMap, width: f64) -> [Vec<f64>; 2] {
+fn factors(f: &FunctionMap, width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
     let n = f.spaces.len().min(MAX_SUBSET_LANES);
     let table = |axis: XAxis| -> Vec<f64> {
         let spans: Vec<i64> = f.spaces.iter().map(|s| span(s, axis)).collect();
@@ -335,7 +380,7 @@ fn factors(f: &FunctionMap, width: f64) -> [Vec<f64>; 2] {
             .map(|mask| {
                 let shown: Vec<i64> =
                     spans.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
-                if shown.is_empty() { 0.0 } else { px_per_byte(&shown, width, 1.0) }
+                if shown.is_empty() { 0.0 } else { main_factor(&shown, width, mode) }
             })
             .collect()
     };
@@ -378,7 +423,8 @@ pub fn card_plan(f: &FunctionMap, view: &ViewOptions) -> CardPlan {
         first: f.src_start,
         last: f.src_end,
         lanes,
-        factors: factors(f, view.width),
+        factors: factors(f, view.width, view.scale_mode),
+        insets: view.scale_mode == ScaleMode::Insets,
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
         summary: super::insight::summary(f),

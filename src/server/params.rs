@@ -9,15 +9,29 @@ use actix_web::web;
 use serde::Serialize;
 
 use crate::backend;
-use crate::layout::{RULES, Theme, XAxis};
+use crate::layout::{RULES, ScaleMode, Theme, XAxis};
 use crate::{Format, RenderOptions, ViewOptions};
 
 use super::errors::{ApiError, clip};
 
 /// Names accepted in a query string or as form fields; anything else is a 400, so a misspelt option
 /// is reported instead of silently ignored.
-pub const KNOWN: &[&str] =
-    &["format", "backend", "x_axis", "x-axis", "zoom", "hide", "function", "theme", "scale", "width", "name", "fit"];
+pub const KNOWN: &[&str] = &[
+    "format",
+    "backend",
+    "x_axis",
+    "x-axis",
+    "zoom",
+    "hide",
+    "function",
+    "theme",
+    "scale",
+    "width",
+    "name",
+    "fit",
+    "scale_mode",
+    "scale-mode",
+];
 
 /// At most this many names in `hide` or `function`: a dump has a handful of spaces and functions.
 const MAX_LIST: usize = 256;
@@ -41,6 +55,8 @@ pub struct Params {
     pub name: Option<String>,
     /// `--fit` questions as given (`Vec=32KB@10-40`), repeatable.
     pub fits: Vec<String>,
+    /// Small lanes as insets (default) or one strict byte scale.
+    pub scale_mode: ScaleMode,
 }
 
 impl Default for Params {
@@ -58,6 +74,7 @@ impl Default for Params {
             width: view.width,
             name: None,
             fits: Vec::new(),
+            scale_mode: view.scale_mode,
         }
     }
 }
@@ -80,7 +97,11 @@ impl Params {
             let Some(&known) = KNOWN.iter().find(|k| **k == key) else {
                 return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), KNOWN.join(", "))));
             };
-            let canonical = if known == "x-axis" { "x_axis" } else { known };
+            let canonical = match known {
+                "x-axis" => "x_axis",
+                "scale-mode" => "scale_mode",
+                other => other,
+            };
             if !matches!(canonical, "hide" | "function" | "fit") {
                 if seen.contains(&canonical) {
                     return Err(bad(format!("option '{canonical}' is given more than once")));
@@ -93,6 +114,7 @@ impl Params {
                 "backend" => p.backend = Some(backend::by_name(value)?.name),
                 "x_axis" => p.x_axis = value.parse::<XAxis>()?,
                 "theme" => p.theme = value.parse::<Theme>()?,
+                "scale_mode" => p.scale_mode = value.parse::<ScaleMode>()?,
                 "zoom" => p.zoom = number("zoom", value, RULES.zoom_min, RULES.zoom_max)?,
                 "width" => p.width = number("width", value, RULES.width_min, RULES.width_max)?,
                 "scale" => p.scale = number("scale", value, 1.0, 4.0)?,
@@ -132,6 +154,7 @@ impl Params {
                 width: self.width,
                 // Checked when the parameters were read.
                 fits: self.fits.iter().filter_map(|f| f.parse().ok()).collect(),
+                scale_mode: self.scale_mode,
             },
             scale: self.scale,
         }
@@ -153,6 +176,7 @@ impl Params {
             width: f64,
             name: &'a str,
             fit: &'a [String],
+            scale_mode: String,
         }
         let c = Canonical {
             format: format.extension(),
@@ -166,6 +190,7 @@ impl Params {
             width: self.width,
             name,
             fit: &self.fits,
+            scale_mode: format!("{:?}", self.scale_mode),
         };
         serde_json::to_string(&c).unwrap_or_default()
     }

@@ -356,11 +356,14 @@
           el('div', { class: 'lh-axis' },
             el('span', { text: '0' }),
             el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` }),
-            el('span', { class: 'lh-end' })));
+            el('span', { class: 'lh-end' })),
+          el('div', { class: 'lh-inset', hidden: true }));
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
-        this.lanes.set(lp.space, { lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end') });
+        this.lanes.set(lp.space, {
+          lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
+        });
       });
       // Larger boxes first, so a view or a small tile drawn over a big one stays on top and clickable.
       const order = [...this.boxes].sort((a, b) => b.size - a.size || a.start - b.start);
@@ -592,6 +595,28 @@
       return (table[mask] || table[table.length - 1]) * this.state.zoom;
     }
 
+    /**
+     * A lane's px/byte factor on a card whose factor is `k`: the card's, or, for a lane too narrow at
+     * it (layout::plan::is_inset), its own, inset_px wide at zoom 1 (layout::plan::inset_factor).
+     */
+    laneFactor(span, k) {
+      const z = this.state.zoom;
+      const inset = this.plan.insets && Math.max(span, 1) * (k / z) < R.min_lane_px - 1e-6;
+      return inset ? (R.inset_px / Math.max(span, 1)) * z : k;
+    }
+
+    /** Sets an inset lane apart (dashed frame, its scale in words: layout::plan::inset_badge). */
+    markInset(entry, kl, k) {
+      const inset = kl !== k;
+      entry.lane.classList.toggle('inset', inset);
+      entry.head.classList.toggle('inset', inset);
+      entry.badge.hidden = !inset;
+      const ratio = kl / k;
+      entry.badge.textContent = inset ? `x${ratio >= 10 ? Math.round(ratio) : ratio.toFixed(1)}, not to scale` : '';
+      if (inset) entry.lane.dataset.pxPerByte = String(kl);
+      else delete entry.lane.dataset.pxPerByte;
+    }
+
     /** The live-bytes column of a space: the plan's bars (scaled to the column already) and peak. */
     profile(sp) {
       const pp = this.lanes.get(sp.space).lp.profile;
@@ -652,8 +677,10 @@
           continue;
         }
         const span = this.spanOf(sp);
-        cols.push(`${(span * k).toFixed(3)}px`);
-        this.placeLane(entry, k, span * k);
+        const kl = this.laneFactor(span, k);
+        this.markInset(entry, kl, k);
+        cols.push(`${(span * kl).toFixed(3)}px`);
+        this.placeLane(entry, kl, span * kl);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;
