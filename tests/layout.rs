@@ -59,10 +59,39 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                 check_texts(b, what);
             }
         }
+        check_keys(card, what);
         let drawn: usize = card.lanes.iter().map(|l| l.blocks.len()).sum();
         let visible = f.blocks.iter().filter(|b| card.lanes.iter().any(|l| l.space == b.tile.space)).count();
         assert_eq!(drawn, visible, "{what}: every block of a visible space is drawn once");
     }
+}
+
+/// Two different names never look the same: a box shows its whole name or a key (digits, which no
+/// name is), never a name cut short; keys are 1..n once each, and the card's key lists each one with
+/// the box's full name.
+fn check_keys(card: &pto_memory_map::layout::Card, what: &str) {
+    let mut keys: Vec<u32> = Vec::new();
+    let texts: Vec<&str> = card
+        .decorations
+        .iter()
+        .filter_map(|d| if let Shape::Text(t) = d { Some(t.content.as_str()) } else { None })
+        .collect();
+    for b in card.lanes.iter().flat_map(|l| &l.blocks) {
+        let Some(first) = b.label.first() else { continue };
+        assert!(!first.content.contains('…'), "{what}: '{}' is a name cut short", first.content);
+        if first.content.chars().all(|c| c.is_ascii_digit()) {
+            keys.push(first.content.parse().unwrap());
+            let listed = texts.iter().any(|t| t.starts_with(&format!("{} ", b.name)) || *t == b.name);
+            assert!(listed, "{what}: key {} of {} is not in the card's key", first.content, b.name);
+        } else if first.content != b.name {
+            // A box too narrow even for its key shows only the detail line, or nothing.
+            assert!(b.label.iter().all(|t| t.size < 11.0), "{what}: '{}' in box {}", first.content, b.name);
+        }
+    }
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), keys.len(), "{what}: a key drawn twice");
 }
 
 /// A box's texts (its label, the idle note) fit inside it and never overprint each other.

@@ -117,6 +117,8 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         lanes.push(drawn);
         lx += width;
     }
+    let keyed = apply_keys(&plan, &mut lanes, pal);
+    let (key_shapes, keys_h) = key_list(&keyed, x + CARD_PAD, body_top + body_h, w - 2.0 * CARD_PAD, pal);
     let mut px = lx + insight::PROFILE_GAP;
     let mut profiles = Vec::new();
     for l in &lanes {
@@ -136,7 +138,8 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     })];
     decorations.extend(title_row(f, pal, x, y, w));
     decorations.extend(gutter_shapes(f, pal, x + CARD_PAD, gutter, plot_top, body_top));
-    let footer_y = body_top + body_h;
+    decorations.extend(key_shapes);
+    let footer_y = body_top + body_h + keys_h;
     decorations.push(Shape::Text(Text {
         x: x + CARD_PAD,
         y: footer_y + 22.0,
@@ -174,6 +177,63 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     };
     place_pills(&mut card, &plan.pills, pal);
     card
+}
+
+/// Gives a key to every drawn box whose whole name does not fit in it ([`plan::needs_key`]), in the
+/// card's box order, and draws the key in place of the name. Returns the keys and their boxes.
+fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], pal: &Palette) -> Vec<(String, &'a BoxPlan)> {
+    let px = plan::px_rules();
+    let mut keyed = Vec::new();
+    for bp in &plan.boxes {
+        let Some(lane) = lanes.iter_mut().find(|l| l.space == plan.lanes[bp.lane].space) else { continue };
+        let Some(shape) = lane.blocks.iter_mut().find(|s| s.index == bp.index) else { continue };
+        let r = &shape.rect;
+        if !plan::needs_key(&bp.label, r.w, &px) {
+            continue;
+        }
+        let key = (keyed.len() + 1).to_string();
+        let fitted = plan::keyed_label(&bp.label, &key, r.w, r.h, &px);
+        shape.label = placed_label(&fitted, (r.x, r.y), &px, pal);
+        keyed.push((key, bp));
+    }
+    keyed
+}
+
+/// Size of the key's texts, and the height of one of its rows.
+const KEY_SIZE: f64 = 10.0;
+const KEY_ROW: f64 = 15.0;
+
+/// The card's key under the map: each keyed box's key, then its full name (and aliases), size,
+/// address range and lines, in as many columns as the card's width holds. Returns its shapes and
+/// height (zero without keys).
+fn key_list(keyed: &[(String, &BoxPlan)], x: f64, top: f64, width: f64, pal: &Palette) -> (Vec<Shape>, f64) {
+    if keyed.is_empty() {
+        return (Vec::new(), 0.0);
+    }
+    let head = "key: boxes too narrow for their names";
+    let mut out = vec![text_at(x, top + 20.0, KEY_SIZE, pal.muted, head)];
+    let key_w = keyed.iter().map(|(k, _)| text::width(k, KEY_SIZE)).fold(0.0, f64::max) + 6.0;
+    let gap = 24.0;
+    let widest = keyed.iter().map(|(_, b)| text::width(&b.key, KEY_SIZE)).fold(0.0, f64::max);
+    let col = (key_w + widest + gap).min(width.max(key_w + gap + 1.0));
+    let cols = (((width + gap) / col).floor() as usize).max(1);
+    for (i, (key, b)) in keyed.iter().enumerate() {
+        let cx = x + (i % cols) as f64 * col;
+        let cy = top + 20.0 + (i / cols + 1) as f64 * KEY_ROW;
+        out.push(Shape::Text(Text {
+            x: cx + key_w - 6.0,
+            y: cy,
+            size: KEY_SIZE,
+            color: pal.text,
+            anchor: Anchor::End,
+            content: key.clone(),
+        }));
+        if let Some(entry) = text::fit(&b.key, KEY_SIZE, col - key_w - gap / 2.0) {
+            out.push(text_at(cx + key_w, cy, KEY_SIZE, pal.text, &entry));
+        }
+    }
+    let rows = keyed.len().div_ceil(cols);
+    (out, 20.0 + rows as f64 * KEY_ROW + 6.0)
 }
 
 /// Where a lane goes, and the card's factor.
@@ -408,7 +468,11 @@ fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: 
 /// The label the rule picks for a box this size: the name and its `+N` badge on the first row,
 /// the detail on the second.
 fn label(label: &LabelPlan, (x, y, w, h): (f64, f64, f64, f64), px: &plan::PxRules, pal: &Palette) -> Vec<Text> {
-    let fitted = plan::fit_label(label, w, h, px);
+    placed_label(&plan::fit_label(label, w, h, px), (x, y), px, pal)
+}
+
+/// A fitted label's texts in a box whose top-left corner is `(x, y)`.
+fn placed_label(fitted: &plan::FittedLabel, (x, y): (f64, f64), px: &plan::PxRules, pal: &Palette) -> Vec<Text> {
     let tx = x + px.inset;
     let mut out = Vec::new();
     let mut name_w = 0.0;

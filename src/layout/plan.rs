@@ -144,6 +144,9 @@ pub struct BoxPlan {
     /// Marks inside the box: the idle stretch, use ticks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub marks: Vec<Mark>,
+    /// Its line in the card's key, for when its whole name does not fit in it ([`needs_key`]): full
+    /// name and aliases, size, address range, lines.
+    pub key: String,
 }
 
 /// The label's candidates; [`fit_label`] picks among them for a box's width and height.
@@ -181,6 +184,21 @@ pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel
     let detail =
         if h >= 2.0 * px.line { label.details.iter().find(|d| width(d, px.small) <= room).cloned() } else { None };
     FittedLabel { name, badge, detail }
+}
+
+/// Whether a box `w` px wide cannot show its whole name (a name cut short would look like another):
+/// it then shows a key instead ([`keyed_label`]), and the card's key list names it. Keys are numbered
+/// 1, 2, ... in the card's box order over the boxes of visible lanes that need one.
+pub fn needs_key(label: &LabelPlan, w: f64, px: &PxRules) -> bool {
+    fit_label(label, w, 0.0, px).name.as_deref() != Some(label.name.as_str())
+}
+
+/// The label of a box that needs a key: the key (where it fits whole) and the detail line as
+/// [`fit_label`] picks it. A key is digits only, so it never looks like a name.
+pub fn keyed_label(label: &LabelPlan, key: &str, w: f64, h: f64, px: &PxRules) -> FittedLabel {
+    let room = w - 2.0 * px.inset;
+    let name = (key.chars().count() as f64 * px.char_em * px.label <= room).then(|| key.to_string());
+    FittedLabel { name, badge: None, detail: fit_label(label, w, h, px).detail }
 }
 
 /// What a mark is, which decides how every back end draws it.
@@ -464,7 +482,15 @@ fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
         },
         tip: tooltip(b),
         marks: super::insight::box_marks(b),
+        key: key_entry(b),
     }
+}
+
+/// `t__tile (+t__tile_1, t__tile_2) · 8 KB · [0, 8192) · L12–L30`: a box's line in the card's key.
+fn key_entry(b: &Block) -> String {
+    let t = &b.tile;
+    let aliases = if b.aliases.is_empty() { String::new() } else { format!(" (+{})", b.aliases.join(", ")) };
+    format!("{}{aliases} · {} · [{}, {}) · L{}–L{}", t.name, fmt_bytes(t.size), t.offset, t.stop(), t.start, t.end)
 }
 
 /// The tooltip (H7) under the name: space, shape and dtype, op, base, size, address range, lines,

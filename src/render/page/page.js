@@ -90,6 +90,15 @@
     };
   }
 
+  /** layout::plan::needs_key: a box too narrow for its whole name shows a key instead. */
+  const needsKey = (label, w) => fitLabel(label, w, 0).name !== label.name;
+
+  /** layout::plan::keyed_label: the key where it fits whole, and the detail line. */
+  function keyedLabel(label, key, w, h) {
+    const room = w - 2 * PX.inset;
+    return { name: textW(key, PX.label) <= room ? key : null, badge: null, detail: fitLabel(label, w, h).detail };
+  }
+
   /** A mark of the plan (layout::plan::Mark) as an element; `placeMark` puts it at a factor. */
   function markEl(m, firstLine) {
     const st = PLAN.styles[m.style];
@@ -404,7 +413,8 @@
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
-      view.append(toolbar, this.plot, legend, this.tableDetails);
+      this.keyList = el('div', { class: 'key-list', hidden: true });
+      view.append(toolbar, this.plot, this.keyList, legend, this.tableDetails);
       const stat = this.body.querySelector('.static-map');
       if (stat) stat.replaceWith(view);
       else this.body.append(view);
@@ -617,6 +627,30 @@
       else delete entry.lane.dataset.pxPerByte;
     }
 
+    /**
+     * Keys for the boxes too narrow for their whole names, numbered in the plan's box order over the
+     * visible lanes (as the static card numbers them), and the card's key list under the map.
+     */
+    applyKeys() {
+      const items = this.visibleSpaces().flatMap((sp) => this.lanes.get(sp.space).boxes);
+      items.sort((a, c) => a.b.i - c.b.i);
+      const rows = [];
+      for (const it of items) delete it.node.dataset.key;
+      for (const it of items) {
+        const label = it.b.plan.label;
+        if (!needsKey(label, it.w)) continue;
+        const key = String(rows.length + 1);
+        const fitted = keyedLabel(label, key, it.w, (it.b.end - it.b.start + 1) * PX.line);
+        it.name.textContent = fitted.name ?? '';
+        it.badge.textContent = '';
+        it.badge.hidden = true;
+        it.node.dataset.key = key;
+        rows.push(el('li', { data: { key, name: it.b.name } }, el('b', { text: key }), ' ', el('span', { text: it.b.plan.key })));
+      }
+      this.keyList.hidden = rows.length === 0;
+      this.keyList.replaceChildren(el('div', { class: 'key-head', text: 'key: boxes too narrow for their names' }), el('ol', {}, ...rows));
+    }
+
     /** The live-bytes column of a space: the plan's bars (scaled to the column already) and peak. */
     profile(sp) {
       const pp = this.lanes.get(sp.space).lp.profile;
@@ -638,10 +672,12 @@
     /** Every box and mark of a lane `laneW` px wide, at `k` px/byte. */
     placeLane(entry, k, laneW) {
       for (const mk of entry.marks) placeMark(mk, [0, laneW], k, laneW);
-      for (const { b, node, name, badge, detail, marks } of entry.boxes) {
+      for (const it of entry.boxes) {
+        const { b, node, name, badge, detail, marks } = it;
         const [x, w] = place(b.offset, b.size, k, laneW);
         node.style.left = `${x}px`;
         node.style.width = `${w}px`;
+        it.w = w;
         const fitted = fitLabel(b.plan.label, w, (b.end - b.start + 1) * PX.line);
         name.textContent = fitted.name ?? '';
         badge.textContent = fitted.badge ?? '';
@@ -689,6 +725,7 @@
         entry.end.textContent = entry.lp.ends[this.axisIndex()];
         if (reorder) this.grid.append(entry.head, entry.lane);
       }
+      this.applyKeys();
       this.rowBand.style.gridColumn = `2 / ${col}`;
       // The live-bytes columns of the visible spaces, after a gap, in lane order.
       cols.push(`${R.profile_gap}px`);
