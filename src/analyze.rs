@@ -195,6 +195,7 @@ fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>, lines: (u
                 space: space.to_string(),
                 hwm,
                 limit,
+                described: capacity(space).is_some_and(|c| c > 0),
                 tiles: mine.len(),
                 bases: bases.len(),
                 peak: Peak { bytes: peak, line: lines.0 + peak_at as u32 },

@@ -75,11 +75,39 @@ fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>) -> f64 {
     let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
     let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
     let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
-    let title = 16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0;
     let pills: Vec<plan::Pill> = f.spaces.iter().map(plan::pill).collect();
+    // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
+    let widest = pills.iter().map(pill_width).fold(0.0, f64::max);
     (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles)
-        .max(title + pills_width(&pills) + 12.0)
+        .max(title_width(f) + widest + 12.0)
         .max(summary + 2.0 * CARD_PAD)
+}
+
+/// Width of a card's title (name and type badge), with its margins.
+fn title_width(f: &FunctionMap) -> f64 {
+    16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0
+}
+
+/// Height of each row of pills past the title row.
+const PILL_ROW: f64 = 30.0;
+
+/// The row of each pill on a card `w` px wide: in order, the title row right of the name while they
+/// fit, then rows of their own under it. Every row is right-aligned.
+fn pill_rows(pills: &[plan::Pill], w: f64, title_w: f64) -> Vec<usize> {
+    let (mut row, mut used) = (0usize, 0.0);
+    let room = |row: usize| if row == 0 { w - title_w - 12.0 } else { w - 2.0 * CARD_PAD };
+    pills
+        .iter()
+        .map(|p| {
+            let need = pill_width(p) + 6.0;
+            if used + need > room(row) + 6.0 && (used > 0.0 || row == 0) {
+                row += 1;
+                used = 0.0;
+            }
+            used += need;
+            row
+        })
+        .collect()
 }
 
 /// Where a card goes: its top-left corner, its width, and a byte scale imposed from outside (a diff
@@ -99,7 +127,9 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     let Placement { x, y, w, .. } = at;
     let lines = f.src_end - f.src_start + 1;
     let gutter = gutter_width(f.src_end);
-    let plot_top = y + TITLE_ROW + PLOT_GAP;
+    let rows = pill_rows(&plan.pills, w, title_width(f));
+    let extra = rows.last().map_or(0.0, |&r| r as f64 * PILL_ROW);
+    let plot_top = y + TITLE_ROW + extra + PLOT_GAP;
     let body_top = plot_top + COLUMN_HEADER;
     let body_h = lines as f64 * RULES.line_px;
 
@@ -136,7 +166,11 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         fill: Some(pal.card),
         stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
     })];
-    decorations.extend(title_row(f, pal, x, y, w));
+    decorations.extend(title_row(f, pal, x, y, w).into_iter().map(|shape| match shape {
+        // The rule under the title goes under the pills' last row.
+        Shape::Line(l) => Shape::Line(Line { y1: l.y1 + extra, y2: l.y2 + extra, ..l }),
+        other => other,
+    }));
     decorations.extend(gutter_shapes(f, pal, x + CARD_PAD, gutter, plot_top, body_top));
     decorations.extend(key_shapes);
     let footer_y = body_top + body_h + keys_h;
@@ -175,7 +209,7 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         lanes,
         profiles,
     };
-    place_pills(&mut card, &plan.pills, pal);
+    place_pills(&mut card, &plan.pills, &rows, pal);
     card
 }
 
@@ -516,25 +550,25 @@ fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shap
 }
 
 fn pill_width(p: &plan::Pill) -> f64 {
-    8.0 + 8.0
-        + 6.0
-        + text::width(&p.text, LABEL)
-        + 6.0
-        + text::width(&p.pct, LABEL)
-        + 6.0
-        + text::width(&p.peak, LABEL)
-        + 8.0
+    8.0 + 8.0 + 6.0 + text::width(&p.text, LABEL) + pct_room(p) + 6.0 + text::width(&p.peak, LABEL) + 8.0
 }
 
-fn pills_width(pills: &[plan::Pill]) -> f64 {
-    pills.iter().map(|p| pill_width(p) + 6.0).sum()
+/// The room a pill's percentage takes with its gap: none when there is none (capacity unknown).
+fn pct_room(p: &plan::Pill) -> f64 {
+    if p.pct.is_empty() { 0.0 } else { 6.0 + text::width(&p.pct, LABEL) }
 }
 
-/// Pills sit right-aligned in the title row, so they are placed once the card's width is known.
-fn place_pills(card: &mut Card, pills: &[plan::Pill], pal: &Palette) {
+/// Pills sit right-aligned in the title row and the rows under it (`rows`, one per pill), so they
+/// are placed once the card's width is known.
+fn place_pills(card: &mut Card, pills: &[plan::Pill], rows: &[usize], pal: &Palette) {
     let mut right = card.frame.x + card.frame.w - 12.0;
-    let y = card.frame.y + 10.0;
-    for p in pills.iter().rev() {
+    let mut row = rows.last().copied().unwrap_or(0);
+    for (p, &r) in pills.iter().zip(rows).rev() {
+        if r != row {
+            row = r;
+            right = card.frame.x + card.frame.w - 12.0;
+        }
+        let y = card.frame.y + 10.0 + r as f64 * PILL_ROW;
         let w = pill_width(p);
         let px = right - w;
         let level = match p.level {
@@ -564,8 +598,10 @@ fn place_pills(card: &mut Card, pills: &[plan::Pill], pal: &Palette) {
         }));
         card.decorations.push(text_at(px + 22.0, y + 16.0, LABEL, pal.text, &p.text));
         let pct_x = px + 22.0 + text::width(&p.text, LABEL) + 6.0;
-        card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &p.pct));
-        let peak_x = pct_x + text::width(&p.pct, LABEL) + 6.0;
+        if !p.pct.is_empty() {
+            card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &p.pct));
+        }
+        let peak_x = pct_x - 6.0 + pct_room(p) + 6.0;
         card.decorations.push(text_at(peak_x, y + 16.0, LABEL, pal.muted, &p.peak));
         right = px - 6.0;
     }

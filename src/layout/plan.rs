@@ -301,13 +301,13 @@ pub struct ProfilePlan {
 pub struct Pill {
     /// The space.
     pub space: String,
-    /// `Vec 24 KB/184 KB`.
+    /// `Vec hwm 24 KB / 184 KB`, or `Fix hwm 1 KB / capacity unknown`.
     pub text: String,
-    /// `13.0%`.
+    /// `13.0%`; empty when the capacity is unknown.
     pub pct: String,
-    /// `good`, `warn` or `crit`.
+    /// `good`, `warn`, `crit`, or `unknown` (no capacity to compare with).
     pub level: &'static str,
-    /// `peak L49`.
+    /// `· peak 8 KB at L49`.
     pub peak: String,
     /// The hover text: every figure in bytes.
     pub title: String,
@@ -531,9 +531,13 @@ fn tooltip(b: &Block) -> Vec<String> {
     lines
 }
 
-/// `Vec 24 KB/184 KB`, the occupancy and its level, the peak line.
+/// `Vec hwm 24 KB / 184 KB`, the occupancy and its level, `· peak 8 KB at L65`: the high-water mark
+/// and the peak are different figures, so both are written. A space the backend does not describe
+/// says `capacity unknown`, with no percentage and no alarm colour (its lane spans its high-water mark).
 pub fn pill(s: &SpaceUsage) -> Pill {
-    let (pct, level) = if s.limit > 0 {
+    let (pct, level) = if !s.described {
+        (String::new(), "unknown")
+    } else if s.limit > 0 {
         let occupancy = s.hwm as f64 / s.limit as f64;
         let level = if occupancy >= RULES.occupancy_crit {
             "crit"
@@ -548,14 +552,26 @@ pub fn pill(s: &SpaceUsage) -> Pill {
     };
     Pill {
         space: s.space.clone(),
-        text: format!("{} {}/{}", s.space, fmt_bytes(s.hwm), fmt_bytes(s.limit)),
+        text: if s.described {
+            format!("{} hwm {} / {}", s.space, fmt_bytes(s.hwm), fmt_bytes(s.limit))
+        } else {
+            format!("{} hwm {} / capacity unknown", s.space, fmt_bytes(s.hwm))
+        },
         pct,
         level,
-        peak: format!("peak L{}", s.peak.line),
-        title: format!(
-            "{}: high-water mark {} of {} bytes, {} tiles, {} bases; most live at once {} bytes at line {}",
-            s.space, s.hwm, s.limit, s.tiles, s.bases, s.peak.bytes, s.peak.line
-        ),
+        peak: format!("· peak {} at L{}", fmt_bytes(s.peak.bytes), s.peak.line),
+        title: if s.described {
+            format!(
+                "{}: high-water mark {} of {} bytes, {} tiles, {} bases; most live at once {} bytes at line {}",
+                s.space, s.hwm, s.limit, s.tiles, s.bases, s.peak.bytes, s.peak.line
+            )
+        } else {
+            format!(
+                "{}: high-water mark {} bytes; the backend does not describe this space, so its capacity is \
+                 unknown; {} tiles, {} bases; most live at once {} bytes at line {}",
+                s.space, s.hwm, s.tiles, s.bases, s.peak.bytes, s.peak.line
+            )
+        },
     }
 }
 
@@ -569,6 +585,41 @@ mod tests {
         assert_eq!(place(250, 100, 1.0, 300.0, 2.0), (200.0, 100.0));
         assert_eq!(place(-50, 100, 1.0, 300.0, 2.0), (0.0, 100.0));
         assert_eq!(place(10, 0, 1.0, 300.0, 2.0), (10.0, 2.0), "never narrower than the minimum");
+    }
+
+    #[test]
+    fn a_pill_writes_hwm_and_peak_and_admits_an_unknown_capacity() {
+        let mut s = SpaceUsage {
+            space: "Vec".into(),
+            hwm: 24_576,
+            limit: 188_416,
+            described: true,
+            tiles: 2,
+            bases: 2,
+            peak: crate::model::Peak { bytes: 8_192, line: 65 },
+            headroom: 0,
+            largest_free: Default::default(),
+            profile: Vec::new(),
+        };
+        let p = pill(&s);
+        assert_eq!(format!("{} {} {}", p.text, p.pct, p.peak), "Vec hwm 24 KB / 184 KB 13.0% · peak 8 KB at L65");
+        assert_eq!(p.level, "good");
+        s.described = false;
+        s.limit = s.hwm;
+        let p = pill(&s);
+        assert_eq!((p.text.as_str(), p.pct.as_str(), p.level), ("Vec hwm 24 KB / capacity unknown", "", "unknown"));
+    }
+
+    #[test]
+    fn small_lanes_become_insets_and_the_others_fill_the_panel() {
+        let spans = [524_288, 65_536, 65_536, 131_072, 1_024];
+        let f = main_factor(&spans, 1180.0, ScaleMode::Insets);
+        let main: f64 = spans[..4].iter().map(|&s| s as f64 * f).sum();
+        assert!((main - 1180.0).abs() < 1e-6, "the four large lanes fill the panel: {main}");
+        assert!(is_inset(1_024, f, true) && !is_inset(65_536, f, true));
+        assert!(!is_inset(1_024, f, false), "strict mode has no insets");
+        assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
+        assert_eq!(inset_badge(inset_factor(1_024), f), "x78, not to scale");
     }
 
     #[test]

@@ -302,7 +302,7 @@ mod tests {
         // The header says the backend is assumed; the pill is critical (180000/188416 = 95.5 %).
         assert!(page.contains(">assumed</em>"));
         assert!(page.contains("class=\"pill occ-crit\" data-space=\"Vec\""));
-        assert!(page.contains("Vec 175.8 KB/184 KB <span class=\"pct\">95.5%</span>"));
+        assert!(page.contains("Vec hwm 175.8 KB / 184 KB <span class=\"pct\">95.5%</span>"));
         assert!(page.contains("<div class=\"static-map\"><svg class=\"s\"/>"), "the card's SVG is embedded as made");
         // Colours come from the rules, per scheme.
         assert!(page.contains("--c-Vec:#2a78d6;") && page.contains("--c-Vec:#3987e5;"));

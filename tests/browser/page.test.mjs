@@ -44,7 +44,8 @@ async function assertHeader(page) {
   assert.match(text, /a2a3/);
   const pills = await card(page, 'down_proj').locator('.pill').allInnerTexts();
   assert.deepEqual(pills.map((p) => p.replace(/\s+/g, ' ').trim()), [
-    'Mat 260 KB/512 KB 50.8% peak L86', 'Left 1 KB/64 KB 1.6% peak L65', 'Right 64 KB/64 KB 100.0% peak L66', 'Acc 64 KB/128 KB 50.0% peak L61',
+    'Mat hwm 260 KB / 512 KB 50.8% · peak 260 KB at L86', 'Left hwm 1 KB / 64 KB 1.6% · peak 1 KB at L65',
+    'Right hwm 64 KB / 64 KB 100.0% · peak 64 KB at L66', 'Acc hwm 64 KB / 128 KB 50.0% · peak 64 KB at L61',
   ]);
   assert.equal(await card(page, 'down_proj').locator('.pill.occ-crit').getAttribute('data-space'), 'Right');
 }
