@@ -33,7 +33,6 @@ const TITLE_ROW: f64 = 44.0;
 const PLOT_GAP: f64 = 12.0;
 const COLUMN_HEADER: f64 = 40.0;
 const FOOTER: f64 = 36.0;
-const HEADER_HEIGHT: f64 = 134.0;
 /// Text sizes: labels in boxes, small print, titles.
 const LABEL: f64 = 11.0;
 const SMALL: f64 = 10.0;
@@ -41,19 +40,30 @@ const SMALL: f64 = 10.0;
 /// Lays out `map` as `view` asks. `view` should have been validated against `map`.
 pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
     let pal = palette(view.theme);
-    let header = header(map, &pal);
+
     let chosen: Vec<(usize, &FunctionMap)> = map
         .functions
         .iter()
         .enumerate()
         .filter(|(_, f)| view.functions.is_empty() || view.functions.contains(&f.name))
         .collect();
-    // Cards share one width so the page reads as a column; lanes keep their own widths.
+    // Cards share one width so the page reads as a column; lanes keep their own widths. The header
+    // wraps to that width, so the picture is as wide as its cards (it follows `--width`).
+    let inner = chosen.iter().map(|(_, f)| card_width(f, view, None)).fold(RULES.width_min, f64::max).ceil();
+    let (header, header_h) = header(map, &pal, inner);
     let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
-    let inner = chosen.iter().map(|(_, f)| card_width(f, view, None)).fold(header_width, f64::max).ceil();
-    let mut y = HEADER_HEIGHT;
+    let inner = inner.max(header_width).ceil();
+    let panels = panel_widths(map, view);
+    let inner = chosen
+        .iter()
+        .zip(&panels)
+        .map(|((_, f), &width)| card_width(f, &ViewOptions { width, ..view.clone() }, None))
+        .fold(inner, f64::max)
+        .ceil();
+    let mut y = header_h;
     let mut cards: Vec<Card> = Vec::new();
-    for (index, f) in chosen {
+    for ((index, f), panel) in chosen.into_iter().zip(panels) {
+        let view = &ViewOptions { width: panel, ..view.clone() };
         let card = card(f, index, view, &pal, Placement { x: PAGE_PAD, y, w: inner, factor: None });
         y = card.frame.y + card.frame.h + CARD_GAP;
         cards.push(card);
@@ -66,6 +76,29 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
         header,
         cards,
     }
+}
+
+/// The width the lanes of each card `view` draws fill at zoom 1: `view.width`, plus what the card
+/// would leave blank beside its lanes in the page's shared card width (a card with fewer or no inset
+/// lanes, or fewer profile columns, than the widest), so no card has a blank stretch beside a short
+/// row of lanes. A card whose wider lanes would then pass the shared width keeps `view.width`.
+pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
+    let chosen: Vec<&FunctionMap> =
+        map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+    // Decided at zoom 1, on the limit axis, with every space shown: what the page's reader can
+    // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
+    let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
+    let own: Vec<f64> = chosen.iter().map(|f| card_width(f, &base, None)).collect();
+    let inner = own.iter().copied().fold(RULES.width_min, f64::max).ceil();
+    chosen
+        .iter()
+        .zip(own)
+        .map(|(f, own)| {
+            let spare = inner - own;
+            let wider = ViewOptions { width: view.width + spare, ..base.clone() };
+            if spare > 1.0 && card_width(f, &wider, None) <= inner { wider.width } else { view.width }
+        })
+        .collect()
 }
 
 /// The width a card needs: its lanes, or its title row, whichever is wider.
@@ -633,7 +666,7 @@ fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f
     out
 }
 
-fn header(map: &MemoryMap, pal: &Palette) -> Vec<Shape> {
+fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     let x = PAGE_PAD;
     let mut out = vec![
         text_at(x, PAGE_PAD + 10.0, SMALL, pal.muted, "PTO · MEMORY MAP"),
@@ -647,81 +680,128 @@ fn header(map: &MemoryMap, pal: &Palette) -> Vec<Shape> {
         ("tiles", map.block_count().to_string()),
         ("capacities", capacities),
     ];
-    let mut cx = x;
-    let cy = PAGE_PAD + 48.0;
+    let mut items: Vec<Vec<Shape>> = Vec::new();
     for (label, value) in chips {
         let w = text::width(label, LABEL) + 6.0 + text::width(&value, LABEL) + 16.0;
-        out.push(Shape::Rect(Rect {
-            x: cx,
-            y: cy,
-            w,
-            h: 22.0,
-            radius: 3.0,
-            fill: Some(pal.card),
-            stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
-        }));
-        out.push(text_at(cx + 8.0, cy + 15.0, LABEL, pal.muted, label));
         let warn = label == "capacities" && !b.detected;
-        let vx = cx + 8.0 + text::width(label, LABEL) + 6.0;
-        out.push(text_at(vx, cy + 15.0, LABEL, if warn { WARNING } else { pal.text }, &value));
-        cx += w + 6.0;
+        let vx = 8.0 + text::width(label, LABEL) + 6.0;
+        items.push(vec![
+            Shape::Rect(Rect {
+                x: 0.0,
+                y: 0.0,
+                w,
+                h: 22.0,
+                radius: 3.0,
+                fill: Some(pal.card),
+                stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
+            }),
+            text_at(8.0, 15.0, LABEL, pal.muted, label),
+            text_at(vx, 15.0, LABEL, if warn { WARNING } else { pal.text }, &value),
+        ]);
     }
     if !map.has_layouts() {
         // The guide's edge case: a CONCISE dump leaves tile layouts unresolved.
         let note = "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT";
-        out.push(text_at(cx + 8.0, cy + 15.0, LABEL, pal.muted, note));
+        items.push(vec![text_at(8.0, 15.0, LABEL, pal.muted, note)]);
     }
-    out.extend(legend(pal, x, PAGE_PAD + 82.0));
-    out
+    let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
+    out.extend(chips);
+    let (legend, bottom) = flow(legend(pal), x, bottom + 6.0, width, 18.0, 18.0);
+    out.extend(legend);
+    (out, bottom + 10.0)
 }
 
-/// The marks and what they mean (D8).
-fn legend(pal: &Palette, x: f64, y: f64) -> Vec<Shape> {
+/// Lays `items` (each drawn from its own origin) left to right from `(x, y)`, starting a new row
+/// `row` px lower when the next would pass `x + width`; returns the shapes and the bottom of the
+/// last row. A header that wraps keeps the picture as wide as its cards (`--width`).
+fn flow(items: Vec<Vec<Shape>>, x: f64, y: f64, width: f64, row: f64, gap: f64) -> (Vec<Shape>, f64) {
+    let mut out = Vec::new();
+    let (mut lx, mut ly) = (x, y);
+    for item in items {
+        let w = item.iter().map(right_edge).fold(0.0, f64::max);
+        if lx > x && lx + w > x + width {
+            lx = x;
+            ly += row;
+        }
+        out.extend(item.into_iter().map(|s| shift(s, lx, ly)));
+        lx += w + gap;
+    }
+    (out, ly + row)
+}
+
+/// `shape` moved by `(dx, dy)`.
+fn shift(shape: Shape, dx: f64, dy: f64) -> Shape {
+    match shape {
+        Shape::Rect(r) => Shape::Rect(Rect { x: r.x + dx, y: r.y + dy, ..r }),
+        Shape::Line(l) => Shape::Line(Line { x1: l.x1 + dx, x2: l.x2 + dx, y1: l.y1 + dy, y2: l.y2 + dy, ..l }),
+        Shape::Text(t) => Shape::Text(Text { x: t.x + dx, y: t.y + dy, ..t }),
+    }
+}
+
+/// The marks and what they mean (D8), one item each, drawn from their own origin.
+fn legend(pal: &Palette) -> Vec<Vec<Shape>> {
     let neutral = space_color("", pal.theme);
     let fill = Some(pal.fill(neutral));
-    let items: [(Option<Stroke>, &str); 3] = [
-        (Some(Stroke { color: neutral, width: 1.0, dash: None }), "tile live range"),
-        (Some(Stroke { color: neutral, width: 1.0, dash: Some((3.0, 2.0)) }), "view into the same base"),
-        (Some(Stroke { color: CRITICAL, width: 2.0, dash: None }), "cross-base address + lifetime overlap"),
+    let boxes: [(Stroke, &str); 3] = [
+        (Stroke { color: neutral, width: 1.0, dash: None }, "tile live range"),
+        (Stroke { color: neutral, width: 1.0, dash: Some((3.0, 2.0)) }, "view into the same base"),
+        (Stroke { color: CRITICAL, width: 2.0, dash: None }, "cross-base address + lifetime overlap"),
     ];
-    let mut out = Vec::new();
-    let mut lx = x;
-    for (stroke, label) in items {
-        out.push(Shape::Rect(Rect { x: lx + 0.5, y: y + 0.5, w: 16.0, h: 10.0, radius: 2.0, fill, stroke }));
-        out.push(text_at(lx + 22.0, y + 9.5, LABEL, pal.muted, label));
-        lx += 22.0 + text::width(label, LABEL) + 18.0;
-    }
-    out.push(Shape::Line(Line {
-        x1: lx + 4.5,
-        y1: y - 1.0,
-        x2: lx + 4.5,
-        y2: y + 12.0,
-        stroke: Stroke { color: neutral, width: 1.0, dash: Some((4.0, 3.0)) },
-    }));
-    out.push(text_at(lx + 12.0, y + 9.5, LABEL, pal.muted, "high-water mark"));
-    lx += 12.0 + text::width("high-water mark", LABEL) + 18.0;
-    out.push(text_at(lx, y + 9.5, LABEL, pal.muted, "+N: aliases merged into one box"));
-    lx += text::width("+N: aliases merged into one box", LABEL) + 18.0;
-    out.push(Shape::Line(Line {
-        x1: lx,
-        y1: y + 5.0,
-        x2: lx + 6.0,
-        y2: y + 5.0,
-        stroke: Stroke { color: neutral, width: 2.0, dash: None },
-    }));
-    out.push(text_at(lx + 10.0, y + 9.5, LABEL, pal.muted, "use"));
-    lx += 10.0 + text::width("use", LABEL) + 18.0;
-    out.push(Shape::Rect(Rect {
-        x: lx + 0.5,
-        y: y + 0.5,
-        w: 16.0,
-        h: 10.0,
-        radius: 2.0,
-        fill: Some(pal.wash(neutral)),
-        stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
-    }));
-    out.push(text_at(lx + 22.0, y + 9.5, LABEL, pal.muted, "idle: no mention for 8+ lines, half the range"));
-    out
+    let mut items: Vec<Vec<Shape>> = boxes
+        .into_iter()
+        .map(|(stroke, label)| {
+            vec![
+                Shape::Rect(Rect { x: 0.5, y: 0.5, w: 16.0, h: 10.0, radius: 2.0, fill, stroke: Some(stroke) }),
+                text_at(22.0, 9.5, LABEL, pal.muted, label),
+            ]
+        })
+        .collect();
+    items.push(vec![
+        Shape::Line(Line {
+            x1: 4.5,
+            y1: -1.0,
+            x2: 4.5,
+            y2: 12.0,
+            stroke: Stroke { color: neutral, width: 1.0, dash: Some((4.0, 3.0)) },
+        }),
+        text_at(12.0, 9.5, LABEL, pal.muted, "high-water mark"),
+    ]);
+    items.push(vec![text_at(0.0, 9.5, LABEL, pal.muted, "+N: aliases merged into one box")]);
+    items.push(vec![
+        Shape::Line(Line {
+            x1: 0.0,
+            y1: 5.0,
+            x2: 6.0,
+            y2: 5.0,
+            stroke: Stroke { color: neutral, width: 2.0, dash: None },
+        }),
+        text_at(10.0, 9.5, LABEL, pal.muted, "use"),
+    ]);
+    items.push(vec![
+        Shape::Rect(Rect {
+            x: 0.5,
+            y: 0.5,
+            w: 16.0,
+            h: 10.0,
+            radius: 2.0,
+            fill: Some(pal.wash(neutral)),
+            stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
+        }),
+        text_at(22.0, 9.5, LABEL, pal.muted, "idle: no mention for 8+ lines, half the range"),
+    ]);
+    items.push(vec![
+        Shape::Rect(Rect {
+            x: 0.5,
+            y: 0.5,
+            w: 16.0,
+            h: 10.0,
+            radius: 0.0,
+            fill: None,
+            stroke: Some(Stroke { color: neutral, width: 1.5, dash: Some((5.0, 3.0)) }),
+        }),
+        text_at(22.0, 9.5, LABEL, pal.muted, "inset: a space too small for the card's scale, at its own"),
+    ]);
+    items
 }
 
 fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {

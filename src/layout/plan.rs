@@ -418,11 +418,13 @@ pub fn visible_mask(f: &FunctionMap, view: &ViewOptions) -> usize {
 
 /// The plan of every function `view` draws.
 pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
+    // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
     let cards = map
         .functions
         .iter()
         .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
-        .map(|f| card_plan(f, view))
+        .zip(super::panel_widths(map, view))
+        .map(|(f, width)| card_plan(f, &ViewOptions { width, ..view.clone() }))
         .collect();
     Plan { px: px_rules(), styles: &MARK_STYLES, cards }
 }
