@@ -26,7 +26,7 @@ const API: &[(&str, &str)] = &[
 
 const OPTIONS: &str = "View options (query parameters, or form fields): backend=Ascend910B|Ascend950, x_axis=limit|used, \
 zoom=0.2..64, hide=SPACE (repeatable or comma-separated), function=NAME (same), theme=light|dark, scale=1..4 (PNG), \
-width=200..20000, name=FILE (the dump's file name, shown in the map).";
+width=200..20000, scale_mode=insets|strict, name=FILE (the dump's file name, shown in the map).";
 
 const STYLE: &str = "\
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1f2328; background: #fff; }
