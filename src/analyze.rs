@@ -323,6 +323,19 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
             ));
         }
     }
+    for q in queries {
+        // A range that crosses no function would be answered nowhere: say which lines there are.
+        if let Some((a, z)) = q.lines
+            && !map.functions.iter().any(|f| a <= f.src_end && z >= f.src_start)
+        {
+            let ranges: Vec<String> =
+                map.functions.iter().map(|f| format!("{} L{}–L{}", f.name, f.src_start, f.src_end)).collect();
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("fit: lines {a}-{z} cross no compute function; their lines are: {}", ranges.join(", ")),
+            ));
+        }
+    }
     let capacities = map.backend.capacities.clone();
     for f in &mut map.functions {
         // Lines are dump lines, so a range names the functions it crosses; the others get no answer

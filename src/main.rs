@@ -216,7 +216,21 @@ fn render(args: &RenderArgs) -> Result<()> {
     let path = args.path.as_deref().unwrap_or(Path::new("."));
     let format = match (&args.format, &args.output) {
         (Some(f), _) => f.parse()?,
-        (None, Some(out)) => Format::from_extension(out).unwrap_or(Format::Html),
+        (None, Some(out)) => match out.extension().and_then(|e| e.to_str()) {
+            // `-o map.txt` names no format: say so rather than write HTML under that name.
+            Some(ext) if Format::from_extension(out).is_none() => {
+                let known: Vec<&str> = Format::ALL.iter().map(|f| f.extension()).collect();
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "-o {}: '.{ext}' is not an output format; use one of .{} or give -f FORMAT",
+                        out.display(),
+                        known.join(", .")
+                    ),
+                ));
+            }
+            _ => Format::from_extension(out).unwrap_or(Format::Html),
+        },
         (None, None) => Format::Html,
     };
     let view = view_options(&args.view)?;

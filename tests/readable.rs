@@ -102,3 +102,55 @@ fn every_function_of_every_corpus_dump_reads_at_default_options() {
     }
     eprintln!("{dumps} dumps, {boxes} boxes: every one named, every PNG made, every SVG within {MAX_WIDTH} px");
 }
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map")).args(args).output().unwrap()
+}
+
+/// No option silently ignored: `-f json` honours `--function` and `--hide`; a `--fit` range that
+/// crosses no function is an error naming the functions' lines; `-o map.txt` is a usage error
+/// listing the formats; a refused PNG's advice does not suggest what it was given.
+#[test]
+fn no_option_is_silently_ignored() {
+    let demo = common::example();
+    let demo = demo.to_str().unwrap();
+    let out = cli(&[demo, "-f", "json", "--function", "qk_matmul", "--hide", "Bias", "-o", "-"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let functions = json["functions"].as_array().unwrap();
+    assert_eq!(functions.len(), 1, "--function picks the function");
+    assert_eq!(functions[0]["name"], "qk_matmul");
+    assert!(functions[0]["spaces"].as_array().unwrap().iter().all(|s| s["space"] != "Bias"), "--hide drops Bias");
+    assert!(functions[0]["boxes"].as_array().unwrap().iter().all(|b| b["space"] != "Bias"));
+
+    let out = cli(&[demo, "--fit", "Vec=1KB@1000-1200", "-f", "json", "-o", "-"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cross no compute function") && err.contains("qk_matmul L9–L36"), "{err}");
+
+    let dir = std::env::temp_dir().join(format!("pmm-readable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let txt = dir.join("map.txt");
+    let out = cli(&[demo, "-o", txt.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not an output format") && err.contains(".svg, .png, .html, .json"), "{err}");
+    assert!(!txt.exists(), "nothing written");
+    std::fs::remove_dir_all(&dir).ok();
+
+    let map = pto_memory_map::load(&common::example(), "AllocateMemoryAddr", None).unwrap();
+    let view = ViewOptions {
+        zoom: 64.0,
+        width: 4000.0,
+        functions: vec!["qk_matmul".into()],
+        x_axis: pto_memory_map::layout::XAxis::Used,
+        ..Default::default()
+    };
+    let opts = RenderOptions { format: Format::Png, view, scale: 1.0, ..Default::default() };
+    let Err(err) = render_map(&map, &opts) else { panic!("a picture over the pixel limit was made") };
+    assert_eq!(err.kind, pto_memory_map::ErrorKind::TooLarge, "{err}");
+    for given in ["--scale 1", "--x-axis used", "--function", "--split"] {
+        assert!(!err.message.contains(given), "advises {given}, which it was given: {err}");
+    }
+    assert!(err.message.contains("--zoom 1"), "{err}");
+}
