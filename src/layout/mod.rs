@@ -85,6 +85,9 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
 pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
     let chosen: Vec<&FunctionMap> =
         map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+    if view.scale_mode == ScaleMode::Strict {
+        return chosen.iter().map(|_| view.width).collect(); // today's pictures, exactly
+    }
     // Decided at zoom 1, on the limit axis, with every space shown: what the page's reader can
     // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
     let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };

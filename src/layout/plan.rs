@@ -85,6 +85,9 @@ pub struct CardPlan {
     /// factor ([`is_inset`], [`inset_factor`]); false under `--scale-mode strict`, where the factors
     /// above grow instead.
     pub insets: bool,
+    /// The width its lanes fill at zoom 1 (the view's width, or more where the shared card width
+    /// would leave a blank stretch beside them): what every factor above fills.
+    pub panel: f64,
     /// The boxes in the function's block order (by panel, offset, first line); back ends draw a
     /// lane's views after the boxes they look into.
     pub boxes: Vec<BoxPlan>,
@@ -445,6 +448,7 @@ pub fn card_plan(f: &FunctionMap, view: &ViewOptions) -> CardPlan {
         lanes,
         factors: factors(f, view.width, view.scale_mode),
         insets: view.scale_mode == ScaleMode::Insets,
+        panel: view.width,
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
         summary: super::insight::summary(f),

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near } from './helpers.mjs';
+import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 const LAYER_NORM = 'test_layer_norm_core';
@@ -126,10 +126,9 @@ test('the URL fragment restores a view, and interactions write it', async () => 
     // The lanes are the same width they would be after clicking to that state (shared factor, x=used).
     const w = await laneWidths(c);
     const { rules } = await pageData(page);
-    const spans = fn.spaces.filter((s) => ['Mat', 'Right'].includes(s.space)).map((s) => s.hwm);
-    let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
-    if (Math.min(...spans) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...spans);
-    near(w.Mat, fn.spaces.find((s) => s.space === 'Mat').hwm * f * 2.56, 0.5, 'Mat lane width');
+    const shown = fn.spaces.filter((s) => ['Mat', 'Right'].includes(s.space));
+    const { widths } = expectedScale(rules, shown, 'used', 2.56, await panelOf(page, 'down_proj'));
+    near(w.Mat, widths.Mat, 0.5, 'Mat lane width');
 
     // Changing the view rewrites the fragment in place (no new history entry).
     const before = await page.evaluate(() => history.length);
