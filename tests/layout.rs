@@ -216,3 +216,20 @@ fn odd_memref_values_stay_inside_their_lanes_in_every_format() {
         assert!(!pto_memory_map::render_map(&map, &opts).unwrap().is_empty());
     }
 }
+
+/// `--scale-mode strict` keeps the one-scale rule: every card's factor is the one that fills the
+/// panel, grown until the narrowest visible lane is the minimum wide, and no lane is an inset.
+#[test]
+fn strict_mode_keeps_one_scale_for_every_lane() {
+    for (path, map) in drawable_corpus() {
+        for axis in [XAxis::Limit, XAxis::Used] {
+            let view = ViewOptions { scale_mode: ScaleMode::Strict, x_axis: axis, ..Default::default() };
+            for card in &layout(&map, &view).cards {
+                let spans: Vec<i64> = card.lanes.iter().map(|l| l.span).collect();
+                let want = pto_memory_map::layout::px_per_byte(&spans, view.width, 1.0);
+                assert!((card.px_per_byte - want).abs() < 1e-12, "{}: {}", path.display(), card.function);
+                assert!(card.lanes.iter().all(|l| l.inset.is_none() && l.factor == card.px_per_byte));
+            }
+        }
+    }
+}
