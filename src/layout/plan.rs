@@ -495,7 +495,12 @@ fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
 /// `t__tile (+t__tile_1, t__tile_2) · 8 KB · [0, 8192) · L12–L30`: a box's line in the card's key.
 fn key_entry(b: &Block) -> String {
     let t = &b.tile;
-    let aliases = if b.aliases.is_empty() { String::new() } else { format!(" (+{})", b.aliases.join(", ")) };
+    // Three aliases say which chain it is; the rest are counted (the tooltip lists them all).
+    let aliases = match b.aliases.len() {
+        0 => String::new(),
+        1..=3 => format!(" (+{})", b.aliases.join(", ")),
+        n => format!(" (+{}, {} more)", b.aliases[..3].join(", "), n - 3),
+    };
     format!("{}{aliases} · {} · [{}, {}) · L{}–L{}", t.name, fmt_bytes(t.size), t.offset, t.stop(), t.start, t.end)
 }
 
