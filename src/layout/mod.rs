@@ -284,12 +284,22 @@ fn key_list(keyed: &[(String, &BoxPlan)], x: f64, top: f64, width: f64, pal: &Pa
     let mut out = vec![text_at(x, top + 20.0, KEY_SIZE, pal.muted, head)];
     let key_w = keyed.iter().map(|(k, _)| text::width(k, KEY_SIZE)).fold(0.0, f64::max) + 6.0;
     let gap = 24.0;
-    let widest = keyed.iter().map(|(_, b)| text::width(&b.key, KEY_SIZE)).fold(0.0, f64::max);
-    let col = (key_w + widest + gap).min(width.max(key_w + gap + 1.0));
+    // Columns as wide as three entries in four need; a longer entry takes as many columns as it needs (the
+    // whole width at most, where it is cut), so one long alias chain does not make every row one entry.
+    let mut widths: Vec<f64> = keyed.iter().map(|(_, b)| key_w + text::width(&b.key, KEY_SIZE) + gap).collect();
+    let mut sorted = widths.clone();
+    sorted.sort_by(f64::total_cmp);
+    let col = sorted[sorted.len() * 3 / 4].min(width + gap).max(key_w + gap + 1.0);
     let cols = (((width + gap) / col).floor() as usize).max(1);
-    for (i, (key, b)) in keyed.iter().enumerate() {
-        let cx = x + (i % cols) as f64 * col;
-        let cy = top + 20.0 + (i / cols + 1) as f64 * KEY_ROW;
+    let (mut at, mut row) = (0usize, 0usize);
+    for ((key, b), w) in keyed.iter().zip(widths.iter_mut()) {
+        let span = ((*w / col).ceil() as usize).clamp(1, cols);
+        if at > 0 && at + span > cols {
+            at = 0;
+            row += 1;
+        }
+        let cx = x + at as f64 * col;
+        let cy = top + 20.0 + (row + 1) as f64 * KEY_ROW;
         out.push(Shape::Text(Text {
             x: cx + key_w - 6.0,
             y: cy,
@@ -298,12 +308,12 @@ fn key_list(keyed: &[(String, &BoxPlan)], x: f64, top: f64, width: f64, pal: &Pa
             anchor: Anchor::End,
             content: key.clone(),
         }));
-        if let Some(entry) = text::fit(&b.key, KEY_SIZE, col - key_w - gap / 2.0) {
+        if let Some(entry) = text::fit(&b.key, KEY_SIZE, span as f64 * col - key_w - gap / 2.0) {
             out.push(text_at(cx + key_w, cy, KEY_SIZE, pal.text, &entry));
         }
+        at += span;
     }
-    let rows = keyed.len().div_ceil(cols);
-    (out, 20.0 + rows as f64 * KEY_ROW + 6.0)
+    (out, 20.0 + (row + 1) as f64 * KEY_ROW + 6.0)
 }
 
 /// Where a lane goes, and the card's factor.
