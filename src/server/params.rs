@@ -283,6 +283,16 @@ mod tests {
     }
 
     #[test]
+    fn the_scale_mode_is_read_and_keys_the_picture() {
+        let strict = Params::from_pairs(&pairs("scale-mode=Strict")).unwrap();
+        assert_eq!(strict.render_options(Format::Svg).view.scale_mode, ScaleMode::Strict);
+        let default = Params::from_pairs(&pairs("")).unwrap();
+        assert_eq!(default.scale_mode, ScaleMode::Insets);
+        assert_ne!(strict.canonical(Format::Svg, "d.py"), default.canonical(Format::Svg, "d.py"));
+        assert!(Params::from_pairs(&pairs("scale_mode=wide")).is_err());
+    }
+
+    #[test]
     fn equivalent_queries_are_one_canonical_string() {
         let a = Params::from_pairs(&pairs("zoom=1.0&hide=Mat,Vec&theme=LIGHT")).unwrap();
         let b = Params::from_pairs(&pairs("hide=Vec&hide=Mat&hide=Vec")).unwrap();
