@@ -206,6 +206,7 @@ fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>, lines: (u
                 space: space.to_string(),
                 hwm,
                 limit,
+                described: capacity(space).is_some_and(|c| c > 0),
                 tiles: mine.len(),
                 bases: bases.len(),
                 peak: Peak { bytes: peak, line: peak_line, live: live_at(&mine, peak_line) },
@@ -344,6 +345,19 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
                     map.backend.name,
                     names.join(", ")
                 ),
+            ));
+        }
+    }
+    for q in queries {
+        // A range that crosses no function would be answered nowhere: say which lines there are.
+        if let Some((a, z)) = q.lines
+            && !map.functions.iter().any(|f| a <= f.src_end && z >= f.src_start)
+        {
+            let ranges: Vec<String> =
+                map.functions.iter().map(|f| format!("{} L{}–L{}", f.name, f.src_start, f.src_end)).collect();
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("fit: lines {a}-{z} cross no compute function; their lines are: {}", ranges.join(", ")),
             ));
         }
     }

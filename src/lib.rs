@@ -94,8 +94,8 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
         return render_map(&answered, &RenderOptions { view, ..opts.clone() });
     }
     match opts.format {
-        Format::Json => Ok(render::json::render(map).into_bytes()),
-        Format::Txt => Ok(render::txt::render(map).into_bytes()),
+        Format::Json => Ok(render::json::render(&chosen(map, &opts.view)).into_bytes()),
+        Format::Txt => Ok(render::txt::render(&chosen(map, &opts.view)).into_bytes()),
         Format::Svg => Ok(render::svg::render(map, &layout::layout(map, &opts.view)).into_bytes()),
         Format::Html => {
             // Every function gets a card, so the page can show any of them; the view options set the
@@ -115,9 +115,67 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             }
             let svg = render::svg::render(map, &layout::layout(map, &opts.view));
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
-            render::png::render(&svg, opts.scale, &meta).map_err(|e| with_widening_hint(e, map, &opts.view))
+            render::png::render(&svg, opts.scale, &meta)
+                .map_err(|e| with_widening_hint(advise(e, map, opts), map, &opts.view))
         }
     }
+}
+
+/// The part of `map` that `view` draws, for the JSON: the chosen functions (`--function`), without
+/// the hidden spaces (`--hide`) and their boxes and fit answers; a function keeps its first space
+/// when every one is hidden, as its card does.
+fn chosen(map: &MemoryMap, view: &ViewOptions) -> MemoryMap {
+    let mut out = map.clone();
+    out.functions.retain(|f| view.functions.is_empty() || view.functions.contains(&f.name));
+    for f in &mut out.functions {
+        let keep_first = f.spaces.iter().all(|s| view.hidden.contains(&s.space));
+        let first = f.spaces.first().map(|s| s.space.clone());
+        let shown = |space: &String| !view.hidden.contains(space) || (keep_first && Some(space) == first.as_ref());
+        f.spaces.retain(|s| shown(&s.space));
+        f.blocks.retain(|b| shown(&b.tile.space));
+        f.fits.retain(|a| shown(&a.space));
+    }
+    out
+}
+
+/// Rewrites a picture-too-large error's advice to suggest only what `opts` did not already ask for
+/// (no `--scale 1` to a render at scale 1, no `--function` to a render of one function).
+fn advise(mut err: Error, map: &MemoryMap, opts: &RenderOptions) -> Error {
+    if err.kind != ErrorKind::TooLarge {
+        return err;
+    }
+    let Some(cut) = err.message.find("; draw one function") else { return err };
+    let v = &opts.view;
+    let mut cli: Vec<&str> = Vec::new();
+    let mut http: Vec<&str> = Vec::new();
+    if v.functions.len() != 1 {
+        cli.extend(["draw one function per file (--split)", "pick functions (--function NAME)"]);
+        http.push("function=NAME");
+    }
+    if opts.scale > 1.0 {
+        cli.push("use --scale 1");
+        http.push("scale=1");
+    }
+    if v.zoom > 1.0 {
+        cli.push("use --zoom 1");
+        http.push("zoom=1");
+    }
+    // A small space that sets the scale makes the `used` axis wider still, so it is not advised then.
+    if v.x_axis == layout::XAxis::Limit && layout::widening_spaces(map, v).is_empty() {
+        cli.push("use --x-axis used");
+        http.push("x_axis=used");
+    }
+    if v.scale_mode == layout::ScaleMode::Strict {
+        cli.push("drop --scale-mode strict");
+        http.push("scale_mode=insets");
+    }
+    err.message.truncate(cut);
+    if cli.is_empty() {
+        err.message.push_str("; hide spaces (--hide SPACE) or draw a narrower map (--width PX)");
+    } else {
+        err.message.push_str(&format!("; {} (over HTTP: {})", cli.join(", or "), http.join(", ")));
+    }
+    err
 }
 
 /// Adds to a picture-too-large error the spaces that widen the map, which is usually the cause.
@@ -142,7 +200,8 @@ pub fn widening_hint(map: &MemoryMap, view: &ViewOptions) -> Option<String> {
     };
     Some(format!(
         "the small {} {lanes} the byte scale, so the map is several panels wide; --hide {} (over HTTP \
-         hide={}) draws a narrower one",
+         hide={}) draws a narrower one, and without --scale-mode strict (scale_mode=strict) such a lane is \
+         an inset at its own scale",
         spaces.join(" and "),
         spaces.join(" --hide "),
         spaces.join(",")

@@ -117,6 +117,9 @@ struct ViewArgs {
     /// Fit questions.
     #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]", help = options::FIT.help)]
     fit: Vec<String>,
+    /// Small lanes: insets or strict.
+    #[arg(long = "scale-mode", value_name = values(&options::SCALE_MODE), default_value = options::SCALE_MODE.default, help = options::SCALE_MODE.help)]
+    scale_mode: String,
 }
 
 /// The values an option takes, as its table writes them (`limit|used`, `0.2..64`), for clap's
@@ -239,7 +242,21 @@ fn render(args: &RenderArgs) -> Result<()> {
     let path = args.path.as_deref().unwrap_or(Path::new("."));
     let format = match (&args.format, &args.output) {
         (Some(f), _) => f.parse()?,
-        (None, Some(out)) => Format::from_extension(out).unwrap_or(Format::CLI_DEFAULT),
+        (None, Some(out)) => match out.extension().and_then(|e| e.to_str()) {
+            // `-o map.txt` names no format: say so rather than write HTML under that name.
+            Some(ext) if Format::from_extension(out).is_none() => {
+                let known: Vec<&str> = Format::ALL.iter().map(|f| f.extension()).collect();
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "-o {}: '.{ext}' is not an output format; use one of .{} or give -f FORMAT",
+                        out.display(),
+                        known.join(", .")
+                    ),
+                ));
+            }
+            _ => Format::from_extension(out).unwrap_or(Format::CLI_DEFAULT),
+        },
         (None, None) => Format::CLI_DEFAULT,
     };
     let view = view_options(&args.view)?;
@@ -334,6 +351,7 @@ fn view_options(v: &ViewArgs) -> Result<ViewOptions> {
         theme: v.theme.parse::<Theme>()?,
         width: v.width,
         fits: v.fit.iter().map(|f| f.parse()).collect::<Result<_>>()?,
+        scale_mode: v.scale_mode.parse()?,
     })
 }
 

@@ -109,6 +109,10 @@ pub struct FitAnswer {
     pub largest: Gap,
 }
 
+fn described_by_default() -> bool {
+    true
+}
+
 /// Per-space totals of one function.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpaceUsage {
@@ -117,6 +121,10 @@ pub struct SpaceUsage {
     pub hwm: i64,
     /// Capacity from the backend, or the high-water mark where the backend does not describe it.
     pub limit: i64,
+    /// Whether the backend describes the space (its `limit` is a capacity, not the high-water mark).
+    /// Not written; a map read back from JSON takes every limit as a capacity.
+    #[serde(skip_serializing, default = "described_by_default")]
+    pub described: bool,
     /// Number of blocks.
     pub tiles: usize,
     /// Number of distinct bases.

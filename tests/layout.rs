@@ -3,7 +3,7 @@
 mod common;
 
 use common::{Rng, drawable_dumps, map_of, random_dump};
-use pto_memory_map::layout::{BlockShape, RULES, Shape, Text, ViewOptions, XAxis, layout, span, text};
+use pto_memory_map::layout::{BlockShape, RULES, ScaleMode, Shape, Text, ViewOptions, XAxis, layout, span, text};
 use pto_memory_map::model::MemoryMap;
 
 const EPS: f64 = 0.01;
@@ -23,7 +23,19 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
             if view.x_axis == XAxis::Used {
                 assert_eq!(lane.span, usage.hwm.max(1), "{what}: used spans the high-water mark");
             }
-            assert!((lane.width - lane.span as f64 * factor).abs() < EPS, "{what}: one factor per card");
+            // One factor per card, except an inset: a lane too narrow at it, drawn at its own.
+            let own = match &lane.inset {
+                None => factor,
+                Some(inset) => {
+                    assert_eq!(view.scale_mode, ScaleMode::Insets, "{what}: no inset in strict mode");
+                    assert!(lane.span as f64 * factor < RULES.min_lane_px * view.zoom, "{what}: needless inset");
+                    assert!((lane.width - RULES.inset_px * view.zoom).abs() < EPS, "{what}: inset width");
+                    assert!(inset.badge.ends_with("not to scale"), "{what}");
+                    lane.factor
+                }
+            };
+            assert!((lane.factor - own).abs() < 1e-12, "{what}: the lane's factor");
+            assert!((lane.width - lane.span as f64 * own).abs() < EPS, "{what}: one factor per card");
             assert!(lane.x >= right - EPS, "{what}: lanes never overlap");
             right = lane.x + lane.width;
             if view.zoom == 1.0 {
@@ -32,7 +44,7 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
             assert!(!view.hidden.contains(&lane.space) || card.lanes.len() == 1, "{what}: hidden lane drawn");
             for b in &lane.blocks {
                 let r = &b.rect;
-                let want = (b.size.max(0) as f64 * factor).max(RULES.min_box_px);
+                let want = (b.size.max(0) as f64 * own).max(RULES.min_box_px);
                 assert!((r.w - want).abs() < EPS, "{what}: {} is {} px, not {want}", b.name, r.w);
                 assert!(
                     r.x >= lane.x - EPS && r.x + r.w <= lane.x + lane.width + EPS,
@@ -47,10 +59,39 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                 check_texts(b, what);
             }
         }
+        check_keys(card, what);
         let drawn: usize = card.lanes.iter().map(|l| l.blocks.len()).sum();
         let visible = f.blocks.iter().filter(|b| card.lanes.iter().any(|l| l.space == b.tile.space)).count();
         assert_eq!(drawn, visible, "{what}: every block of a visible space is drawn once");
     }
+}
+
+/// Two different names never look the same: a box shows its whole name or a key (digits, which no
+/// name is), never a name cut short; keys are 1..n once each, and the card's key lists each one with
+/// the box's full name.
+fn check_keys(card: &pto_memory_map::layout::Card, what: &str) {
+    let mut keys: Vec<u32> = Vec::new();
+    let texts: Vec<&str> = card
+        .decorations
+        .iter()
+        .filter_map(|d| if let Shape::Text(t) = d { Some(t.content.as_str()) } else { None })
+        .collect();
+    for b in card.lanes.iter().flat_map(|l| &l.blocks) {
+        let Some(first) = b.label.first() else { continue };
+        assert!(!first.content.contains('…'), "{what}: '{}' is a name cut short", first.content);
+        if first.content.chars().all(|c| c.is_ascii_digit()) {
+            keys.push(first.content.parse().unwrap());
+            let listed = texts.iter().any(|t| t.starts_with(&format!("{} ", b.name)) || *t == b.name);
+            assert!(listed, "{what}: key {} of {} is not in the card's key", first.content, b.name);
+        } else if first.content != b.name {
+            // A box too narrow even for its key shows only the detail line, or nothing.
+            assert!(b.label.iter().all(|t| t.size < 11.0), "{what}: '{}' in box {}", first.content, b.name);
+        }
+    }
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), keys.len(), "{what}: a key drawn twice");
 }
 
 /// A box's texts (its label, the idle note) fit inside it and never overprint each other.
@@ -83,6 +124,11 @@ fn views(map: &MemoryMap) -> Vec<(String, ViewOptions)> {
         ("zoom 0.2".into(), ViewOptions { zoom: 0.2, ..Default::default() }),
         ("narrow".into(), ViewOptions { width: 400.0, ..Default::default() }),
         (format!("hide {first_space}"), ViewOptions { hidden: vec![first_space], ..Default::default() }),
+        ("strict".into(), ViewOptions { scale_mode: ScaleMode::Strict, ..Default::default() }),
+        (
+            "strict used".into(),
+            ViewOptions { scale_mode: ScaleMode::Strict, x_axis: XAxis::Used, ..Default::default() },
+        ),
     ]
 }
 
@@ -160,5 +206,22 @@ fn odd_memref_values_stay_inside_their_lanes_in_every_format() {
     for format in [pto_memory_map::Format::Svg, pto_memory_map::Format::Html, pto_memory_map::Format::Json] {
         let opts = pto_memory_map::RenderOptions { format, ..Default::default() };
         assert!(!pto_memory_map::render_map(&map, &opts).unwrap().is_empty());
+    }
+}
+
+/// `--scale-mode strict` keeps the one-scale rule: every card's factor is the one that fills the
+/// panel, grown until the narrowest visible lane is the minimum wide, and no lane is an inset.
+#[test]
+fn strict_mode_keeps_one_scale_for_every_lane() {
+    for (path, map) in drawable_dumps() {
+        for axis in [XAxis::Limit, XAxis::Used] {
+            let view = ViewOptions { scale_mode: ScaleMode::Strict, x_axis: axis, ..Default::default() };
+            for card in &layout(&map, &view).cards {
+                let spans: Vec<i64> = card.lanes.iter().map(|l| l.span).collect();
+                let want = pto_memory_map::layout::px_per_byte(&spans, view.width, 1.0);
+                assert!((card.px_per_byte - want).abs() < 1e-12, "{}: {}", path.display(), card.function);
+                assert!(card.lanes.iter().all(|l| l.inset.is_none() && l.factor == card.px_per_byte));
+            }
+        }
     }
 }

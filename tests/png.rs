@@ -109,25 +109,30 @@ fn a_picture_over_the_pixel_limit_is_refused_with_advice() {
     }
 }
 
-/// Ascend910B's 1 KiB Bias lane at 72 px makes an AIC card with Bias tens of thousands of px wide:
-/// the refusal names Bias as the cause and says how to hide it; the CLI notes it for an SVG too.
+/// Under `--scale-mode strict`, Ascend910B's 1 KiB Bias lane at 72 px makes an AIC card with Bias
+/// tens of thousands of px wide: the refusal names Bias as the cause and says how to hide it; the
+/// CLI notes it for an SVG too. By default Bias is an inset and the PNG is made.
 #[test]
 fn a_map_widened_by_a_small_space_names_it() {
     let case = common::fixtures().join("fx_a2a3_case");
     let map = pto_memory_map::load(&case, "AllocateMemoryAddr", None).unwrap();
-    let opts = RenderOptions { format: Format::Png, ..Default::default() };
+    let default = RenderOptions { format: Format::Png, ..Default::default() };
+    assert!(render_map(&map, &default).is_ok(), "by default Bias is an inset and the picture is made");
+    assert_eq!(pto_memory_map::widening_hint(&map, &default.view), None);
+    let strict = ViewOptions { scale_mode: pto_memory_map::layout::ScaleMode::Strict, ..Default::default() };
+    let opts = RenderOptions { format: Format::Png, view: strict.clone(), ..Default::default() };
     let err = render_map(&map, &opts).unwrap_err();
     assert_eq!(err.kind, ErrorKind::TooLarge);
     assert!(
         err.message.contains("small Bias lane sets the byte scale") && err.message.contains("--hide Bias"),
         "{err}"
     );
-    let hidden = RenderOptions { view: ViewOptions { hidden: vec!["Bias".into()], ..Default::default() }, ..opts };
+    let hidden = RenderOptions { view: ViewOptions { hidden: vec!["Bias".into()], ..strict }, ..opts };
     assert!(render_map(&map, &hidden).is_ok(), "hiding Bias gives a picture");
     assert_eq!(pto_memory_map::widening_hint(&map, &hidden.view), None);
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
-        .args([case.to_str().unwrap(), "-f", "svg", "-o", "-"])
+        .args([case.to_str().unwrap(), "--scale-mode", "strict", "-f", "svg", "-o", "-"])
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -58,7 +58,12 @@ fn boxes_carry_their_facts_for_scripts() {
          data-size=\"65536\" data-start=\"42\" data-end=\"49\" data-aliases=\"scaled__tile,shifted__tile,exp__tile\">"
     ));
     assert!(doc.contains("<g class=\"box view\" data-name=\"head__tile\""));
-    assert!(doc.contains("<g class=\"lane\" data-space=\"Bias\" data-span=\"1024\""));
+    // Bias (1 KiB) is an inset: its own scale, 120 px wide, said in its data attributes.
+    assert!(doc.contains("<g class=\"lane inset\" data-space=\"Bias\" data-span=\"1024\""));
+    assert!(doc.contains("data-width=\"120\" data-px-per-byte=\"0.1171875\" data-inset=\"x"));
+    assert!(doc.contains("<g class=\"lane\" data-space=\"Mat\""));
+    let strict = ViewOptions { scale_mode: pto_memory_map::layout::ScaleMode::Strict, ..Default::default() };
+    assert!(svg_of(&map, &strict).contains("<g class=\"lane\" data-space=\"Bias\" data-span=\"1024\""));
     assert!(doc.contains("<g class=\"card\" data-function=\"qk_matmul\" data-px-per-byte=\""));
     // The tooltip names the space, shape, dtype, op, base, size, range, lines and aliases.
     assert!(doc.contains("<title>s__tile\nVec · [64, 256] FP32 · tile.load\nbase mem_vec_5 · 64 KB (65536 B)\naddress [0, 65536)\nlines 42–49 (lexical)\naliases: scaled__tile, shifted__tile, exp__tile\nconflict"));

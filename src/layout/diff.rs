@@ -5,9 +5,7 @@ use std::collections::HashSet;
 
 use super::scene::{Anchor, Card, Rect, Scene, Shape, Stroke, Text};
 use super::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
-use super::{
-    CARD_GAP, LABEL, PAGE_PAD, Placement, RULES, SMALL, ViewOptions, card, card_width, px_per_byte, scale, span, text,
-};
+use super::{CARD_GAP, LABEL, PAGE_PAD, Placement, RULES, SMALL, ViewOptions, card, card_width, scale, span, text};
 use crate::compare::{FunctionDiff, MapDiff, Side};
 use crate::model::{FunctionMap, MemoryMap};
 use crate::units::signed_bytes;
@@ -168,7 +166,7 @@ fn shared_factor(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions) -> f6
         }
     }
     let spans: Vec<i64> = spans.into_iter().map(|(_, s)| s).collect();
-    px_per_byte(&spans, view.width, view.zoom)
+    super::plan::main_factor(&spans, view.width, view.scale_mode) * view.zoom
 }
 
 /// Outlines the boxes any of whose names is listed: removed (old side), changed, added (new side).

@@ -240,7 +240,10 @@ pub fn summary(f: &FunctionMap) -> Vec<String> {
         ));
     }
     if idle.len() > 3 {
-        out.push(format!("idle: {} more tiles (see the JSON)", idle.len() - 3));
+        // The rest by name: the picture itself shades their idle stretches.
+        let rest: Vec<&str> = idle[3..].iter().take(6).map(|b| b.tile.name.as_str()).collect();
+        let more = if idle.len() > 9 { format!(" and {} more", idle.len() - 9) } else { String::new() };
+        out.push(format!("idle also: {}{more} (shaded in their boxes)", rest.join(", ")));
     }
     for a in &f.fits {
         let answer = if a.fits {

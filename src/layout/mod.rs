@@ -15,10 +15,10 @@ pub mod text;
 
 pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
 pub use options::{
-    DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, Theme, ViewOptions, WIDTH, XAxis, ZOOM,
-    options_markdown, rules_json,
+    DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH,
+    XAxis, ZOOM, options_markdown, rules_json,
 };
-pub use scene::{Anchor, BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
+pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::{fmt_bytes, fmt_num};
@@ -36,7 +36,6 @@ const TITLE_ROW: f64 = 44.0;
 const PLOT_GAP: f64 = 12.0;
 const COLUMN_HEADER: f64 = 40.0;
 const FOOTER: f64 = 36.0;
-const HEADER_HEIGHT: f64 = 134.0;
 /// Text sizes: labels in boxes, small print, titles.
 const LABEL: f64 = 11.0;
 const SMALL: f64 = 10.0;
@@ -44,19 +43,30 @@ const SMALL: f64 = 10.0;
 /// Lays out `map` as `view` asks. `view` should have been validated against `map`.
 pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
     let pal = palette(view.theme);
-    let header = header(map, &pal);
+
     let chosen: Vec<(usize, &FunctionMap)> = map
         .functions
         .iter()
         .enumerate()
         .filter(|(_, f)| view.functions.is_empty() || view.functions.contains(&f.name))
         .collect();
-    // Cards share one width so the page reads as a column; lanes keep their own widths.
+    // Cards share one width so the page reads as a column; lanes keep their own widths. The header
+    // wraps to that width, so the picture is as wide as its cards (it follows `--width`).
+    let inner = chosen.iter().map(|(_, f)| card_width(f, view, None)).fold(RULES.width_min, f64::max).ceil();
+    let (header, header_h) = header(map, &pal, inner);
     let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
-    let inner = chosen.iter().map(|(_, f)| card_width(f, view, None)).fold(header_width, f64::max).ceil();
-    let mut y = HEADER_HEIGHT;
+    let inner = inner.max(header_width).ceil();
+    let panels = panel_widths(map, view);
+    let inner = chosen
+        .iter()
+        .zip(&panels)
+        .map(|((_, f), &width)| card_width(f, &ViewOptions { width, ..view.clone() }, None))
+        .fold(inner, f64::max)
+        .ceil();
+    let mut y = header_h;
     let mut cards: Vec<Card> = Vec::new();
-    for (index, f) in chosen {
+    for ((index, f), panel) in chosen.into_iter().zip(panels) {
+        let view = &ViewOptions { width: panel, ..view.clone() };
         let card = card(f, index, view, &pal, Placement { x: PAGE_PAD, y, w: inner, factor: None });
         y = card.frame.y + card.frame.h + CARD_GAP;
         cards.push(card);
@@ -71,18 +81,72 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
     }
 }
 
+/// The width the lanes of each card `view` draws fill at zoom 1: `view.width`, plus what the card
+/// would leave blank beside its lanes in the page's shared card width (a card with fewer or no inset
+/// lanes, or fewer profile columns, than the widest), so no card has a blank stretch beside a short
+/// row of lanes. A card whose wider lanes would then pass the shared width keeps `view.width`.
+pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
+    let chosen: Vec<&FunctionMap> =
+        map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+    if view.scale_mode == ScaleMode::Strict {
+        return chosen.iter().map(|_| view.width).collect(); // today's pictures, exactly
+    }
+    // Decided at zoom 1, on the limit axis, with every space shown: what the page's reader can
+    // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
+    let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
+    let own: Vec<f64> = chosen.iter().map(|f| card_width(f, &base, None)).collect();
+    let inner = own.iter().copied().fold(RULES.width_min, f64::max).ceil();
+    chosen
+        .iter()
+        .zip(own)
+        .map(|(f, own)| {
+            let spare = inner - own;
+            let wider = ViewOptions { width: view.width + spare, ..base.clone() };
+            if spare > 1.0 && card_width(f, &wider, None) <= inner { wider.width } else { view.width }
+        })
+        .collect()
+}
+
 /// The width a card needs: its lanes, or its title row, whichever is wider.
 fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>) -> f64 {
     let (spans, own) = scale(f, view);
     let factor = factor.unwrap_or(own);
-    let lanes: f64 = spans.iter().flatten().map(|&sp| sp as f64 * factor).sum();
+    let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
     let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
     let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
-    let title = 16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0;
     let pills: Vec<plan::Pill> = f.spaces.iter().map(plan::pill).collect();
+    // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
+    let widest = pills.iter().map(pill_width).fold(0.0, f64::max);
     (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles)
-        .max(title + pills_width(&pills) + 12.0)
+        .max(title_width(f) + widest + 12.0)
         .max(summary + 2.0 * CARD_PAD)
+}
+
+/// Width of a card's title (name and type badge), with its margins.
+fn title_width(f: &FunctionMap) -> f64 {
+    16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0
+}
+
+/// Height of each row of pills past the title row.
+const PILL_ROW: f64 = 30.0;
+
+/// The row of each pill on a card `w` px wide: in order, the title row right of the name while they
+/// fit, then rows of their own under it. Every row is right-aligned.
+fn pill_rows(pills: &[plan::Pill], w: f64, title_w: f64) -> Vec<usize> {
+    let (mut row, mut used) = (0usize, 0.0);
+    let room = |row: usize| if row == 0 { w - title_w - 12.0 } else { w - 2.0 * CARD_PAD };
+    pills
+        .iter()
+        .map(|p| {
+            let need = pill_width(p) + 6.0;
+            if used + need > room(row) + 6.0 && (used > 0.0 || row == 0) {
+                row += 1;
+                used = 0.0;
+            }
+            used += need;
+            row
+        })
+        .collect()
 }
 
 /// Where a card goes: its top-left corner, its width, and a byte scale imposed from outside (a diff
@@ -102,7 +166,9 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     let Placement { x, y, w, .. } = at;
     let lines = f.src_end - f.src_start + 1;
     let gutter = gutter_width(f.src_end);
-    let plot_top = y + TITLE_ROW + PLOT_GAP;
+    let rows = pill_rows(&plan.pills, w, title_width(f));
+    let extra = rows.last().map_or(0.0, |&r| r as f64 * PILL_ROW);
+    let plot_top = y + TITLE_ROW + extra + PLOT_GAP;
     let body_top = plot_top + COLUMN_HEADER;
     let body_h = lines as f64 * RULES.line_px;
 
@@ -110,11 +176,18 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     let mut lx = x + CARD_PAD + gutter;
     for (li, (s, sp)) in f.spaces.iter().zip(spans).enumerate() {
         let Some(sp) = sp else { continue };
-        let width = sp as f64 * factor;
-        let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, factor };
-        lanes.push(lane(f, &plan, li, s, sp, geometry, pal));
+        let (width, lane_factor, inset) = lane_scale(sp, factor, view);
+        let geometry =
+            LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, factor: lane_factor };
+        let mut drawn = lane(f, &plan, li, s, sp, geometry, pal);
+        if inset {
+            mark_inset(&mut drawn, plan::inset_badge(lane_factor, factor), pal);
+        }
+        lanes.push(drawn);
         lx += width;
     }
+    let keyed = apply_keys(&plan, &mut lanes, pal);
+    let (key_shapes, keys_h) = key_list(&keyed, x + CARD_PAD, body_top + body_h, w - 2.0 * CARD_PAD, pal);
     let mut px = lx + insight::PROFILE_GAP;
     let mut profiles = Vec::new();
     for l in &lanes {
@@ -132,9 +205,14 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         fill: Some(pal.card),
         stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
     })];
-    decorations.extend(title_row(f, pal, x, y, w));
+    decorations.extend(title_row(f, pal, x, y, w).into_iter().map(|shape| match shape {
+        // The rule under the title goes under the pills' last row.
+        Shape::Line(l) => Shape::Line(Line { y1: l.y1 + extra, y2: l.y2 + extra, ..l }),
+        other => other,
+    }));
     decorations.extend(gutter_shapes(f, pal, x + CARD_PAD, gutter, plot_top, body_top));
-    let footer_y = body_top + body_h;
+    decorations.extend(key_shapes);
+    let footer_y = body_top + body_h + keys_h;
     decorations.push(Shape::Text(Text {
         x: x + CARD_PAD,
         y: footer_y + 22.0,
@@ -170,8 +248,75 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         lanes,
         profiles,
     };
-    place_pills(&mut card, &plan.pills, pal);
+    place_pills(&mut card, &plan.pills, &rows, pal);
     card
+}
+
+/// Gives a key to every drawn box whose whole name does not fit in it ([`plan::needs_key`]), in the
+/// card's box order, and draws the key in place of the name. Returns the keys and their boxes.
+fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], pal: &Palette) -> Vec<(String, &'a BoxPlan)> {
+    let px = plan::px_rules();
+    let mut keyed = Vec::new();
+    for bp in &plan.boxes {
+        let Some(lane) = lanes.iter_mut().find(|l| l.space == plan.lanes[bp.lane].space) else { continue };
+        let Some(shape) = lane.blocks.iter_mut().find(|s| s.index == bp.index) else { continue };
+        let r = &shape.rect;
+        if !plan::needs_key(&bp.label, r.w, &px) {
+            continue;
+        }
+        let key = (keyed.len() + 1).to_string();
+        let fitted = plan::keyed_label(&bp.label, &key, r.w, r.h, &px);
+        shape.label = placed_label(&fitted, (r.x, r.y), &px, pal);
+        keyed.push((key, bp));
+    }
+    keyed
+}
+
+/// Size of the key's texts, and the height of one of its rows.
+const KEY_SIZE: f64 = 10.0;
+const KEY_ROW: f64 = 15.0;
+
+/// The card's key under the map: each keyed box's key, then its full name (and aliases), size,
+/// address range and lines, in as many columns as the card's width holds. Returns its shapes and
+/// height (zero without keys).
+fn key_list(keyed: &[(String, &BoxPlan)], x: f64, top: f64, width: f64, pal: &Palette) -> (Vec<Shape>, f64) {
+    if keyed.is_empty() {
+        return (Vec::new(), 0.0);
+    }
+    let head = "key: boxes too narrow for their names";
+    let mut out = vec![text_at(x, top + 20.0, KEY_SIZE, pal.muted, head)];
+    let key_w = keyed.iter().map(|(k, _)| text::width(k, KEY_SIZE)).fold(0.0, f64::max) + 6.0;
+    let gap = 24.0;
+    // Columns as wide as three entries in four need; a longer entry takes as many columns as it needs (the
+    // whole width at most, where it is cut), so one long alias chain does not make every row one entry.
+    let mut widths: Vec<f64> = keyed.iter().map(|(_, b)| key_w + text::width(&b.key, KEY_SIZE) + gap).collect();
+    let mut sorted = widths.clone();
+    sorted.sort_by(f64::total_cmp);
+    let col = sorted[sorted.len() * 3 / 4].min(width + gap).max(key_w + gap + 1.0);
+    let cols = (((width + gap) / col).floor() as usize).max(1);
+    let (mut at, mut row) = (0usize, 0usize);
+    for ((key, b), w) in keyed.iter().zip(widths.iter_mut()) {
+        let span = ((*w / col).ceil() as usize).clamp(1, cols);
+        if at > 0 && at + span > cols {
+            at = 0;
+            row += 1;
+        }
+        let cx = x + at as f64 * col;
+        let cy = top + 20.0 + (row + 1) as f64 * KEY_ROW;
+        out.push(Shape::Text(Text {
+            x: cx + key_w - 6.0,
+            y: cy,
+            size: KEY_SIZE,
+            color: pal.text,
+            anchor: Anchor::End,
+            content: key.clone(),
+        }));
+        if let Some(entry) = text::fit(&b.key, KEY_SIZE, span as f64 * col - key_w - gap / 2.0) {
+            out.push(text_at(cx + key_w, cy, KEY_SIZE, pal.text, &entry));
+        }
+        at += span;
+    }
+    (out, 20.0 + (row + 1) as f64 * KEY_ROW + 6.0)
 }
 
 /// Where a lane goes, and the card's factor.
@@ -192,7 +337,53 @@ fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
     let spans: Vec<Option<i64>> =
         f.spaces.iter().map(|s| visible.contains(&s.space.as_str()).then(|| span(s, view.x_axis))).collect();
     let shown: Vec<i64> = spans.iter().flatten().copied().collect();
-    (spans, px_per_byte(&shown, view.width, view.zoom))
+    (spans, plan::main_factor(&shown, view.width, view.scale_mode) * view.zoom)
+}
+
+/// A lane's width and px/byte factor on a card whose main factor is `factor` (zoom included), and
+/// whether it is an inset: a lane too narrow at the card's scale gets `RULES.inset_px` (times the
+/// zoom) at its own factor instead of widening every other lane.
+fn lane_scale(span: i64, factor: f64, view: &ViewOptions) -> (f64, f64, bool) {
+    if plan::is_inset(span, factor / view.zoom, view.scale_mode == ScaleMode::Insets) {
+        let own = plan::inset_factor(span) * view.zoom;
+        (span.max(1) as f64 * own, own, true)
+    } else {
+        (span as f64 * factor, factor, false)
+    }
+}
+
+/// Sets an inset lane apart: a dashed frame in its space's colour, and its scale in words in place
+/// of the axis row (its end is written after its name).
+fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
+    let color = space_color(&lane.space, pal.theme);
+    let (x, y, w, h) = (lane.x, lane.y, lane.width, lane.height);
+    // The axis row ("0" and the end) gives way to the badge; the end moves up beside the name.
+    lane.decorations.retain(|d| !matches!(d, Shape::Text(t) if (t.y - (y + 34.0)).abs() < 0.01));
+    let frame = Rect {
+        x: x + 1.0,
+        y: y + 1.0,
+        w: (w - 2.0).max(1.0),
+        h: (h - 2.0).max(1.0),
+        radius: 0.0,
+        fill: None,
+        stroke: Some(Stroke { color, width: 1.5, dash: Some((5.0, 3.0)) }),
+    };
+    let end = fmt_bytes(lane.span);
+    let name_w = 20.0 + text::width(&lane.space, 12.0) + 6.0;
+    if name_w + text::width(&end, SMALL) + 6.0 <= w {
+        lane.decorations.push(Shape::Text(Text {
+            x: x + w - 6.0,
+            y: y + 19.0,
+            size: SMALL,
+            color: pal.muted,
+            anchor: Anchor::End,
+            content: end,
+        }));
+    }
+    if let Some(b) = text::fit(&badge, SMALL, w - 10.0) {
+        lane.decorations.push(text_at(x + 5.0, y + 34.0, SMALL, WARNING, &b));
+    }
+    lane.inset = Some(Inset { badge, frame });
 }
 
 /// Spaces whose small span widens some chosen card to more than three panel widths: D5 grows the
@@ -200,6 +391,9 @@ fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
 /// 36 864 px wide. Naming them tells a user what to hide for a picture that fits a review.
 pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
+    if view.scale_mode == ScaleMode::Insets {
+        return out; // small lanes are insets: none widens the map
+    }
     for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
         let (spans, _) = scale(f, view);
         let total: f64 = spans.iter().flatten().map(|&sp| sp as f64).sum();
@@ -258,7 +452,7 @@ fn lane(
         fill: Some(color),
         stroke: None,
     }));
-    if let Some(name) = text::fit(&s.space, 12.0, name_room) {
+    if let Some(name) = text::fit(&s.space, 12.0, name_room.min(width - 22.0)) {
         decorations.push(text_at(x + 20.0, y + 19.0, 12.0, pal.text, &name));
     }
     decorations.push(text_at(x + 6.0, y + 34.0, SMALL, pal.muted, "0"));
@@ -306,7 +500,7 @@ fn lane(
             _ => fits.extend(shapes),
         }
     }
-    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm }
+    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm, factor, inset: None }
 }
 
 fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: Color, pal: &Palette) -> BlockShape {
@@ -357,7 +551,11 @@ fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: 
 /// The label the rule picks for a box this size: the name and its `+N` badge on the first row,
 /// the detail on the second.
 fn label(label: &LabelPlan, (x, y, w, h): (f64, f64, f64, f64), px: &plan::PxRules, pal: &Palette) -> Vec<Text> {
-    let fitted = plan::fit_label(label, w, h, px);
+    placed_label(&plan::fit_label(label, w, h, px), (x, y), px, pal)
+}
+
+/// A fitted label's texts in a box whose top-left corner is `(x, y)`.
+fn placed_label(fitted: &plan::FittedLabel, (x, y): (f64, f64), px: &plan::PxRules, pal: &Palette) -> Vec<Text> {
     let tx = x + px.inset;
     let mut out = Vec::new();
     let mut name_w = 0.0;
@@ -401,25 +599,25 @@ fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shap
 }
 
 fn pill_width(p: &plan::Pill) -> f64 {
-    8.0 + 8.0
-        + 6.0
-        + text::width(&p.text, LABEL)
-        + 6.0
-        + text::width(&p.pct, LABEL)
-        + 6.0
-        + text::width(&p.peak, LABEL)
-        + 8.0
+    8.0 + 8.0 + 6.0 + text::width(&p.text, LABEL) + pct_room(p) + 6.0 + text::width(&p.peak, LABEL) + 8.0
 }
 
-fn pills_width(pills: &[plan::Pill]) -> f64 {
-    pills.iter().map(|p| pill_width(p) + 6.0).sum()
+/// The room a pill's percentage takes with its gap: none when there is none (capacity unknown).
+fn pct_room(p: &plan::Pill) -> f64 {
+    if p.pct.is_empty() { 0.0 } else { 6.0 + text::width(&p.pct, LABEL) }
 }
 
-/// Pills sit right-aligned in the title row, so they are placed once the card's width is known.
-fn place_pills(card: &mut Card, pills: &[plan::Pill], pal: &Palette) {
+/// Pills sit right-aligned in the title row and the rows under it (`rows`, one per pill), so they
+/// are placed once the card's width is known.
+fn place_pills(card: &mut Card, pills: &[plan::Pill], rows: &[usize], pal: &Palette) {
     let mut right = card.frame.x + card.frame.w - 12.0;
-    let y = card.frame.y + 10.0;
-    for p in pills.iter().rev() {
+    let mut row = rows.last().copied().unwrap_or(0);
+    for (p, &r) in pills.iter().zip(rows).rev() {
+        if r != row {
+            row = r;
+            right = card.frame.x + card.frame.w - 12.0;
+        }
+        let y = card.frame.y + 10.0 + r as f64 * PILL_ROW;
         let w = pill_width(p);
         let px = right - w;
         let level = match p.level {
@@ -449,8 +647,10 @@ fn place_pills(card: &mut Card, pills: &[plan::Pill], pal: &Palette) {
         }));
         card.decorations.push(text_at(px + 22.0, y + 16.0, LABEL, pal.text, &p.text));
         let pct_x = px + 22.0 + text::width(&p.text, LABEL) + 6.0;
-        card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &p.pct));
-        let peak_x = pct_x + text::width(&p.pct, LABEL) + 6.0;
+        if !p.pct.is_empty() {
+            card.decorations.push(text_at(pct_x, y + 16.0, LABEL, level, &p.pct));
+        }
+        let peak_x = pct_x - 6.0 + pct_room(p) + 6.0;
         card.decorations.push(text_at(peak_x, y + 16.0, LABEL, pal.muted, &p.peak));
         right = px - 6.0;
     }
@@ -482,7 +682,7 @@ fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f
     out
 }
 
-fn header(map: &MemoryMap, pal: &Palette) -> Vec<Shape> {
+fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     let x = PAGE_PAD;
     let mut out = vec![
         text_at(x, PAGE_PAD + 10.0, SMALL, pal.muted, "PTO · MEMORY MAP"),
@@ -496,81 +696,128 @@ fn header(map: &MemoryMap, pal: &Palette) -> Vec<Shape> {
         ("tiles", map.block_count().to_string()),
         ("capacities", capacities),
     ];
-    let mut cx = x;
-    let cy = PAGE_PAD + 48.0;
+    let mut items: Vec<Vec<Shape>> = Vec::new();
     for (label, value) in chips {
         let w = text::width(label, LABEL) + 6.0 + text::width(&value, LABEL) + 16.0;
-        out.push(Shape::Rect(Rect {
-            x: cx,
-            y: cy,
-            w,
-            h: 22.0,
-            radius: 3.0,
-            fill: Some(pal.card),
-            stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
-        }));
-        out.push(text_at(cx + 8.0, cy + 15.0, LABEL, pal.muted, label));
         let warn = label == "capacities" && !b.detected;
-        let vx = cx + 8.0 + text::width(label, LABEL) + 6.0;
-        out.push(text_at(vx, cy + 15.0, LABEL, if warn { WARNING } else { pal.text }, &value));
-        cx += w + 6.0;
+        let vx = 8.0 + text::width(label, LABEL) + 6.0;
+        items.push(vec![
+            Shape::Rect(Rect {
+                x: 0.0,
+                y: 0.0,
+                w,
+                h: 22.0,
+                radius: 3.0,
+                fill: Some(pal.card),
+                stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
+            }),
+            text_at(8.0, 15.0, LABEL, pal.muted, label),
+            text_at(vx, 15.0, LABEL, if warn { WARNING } else { pal.text }, &value),
+        ]);
     }
     if !map.has_layouts() {
         // The guide's edge case: a CONCISE dump leaves tile layouts unresolved.
         let note = "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT";
-        out.push(text_at(cx + 8.0, cy + 15.0, LABEL, pal.muted, note));
+        items.push(vec![text_at(8.0, 15.0, LABEL, pal.muted, note)]);
     }
-    out.extend(legend(pal, x, PAGE_PAD + 82.0));
-    out
+    let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
+    out.extend(chips);
+    let (legend, bottom) = flow(legend(pal), x, bottom + 6.0, width, 18.0, 18.0);
+    out.extend(legend);
+    (out, bottom + 10.0)
 }
 
-/// The marks and what they mean (D8).
-fn legend(pal: &Palette, x: f64, y: f64) -> Vec<Shape> {
+/// Lays `items` (each drawn from its own origin) left to right from `(x, y)`, starting a new row
+/// `row` px lower when the next would pass `x + width`; returns the shapes and the bottom of the
+/// last row. A header that wraps keeps the picture as wide as its cards (`--width`).
+fn flow(items: Vec<Vec<Shape>>, x: f64, y: f64, width: f64, row: f64, gap: f64) -> (Vec<Shape>, f64) {
+    let mut out = Vec::new();
+    let (mut lx, mut ly) = (x, y);
+    for item in items {
+        let w = item.iter().map(right_edge).fold(0.0, f64::max);
+        if lx > x && lx + w > x + width {
+            lx = x;
+            ly += row;
+        }
+        out.extend(item.into_iter().map(|s| shift(s, lx, ly)));
+        lx += w + gap;
+    }
+    (out, ly + row)
+}
+
+/// `shape` moved by `(dx, dy)`.
+fn shift(shape: Shape, dx: f64, dy: f64) -> Shape {
+    match shape {
+        Shape::Rect(r) => Shape::Rect(Rect { x: r.x + dx, y: r.y + dy, ..r }),
+        Shape::Line(l) => Shape::Line(Line { x1: l.x1 + dx, x2: l.x2 + dx, y1: l.y1 + dy, y2: l.y2 + dy, ..l }),
+        Shape::Text(t) => Shape::Text(Text { x: t.x + dx, y: t.y + dy, ..t }),
+    }
+}
+
+/// The marks and what they mean (D8), one item each, drawn from their own origin.
+fn legend(pal: &Palette) -> Vec<Vec<Shape>> {
     let neutral = space_color("", pal.theme);
     let fill = Some(pal.fill(neutral));
-    let items: [(Option<Stroke>, &str); 3] = [
-        (Some(Stroke { color: neutral, width: 1.0, dash: None }), "tile live range"),
-        (Some(Stroke { color: neutral, width: 1.0, dash: Some((3.0, 2.0)) }), "view into the same base"),
-        (Some(Stroke { color: CRITICAL, width: 2.0, dash: None }), "cross-base address + lifetime overlap"),
+    let boxes: [(Stroke, &str); 3] = [
+        (Stroke { color: neutral, width: 1.0, dash: None }, "tile live range"),
+        (Stroke { color: neutral, width: 1.0, dash: Some((3.0, 2.0)) }, "view into the same base"),
+        (Stroke { color: CRITICAL, width: 2.0, dash: None }, "cross-base address + lifetime overlap"),
     ];
-    let mut out = Vec::new();
-    let mut lx = x;
-    for (stroke, label) in items {
-        out.push(Shape::Rect(Rect { x: lx + 0.5, y: y + 0.5, w: 16.0, h: 10.0, radius: 2.0, fill, stroke }));
-        out.push(text_at(lx + 22.0, y + 9.5, LABEL, pal.muted, label));
-        lx += 22.0 + text::width(label, LABEL) + 18.0;
-    }
-    out.push(Shape::Line(Line {
-        x1: lx + 4.5,
-        y1: y - 1.0,
-        x2: lx + 4.5,
-        y2: y + 12.0,
-        stroke: Stroke { color: neutral, width: 1.0, dash: Some((4.0, 3.0)) },
-    }));
-    out.push(text_at(lx + 12.0, y + 9.5, LABEL, pal.muted, "high-water mark"));
-    lx += 12.0 + text::width("high-water mark", LABEL) + 18.0;
-    out.push(text_at(lx, y + 9.5, LABEL, pal.muted, "+N: aliases merged into one box"));
-    lx += text::width("+N: aliases merged into one box", LABEL) + 18.0;
-    out.push(Shape::Line(Line {
-        x1: lx,
-        y1: y + 5.0,
-        x2: lx + 6.0,
-        y2: y + 5.0,
-        stroke: Stroke { color: neutral, width: 2.0, dash: None },
-    }));
-    out.push(text_at(lx + 10.0, y + 9.5, LABEL, pal.muted, "use"));
-    lx += 10.0 + text::width("use", LABEL) + 18.0;
-    out.push(Shape::Rect(Rect {
-        x: lx + 0.5,
-        y: y + 0.5,
-        w: 16.0,
-        h: 10.0,
-        radius: 2.0,
-        fill: Some(pal.wash(neutral)),
-        stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
-    }));
-    out.push(text_at(lx + 22.0, y + 9.5, LABEL, pal.muted, "idle: no mention for 8+ lines, half the range"));
-    out
+    let mut items: Vec<Vec<Shape>> = boxes
+        .into_iter()
+        .map(|(stroke, label)| {
+            vec![
+                Shape::Rect(Rect { x: 0.5, y: 0.5, w: 16.0, h: 10.0, radius: 2.0, fill, stroke: Some(stroke) }),
+                text_at(22.0, 9.5, LABEL, pal.muted, label),
+            ]
+        })
+        .collect();
+    items.push(vec![
+        Shape::Line(Line {
+            x1: 4.5,
+            y1: -1.0,
+            x2: 4.5,
+            y2: 12.0,
+            stroke: Stroke { color: neutral, width: 1.0, dash: Some((4.0, 3.0)) },
+        }),
+        text_at(12.0, 9.5, LABEL, pal.muted, "high-water mark"),
+    ]);
+    items.push(vec![text_at(0.0, 9.5, LABEL, pal.muted, "+N: aliases merged into one box")]);
+    items.push(vec![
+        Shape::Line(Line {
+            x1: 0.0,
+            y1: 5.0,
+            x2: 6.0,
+            y2: 5.0,
+            stroke: Stroke { color: neutral, width: 2.0, dash: None },
+        }),
+        text_at(10.0, 9.5, LABEL, pal.muted, "use"),
+    ]);
+    items.push(vec![
+        Shape::Rect(Rect {
+            x: 0.5,
+            y: 0.5,
+            w: 16.0,
+            h: 10.0,
+            radius: 2.0,
+            fill: Some(pal.wash(neutral)),
+            stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
+        }),
+        text_at(22.0, 9.5, LABEL, pal.muted, "idle: no mention for 8+ lines, half the range"),
+    ]);
+    items.push(vec![
+        Shape::Rect(Rect {
+            x: 0.5,
+            y: 0.5,
+            w: 16.0,
+            h: 10.0,
+            radius: 0.0,
+            fill: None,
+            stroke: Some(Stroke { color: neutral, width: 1.5, dash: Some((5.0, 3.0)) }),
+        }),
+        text_at(22.0, 9.5, LABEL, pal.muted, "inset: a space too small for the card's scale, at its own"),
+    ]);
+    items
 }
 
 fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {

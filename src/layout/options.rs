@@ -46,6 +46,29 @@ impl std::str::FromStr for Theme {
     }
 }
 
+/// How lanes too small for the card's byte scale are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScaleMode {
+    /// One byte scale for every lane that can hold it; a lane that would be narrower than
+    /// `RULES.min_lane_px` at that scale is an inset at its own factor, marked as such.
+    #[default]
+    Insets,
+    /// One byte scale for every lane: the whole factor grows until the narrowest lane is
+    /// `RULES.min_lane_px` wide (the reference tool's rule; a 1 KiB lane can make the map very wide).
+    Strict,
+}
+
+impl std::str::FromStr for ScaleMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<ScaleMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "insets" => Ok(ScaleMode::Insets),
+            "strict" => Ok(ScaleMode::Strict),
+            _ => Err(Error::new(ErrorKind::Usage, format!("unknown scale mode '{s}'; use insets or strict"))),
+        }
+    }
+}
+
 /// How to draw a map; the defaults give the picture a user expects.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewOptions {
@@ -63,6 +86,8 @@ pub struct ViewOptions {
     pub width: f64,
     /// "Would a buffer this big fit, and where?" questions, answered on the map and in the JSON.
     pub fits: Vec<crate::analyze::FitQuery>,
+    /// Small lanes as insets (default) or one strict scale.
+    pub scale_mode: ScaleMode,
 }
 
 impl Default for ViewOptions {
@@ -75,6 +100,7 @@ impl Default for ViewOptions {
             theme: Theme::Light,
             width: RULES.panel_px,
             fits: Vec::new(),
+            scale_mode: ScaleMode::Insets,
         }
     }
 }
@@ -117,6 +143,8 @@ pub struct Rules {
     pub profile_px: f64,
     /// Gap before the first profile column.
     pub profile_gap: f64,
+    /// Width of a lane drawn as an inset at its own factor (scale mode `insets`), at zoom 1.
+    pub inset_px: f64,
 }
 
 /// A closed range of accepted numbers, written once for every place that checks or shows it.
@@ -254,6 +282,15 @@ pub const THEME: OptionSpec = OptionSpec {
     help: "colours",
     repeatable: false,
 };
+/// How lanes too small for the card's byte scale are drawn.
+pub const SCALE_MODE: OptionSpec = OptionSpec {
+    http: "scale_mode",
+    cli: Some("scale-mode"),
+    kind: OptionKind::Choice(&["insets", "strict"]),
+    default: "insets",
+    help: "a lane too small for the card's byte scale: insets (drawn apart at its own scale, marked) or strict (one scale for all; the map grows until the smallest lane is 72 px)",
+    repeatable: false,
+};
 /// The PNG's pixel ratio.
 pub const SCALE_OPTION: OptionSpec = OptionSpec {
     http: "scale",
@@ -293,7 +330,7 @@ pub const NAME: OptionSpec = OptionSpec {
 
 /// Every option, in the order tables list them.
 pub const OPTIONS: &[OptionSpec] =
-    &[FORMAT, BACKEND, X_AXIS, ZOOM_OPTION, HIDE, FUNCTION, THEME, SCALE_OPTION, WIDTH_OPTION, FIT, NAME];
+    &[FORMAT, BACKEND, X_AXIS, ZOOM_OPTION, HIDE, FUNCTION, THEME, SCALE_MODE, SCALE_OPTION, WIDTH_OPTION, FIT, NAME];
 
 /// The README's option table, made from [`OPTIONS`] (a test checks the README holds exactly this).
 pub fn options_markdown() -> String {
@@ -331,6 +368,7 @@ pub const RULES: Rules = Rules {
     width_max: WIDTH.max,
     profile_px: 56.0,
     profile_gap: 8.0,
+    inset_px: 120.0,
 };
 
 /// The rules and colours as one JSON object, for the HTML page's script.

@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use super::options::{RULES, ViewOptions, XAxis};
+use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
 use super::text;
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::units::fmt_bytes;
@@ -81,6 +81,13 @@ pub struct CardPlan {
     /// (bit `i` is `lanes[i]`; entry 0, no lane, is unused). Hiding gives width back to the others
     /// at one scale (D5), and this table is that rule's every answer, so no drawer recomputes it.
     pub factors: [Vec<f64>; 2],
+    /// Whether a lane narrower than the minimum at its card's factor is drawn as an inset at its own
+    /// factor ([`is_inset`], [`inset_factor`]); false under `--scale-mode strict`, where the factors
+    /// above grow instead.
+    pub insets: bool,
+    /// The width its lanes fill at zoom 1 (the view's width, or more where the shared card width
+    /// would leave a blank stretch beside them): what every factor above fills.
+    pub panel: f64,
     /// The boxes in the function's block order (by panel, offset, first line); back ends draw a
     /// lane's views after the boxes they look into.
     pub boxes: Vec<BoxPlan>,
@@ -140,6 +147,9 @@ pub struct BoxPlan {
     /// Marks inside the box: the idle stretch, use ticks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub marks: Vec<Mark>,
+    /// Its line in the card's key, for when its whole name does not fit in it ([`needs_key`]): full
+    /// name and aliases, size, address range, lines.
+    pub key: String,
 }
 
 /// The label's candidates; [`fit_label`] picks among them for a box's width and height.
@@ -177,6 +187,21 @@ pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel
     let detail =
         if h >= 2.0 * px.line { label.details.iter().find(|d| width(d, px.small) <= room).cloned() } else { None };
     FittedLabel { name, badge, detail }
+}
+
+/// Whether a box `w` px wide cannot show its whole name (a name cut short would look like another):
+/// it then shows a key instead ([`keyed_label`]), and the card's key list names it. Keys are numbered
+/// 1, 2, ... in the card's box order over the boxes of visible lanes that need one.
+pub fn needs_key(label: &LabelPlan, w: f64, px: &PxRules) -> bool {
+    fit_label(label, w, 0.0, px).name.as_deref() != Some(label.name.as_str())
+}
+
+/// The label of a box that needs a key: the key (where it fits whole) and the detail line as
+/// [`fit_label`] picks it. A key is digits only, so it never looks like a name.
+pub fn keyed_label(label: &LabelPlan, key: &str, w: f64, h: f64, px: &PxRules) -> FittedLabel {
+    let room = w - 2.0 * px.inset;
+    let name = (key.chars().count() as f64 * px.char_em * px.label <= room).then(|| key.to_string());
+    FittedLabel { name, badge: None, detail: fit_label(label, w, h, px).detail }
 }
 
 /// What a mark is, which decides how every back end draws it.
@@ -279,13 +304,13 @@ pub struct ProfilePlan {
 pub struct Pill {
     /// The space.
     pub space: String,
-    /// `Vec 24 KB/184 KB`.
+    /// `Vec hwm 24 KB / 184 KB`, or `Fix hwm 1 KB / capacity unknown`.
     pub text: String,
-    /// `13.0%`.
+    /// `13.0%`; empty when the capacity is unknown.
     pub pct: String,
-    /// `good`, `warn` or `crit`.
+    /// `good`, `warn`, `crit`, or `unknown` (no capacity to compare with).
     pub level: &'static str,
-    /// `peak L49`.
+    /// `· peak 8 KB at L49`.
     pub peak: String,
     /// The hover text: every figure in bytes.
     pub title: String,
@@ -322,12 +347,53 @@ pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
     fill.max(RULES.min_lane_px / narrowest) * zoom
 }
 
+/// The card's main px/byte factor at zoom 1 for lanes spanning `spans` bytes. `Strict` is
+/// [`px_per_byte`]: the whole factor grows until the narrowest lane is the minimum wide. `Insets`
+/// keeps the factor that fills `width` with the lanes that can hold it: the smallest lanes are set
+/// aside one by one until every lane left is at least the minimum wide at the fill of those left;
+/// a set-aside lane that the final factor still makes that wide rejoins them (the factor then grows
+/// a little, as in `Strict`, never past that fill). The lanes left out are exactly those with
+/// [`is_inset`] at the answer, so a drawer given only the factor classifies every lane the same way.
+pub fn main_factor(spans: &[i64], width: f64, mode: ScaleMode) -> f64 {
+    if mode == ScaleMode::Strict || spans.len() < 2 {
+        return px_per_byte(spans, width, 1.0);
+    }
+    let mut sorted: Vec<i64> = spans.iter().map(|&s| s.max(1)).collect();
+    sorted.sort_unstable();
+    let mut fill = width / sorted.iter().sum::<i64>() as f64;
+    for k in 0..sorted.len() {
+        fill = width / sorted[k..].iter().sum::<i64>() as f64;
+        if sorted[k] as f64 * fill >= RULES.min_lane_px {
+            break;
+        }
+    }
+    let main: Vec<i64> = sorted.into_iter().filter(|&s| s as f64 * fill >= RULES.min_lane_px - 1e-6).collect();
+    px_per_byte(&main, width, 1.0)
+}
+
+/// Whether a lane spanning `span` bytes is drawn as an inset at a card whose main factor is
+/// `factor` px/byte at zoom 1.
+pub fn is_inset(span: i64, factor: f64, insets: bool) -> bool {
+    insets && (span.max(1) as f64) * factor < RULES.min_lane_px - 1e-6
+}
+
+/// The px/byte factor of an inset lane at zoom 1: it is `RULES.inset_px` wide.
+pub fn inset_factor(span: i64) -> f64 {
+    RULES.inset_px / span.max(1) as f64
+}
+
+/// The badge of an inset: how much larger its scale is than the card's (`x36, not to scale`).
+pub fn inset_badge(inset: f64, main: f64) -> String {
+    let ratio = inset / main;
+    if ratio >= 10.0 { format!("x{}, not to scale", ratio.round()) } else { format!("x{:.1}, not to scale", ratio) }
+}
+
 /// Lanes past this many get factors only for "all shown" and "one hidden" (a table of every subset
 /// would be 2^n entries; real chips have at most eight spaces).
 const MAX_SUBSET_LANES: usize = 10;
 
 /// The factor at zoom 1 for every set of visible lanes, by axis.
-fn factors(f: &FunctionMap, width: f64) -> [Vec<f64>; 2] {
+fn factors(f: &FunctionMap, width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
     let n = f.spaces.len().min(MAX_SUBSET_LANES);
     let table = |axis: XAxis| -> Vec<f64> {
         let spans: Vec<i64> = f.spaces.iter().map(|s| span(s, axis)).collect();
@@ -335,7 +401,7 @@ fn factors(f: &FunctionMap, width: f64) -> [Vec<f64>; 2] {
             .map(|mask| {
                 let shown: Vec<i64> =
                     spans.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
-                if shown.is_empty() { 0.0 } else { px_per_byte(&shown, width, 1.0) }
+                if shown.is_empty() { 0.0 } else { main_factor(&shown, width, mode) }
             })
             .collect()
     };
@@ -355,11 +421,13 @@ pub fn visible_mask(f: &FunctionMap, view: &ViewOptions) -> usize {
 
 /// The plan of every function `view` draws.
 pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
+    // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
     let cards = map
         .functions
         .iter()
         .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
-        .map(|f| card_plan(f, view))
+        .zip(super::panel_widths(map, view))
+        .map(|(f, width)| card_plan(f, &ViewOptions { width, ..view.clone() }))
         .collect();
     Plan { px: px_rules(), styles: &MARK_STYLES, cards }
 }
@@ -378,7 +446,9 @@ pub fn card_plan(f: &FunctionMap, view: &ViewOptions) -> CardPlan {
         first: f.src_start,
         last: f.src_end,
         lanes,
-        factors: factors(f, view.width),
+        factors: factors(f, view.width, view.scale_mode),
+        insets: view.scale_mode == ScaleMode::Insets,
+        panel: view.width,
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
         summary: super::insight::summary(f),
@@ -418,7 +488,20 @@ fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
         },
         tip: tooltip(b),
         marks: super::insight::box_marks(b),
+        key: key_entry(b),
     }
+}
+
+/// `t__tile (+t__tile_1, t__tile_2) · 8 KB · [0, 8192) · L12–L30`: a box's line in the card's key.
+fn key_entry(b: &Block) -> String {
+    let t = &b.tile;
+    // Three aliases say which chain it is; the rest are counted (the tooltip lists them all).
+    let aliases = match b.aliases.len() {
+        0 => String::new(),
+        1..=3 => format!(" (+{})", b.aliases.join(", ")),
+        n => format!(" (+{}, {} more)", b.aliases[..3].join(", "), n - 3),
+    };
+    format!("{}{aliases} · {} · [{}, {}) · L{}–L{}", t.name, fmt_bytes(t.size), t.offset, t.stop(), t.start, t.end)
 }
 
 /// The tooltip (H7) under the name: space, shape and dtype, op, base, size, address range, lines,
@@ -459,9 +542,13 @@ fn tooltip(b: &Block) -> Vec<String> {
     lines
 }
 
-/// `Vec 24 KB/184 KB`, the occupancy and its level, the peak line.
+/// `Vec hwm 24 KB / 184 KB`, the occupancy and its level, `· peak 8 KB at L65`: the high-water mark
+/// and the peak are different figures, so both are written. A space the backend does not describe
+/// says `capacity unknown`, with no percentage and no alarm colour (its lane spans its high-water mark).
 pub fn pill(s: &SpaceUsage) -> Pill {
-    let (pct, level) = if s.limit > 0 {
+    let (pct, level) = if !s.described {
+        (String::new(), "unknown")
+    } else if s.limit > 0 {
         let occupancy = s.hwm as f64 / s.limit as f64;
         let level = if occupancy >= RULES.occupancy_crit {
             "crit"
@@ -476,14 +563,26 @@ pub fn pill(s: &SpaceUsage) -> Pill {
     };
     Pill {
         space: s.space.clone(),
-        text: format!("{} {}/{}", s.space, fmt_bytes(s.hwm), fmt_bytes(s.limit)),
+        text: if s.described {
+            format!("{} hwm {} / {}", s.space, fmt_bytes(s.hwm), fmt_bytes(s.limit))
+        } else {
+            format!("{} hwm {} / capacity unknown", s.space, fmt_bytes(s.hwm))
+        },
         pct,
         level,
-        peak: format!("peak L{}", s.peak.line),
-        title: format!(
-            "{}: high-water mark {} of {} bytes, {} tiles, {} bases; most live at once {} bytes at line {}",
-            s.space, s.hwm, s.limit, s.tiles, s.bases, s.peak.bytes, s.peak.line
-        ),
+        peak: format!("· peak {} at L{}", fmt_bytes(s.peak.bytes), s.peak.line),
+        title: if s.described {
+            format!(
+                "{}: high-water mark {} of {} bytes, {} tiles, {} bases; most live at once {} bytes at line {}",
+                s.space, s.hwm, s.limit, s.tiles, s.bases, s.peak.bytes, s.peak.line
+            )
+        } else {
+            format!(
+                "{}: high-water mark {} bytes; the backend does not describe this space, so its capacity is \
+                 unknown; {} tiles, {} bases; most live at once {} bytes at line {}",
+                s.space, s.hwm, s.tiles, s.bases, s.peak.bytes, s.peak.line
+            )
+        },
     }
 }
 
@@ -497,6 +596,41 @@ mod tests {
         assert_eq!(place(250, 100, 1.0, 300.0, 2.0), (200.0, 100.0));
         assert_eq!(place(-50, 100, 1.0, 300.0, 2.0), (0.0, 100.0));
         assert_eq!(place(10, 0, 1.0, 300.0, 2.0), (10.0, 2.0), "never narrower than the minimum");
+    }
+
+    #[test]
+    fn a_pill_writes_hwm_and_peak_and_admits_an_unknown_capacity() {
+        let mut s = SpaceUsage {
+            space: "Vec".into(),
+            hwm: 24_576,
+            limit: 188_416,
+            described: true,
+            tiles: 2,
+            bases: 2,
+            peak: crate::model::Peak { bytes: 8_192, line: 65, live: Vec::new() },
+            headroom: 0,
+            largest_free: Default::default(),
+            profile: Vec::new(),
+        };
+        let p = pill(&s);
+        assert_eq!(format!("{} {} {}", p.text, p.pct, p.peak), "Vec hwm 24 KB / 184 KB 13.0% · peak 8 KB at L65");
+        assert_eq!(p.level, "good");
+        s.described = false;
+        s.limit = s.hwm;
+        let p = pill(&s);
+        assert_eq!((p.text.as_str(), p.pct.as_str(), p.level), ("Vec hwm 24 KB / capacity unknown", "", "unknown"));
+    }
+
+    #[test]
+    fn small_lanes_become_insets_and_the_others_fill_the_panel() {
+        let spans = [524_288, 65_536, 65_536, 131_072, 1_024];
+        let f = main_factor(&spans, 1180.0, ScaleMode::Insets);
+        let main: f64 = spans[..4].iter().map(|&s| s as f64 * f).sum();
+        assert!((main - 1180.0).abs() < 1e-6, "the four large lanes fill the panel: {main}");
+        assert!(is_inset(1_024, f, true) && !is_inset(65_536, f, true));
+        assert!(!is_inset(1_024, f, false), "strict mode has no insets");
+        assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
+        assert_eq!(inset_badge(inset_factor(1_024), f), "x78, not to scale");
     }
 
     #[test]

@@ -148,6 +148,19 @@ pub struct Lane {
     pub fits: Vec<Shape>,
     /// The high-water-mark line, drawn over the boxes.
     pub hwm: Option<Line>,
+    /// Its px/byte factor: the card's, or its own when it is an inset.
+    pub factor: f64,
+    /// For an inset (a lane too small for the card's scale, drawn at its own), its badge and frame.
+    pub inset: Option<Inset>,
+}
+
+/// How an inset lane is set apart: a badge saying its scale, and a dashed frame over its boxes.
+#[derive(Debug, Clone)]
+pub struct Inset {
+    /// `x36, not to scale`.
+    pub badge: String,
+    /// Drawn over the boxes, so no box hides it.
+    pub frame: Rect,
 }
 
 /// One drawn box, with the facts the back ends expose to scripts and tooltips.

@@ -54,7 +54,8 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
     }
     for (i, f) in map.functions.iter().enumerate() {
         let pills = plan.cards.iter().find(|c| c.function == f.name).map_or(&[][..], |c| &c.pills[..]);
-        card(&mut x, i, f, static_cards.get(i), pills);
+        let notes = plan.cards.iter().find(|c| c.function == f.name).map_or(&[][..], |c| &c.summary[..]);
+        card(&mut x, i, f, static_cards.get(i), pills, notes);
     }
     x.close();
     x.newline();
@@ -133,6 +134,14 @@ fn header(x: &mut Xml, map: &MemoryMap) {
     }
     x.close();
     x.close();
+    if !map.has_layouts() {
+        // The same note the static picture's header carries: a CONCISE dump has no tile layouts.
+        x.element(
+            "p",
+            &[("class", "note concise".into())],
+            "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT",
+        );
+    }
     x.element(
         "p",
         &[("class", "note".into())],
@@ -143,7 +152,7 @@ fn header(x: &mut Xml, map: &MemoryMap) {
     x.newline();
 }
 
-fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, pills: &[Pill]) {
+fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, pills: &[Pill], notes: &[String]) {
     let id = format!("fn-{}", f.name);
     x.open(
         "section",
@@ -177,6 +186,16 @@ fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, pills:
         None => x.element("p", &[("class", "empty".into())], "No static image for this function."),
     }
     x.close();
+    // The static picture's lines under the card (idle tiles, fit answers), for the interactive view,
+    // which replaces that picture; shown only once a card is live (page.css), so never twice.
+    if !notes.is_empty() {
+        x.open("ul", &[("class", "card-notes".into())]);
+        for line in notes {
+            let class = if line.starts_with("fit") { "fit" } else { "idle" };
+            x.element("li", &[("class", class.into())], line);
+        }
+        x.close();
+    }
     x.close();
     x.close();
     x.close();
@@ -314,7 +333,7 @@ mod tests {
         // The header says the backend is assumed; the pill is critical (180000/188416 = 95.5 %).
         assert!(page.contains(">assumed</em>"));
         assert!(page.contains("class=\"pill occ-crit\" data-space=\"Vec\""));
-        assert!(page.contains("Vec 175.8 KB/184 KB <span class=\"pct\">95.5%</span>"));
+        assert!(page.contains("Vec hwm 175.8 KB / 184 KB <span class=\"pct\">95.5%</span>"));
         assert!(page.contains("<div class=\"static-map\"><svg class=\"s\"/>"), "the card's SVG is embedded as made");
         // Colours come from the rules, per scheme.
         assert!(page.contains("--c-Vec:#2a78d6;") && page.contains("--c-Vec:#3987e5;"));

@@ -110,16 +110,20 @@ fn draw_card(x: &mut Xml, card: &Card, titles: Titles) {
 }
 
 fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
-    x.open(
-        "g",
-        &[
-            ("class", "lane".into()),
-            ("data-space", lane.space.as_str().into()),
-            ("data-span", Value::Int(lane.span)),
-            ("data-x", lane.x.into()),
-            ("data-width", lane.width.into()),
-        ],
-    );
+    let mut attrs: Vec<(&str, Value)> = vec![
+        ("class", if lane.inset.is_some() { "lane inset" } else { "lane" }.into()),
+        ("data-space", lane.space.as_str().into()),
+        ("data-span", Value::Int(lane.span)),
+        ("data-x", lane.x.into()),
+        ("data-width", lane.width.into()),
+    ];
+    // An inset has its own byte scale; a script reads it here, as the card's from the card.
+    let factor = format!("{}", lane.factor);
+    if let Some(inset) = &lane.inset {
+        attrs.push(("data-px-per-byte", factor.as_str().into()));
+        attrs.push(("data-inset", inset.badge.as_str().into()));
+    }
+    x.open("g", &attrs);
     shapes(x, &lane.decorations);
     for block in &lane.blocks {
         draw_block(x, block, titles);
@@ -132,6 +136,11 @@ fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
     if let Some(line) = &lane.hwm {
         x.open("g", &[("class", "hwm".into())]);
         line_leaf(x, line);
+        x.close();
+    }
+    if let Some(inset) = &lane.inset {
+        x.open("g", &[("class", "inset-frame".into())]);
+        shapes(x, std::slice::from_ref(&Shape::Rect(inset.frame.clone())));
         x.close();
     }
     x.close();

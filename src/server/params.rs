@@ -9,7 +9,7 @@ use actix_web::web;
 use serde::Serialize;
 
 use crate::backend;
-use crate::layout::{OPTIONS, Range, SCALE, Theme, WIDTH, XAxis, ZOOM, options};
+use crate::layout::{OPTIONS, Range, SCALE, ScaleMode, Theme, WIDTH, XAxis, ZOOM, options};
 use crate::{Format, RenderOptions, ViewOptions};
 
 use super::errors::{ApiError, clip};
@@ -53,6 +53,8 @@ pub struct Params {
     pub name: Option<String>,
     /// `--fit` questions as given (`Vec=32KB@10-40`), repeatable.
     pub fits: Vec<String>,
+    /// Small lanes as insets (default) or one strict byte scale.
+    pub scale_mode: ScaleMode,
 }
 
 impl Default for Params {
@@ -70,6 +72,7 @@ impl Default for Params {
             width: view.width,
             name: None,
             fits: Vec::new(),
+            scale_mode: view.scale_mode,
         }
     }
 }
@@ -113,6 +116,7 @@ impl Params {
                 "backend" => p.backend = Some(backend::by_name(value)?.name),
                 "x_axis" => p.x_axis = value.parse::<XAxis>()?,
                 "theme" => p.theme = value.parse::<Theme>()?,
+                "scale_mode" => p.scale_mode = value.parse::<ScaleMode>()?,
                 "zoom" => p.zoom = number("zoom", value, ZOOM)?,
                 "width" => p.width = number("width", value, WIDTH)?,
                 "scale" => p.scale = number("scale", value, SCALE)?,
@@ -152,6 +156,7 @@ impl Params {
                 width: self.width,
                 // Checked when the parameters were read.
                 fits: self.fits.iter().filter_map(|f| f.parse().ok()).collect(),
+                scale_mode: self.scale_mode,
             },
             scale: self.scale,
         }
@@ -173,6 +178,7 @@ impl Params {
             width: f64,
             name: &'a str,
             fit: &'a [String],
+            scale_mode: String,
         }
         let c = Canonical {
             format: format.extension(),
@@ -186,6 +192,7 @@ impl Params {
             width: self.width,
             name,
             fit: &self.fits,
+            scale_mode: format!("{:?}", self.scale_mode),
         };
         serde_json::to_string(&c).unwrap_or_default()
     }
@@ -275,6 +282,16 @@ mod tests {
 
     fn pairs(q: &str) -> Vec<(String, String)> {
         query_pairs(q).unwrap()
+    }
+
+    #[test]
+    fn the_scale_mode_is_read_and_keys_the_picture() {
+        let strict = Params::from_pairs(&pairs("scale-mode=Strict")).unwrap();
+        assert_eq!(strict.render_options(Format::Svg).view.scale_mode, ScaleMode::Strict);
+        let default = Params::from_pairs(&pairs("")).unwrap();
+        assert_eq!(default.scale_mode, ScaleMode::Insets);
+        assert_ne!(strict.canonical(Format::Svg, "d.py"), default.canonical(Format::Svg, "d.py"));
+        assert!(Params::from_pairs(&pairs("scale_mode=wide")).is_err());
     }
 
     #[test]

@@ -131,3 +131,33 @@ export function needsCorpus(...names) {
   const missing = names.filter((n) => !existsSync(path.join(pagesDir, `${n}.html`)));
   return missing.length ? { skip: `corpus not found (set PMM_CORPUS): no ${missing.join(', ')} page` } : {};
 }
+
+/**
+ * The layout engine's byte-scale rule (layout::plan::main_factor and is_inset), written out again
+ * independently of the page script: the lanes that can hold the fill scale fill `panel`; a lane
+ * narrower than min_lane_px at it is an inset, inset_px wide at its own scale. Returns the card's
+ * factor and each space's expected lane width.
+ */
+export function expectedScale(rules, spaces, axis, zoom, panel) {
+  const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
+  const sorted = spaces.map(span).sort((a, b) => a - b);
+  let fill = 0;
+  for (let k = 0; k < sorted.length; k++) {
+    fill = panel / sorted.slice(k).reduce((a, b) => a + b, 0);
+    if (sorted[k] * fill >= rules.min_lane_px) break;
+  }
+  const main = sorted.filter((s) => s * fill >= rules.min_lane_px - 1e-6);
+  let f = panel / main.reduce((a, b) => a + b, 0);
+  if (Math.min(...main) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...main);
+  const widths = {};
+  for (const s of spaces) {
+    const inset = span(s) * f < rules.min_lane_px - 1e-6;
+    widths[s.space] = inset ? rules.inset_px * zoom : span(s) * f * zoom;
+  }
+  return { f: f * zoom, widths };
+}
+
+/** The width a card's lanes fill at zoom 1, from the page's plan. */
+export async function panelOf(page, fn) {
+  return page.evaluate((name) => JSON.parse(document.getElementById('pmm-plan').textContent).cards.find((c) => c.function === name).panel, fn);
+}

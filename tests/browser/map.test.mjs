@@ -1,25 +1,17 @@
 // The map itself: one shared byte scale, zoom, the x axis, and showing/hiding spaces.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, card, openCard, pageData, laneWidths, near, needsCorpus } from './helpers.mjs';
+import { withPage, card, openCard, pageData, laneWidths, near, expectedScale, panelOf, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
-
-/** The layout engine's rule, written out again independently of the page script. */
-function expectedFactor(rules, spaces, axis, zoom) {
-  const spans = spaces.map((s) => (axis === 'used' ? (s.hwm || 1) : s.limit));
-  let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
-  const narrowest = Math.min(...spans);
-  if (narrowest * f < rules.min_lane_px) f = rules.min_lane_px / narrowest;
-  return f * zoom;
-}
 
 test('lanes share one px/byte factor and boxes sit on their bytes', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const c = await openCard(page, 'down_proj');
     const { data, rules } = await pageData(page);
     const fn = data.functions.find((f) => f.name === 'down_proj');
-    const f = expectedFactor(rules, fn.spaces, 'limit', 1);
+    const panel = await panelOf(page, 'down_proj');
+    const { f } = expectedScale(rules, fn.spaces, 'limit', 1, panel);
     const w = await laneWidths(c);
     for (const s of fn.spaces) near(w[s.space], s.limit * f, 0.5, `${s.space} lane width`);
     // 512 KB of Mat is exactly eight times 64 KB of Left.
@@ -34,10 +26,12 @@ test('lanes share one px/byte factor and boxes sit on their bytes', needsCorpus(
       near(g.x, g.offset * f, 0.6, `${g.name} x`);
       near(g.w, Math.max(rules.min_box_px, g.size * f), 0.6, `${g.name} width`);
     }
-    // The narrowest-lane rule: with x=used, Left (1 KB) would be 3 px wide, so the factor grows.
+    // The narrowest-lane rule: with x=used, Left (1 KB) would be 3 px wide, so it is an inset.
     await c.locator('.axis-toggle').click();
     const wu = await laneWidths(c);
-    near(wu.Left, rules.min_lane_px, 0.5, 'narrowest lane is min_lane_px');
+    near(wu.Left, rules.inset_px, 0.5, 'a lane too narrow for the scale is an inset');
+    assert.match(await c.locator('.lane-head[data-space="Left"] .lh-inset').innerText(), /^x[\d.]+, not to scale$/);
+    assert.ok(await c.locator('.lane[data-space="Left"]').evaluate((l) => l.classList.contains('inset')));
   });
 });
 
@@ -134,12 +128,12 @@ test('x axis: used makes each lane span its high-water mark', needsCorpus(DECODE
     assert.match(await toggle.innerText(), /limit/);
     await toggle.click();
     assert.match(await toggle.innerText(), /used/);
-    const f = expectedFactor(rules, fn.spaces, 'used', 1);
+    const { widths } = expectedScale(rules, fn.spaces, 'used', 1, await panelOf(page, 'down_proj'));
     const w = await laneWidths(c);
     for (const s of fn.spaces) {
       const lane = c.locator(`.lane[data-space="${s.space}"]`);
       assert.equal(Number(await lane.getAttribute('data-span')), s.hwm, `${s.space} spans its hwm`);
-      near(w[s.space], s.hwm * f, 0.5, `${s.space} width`);
+      near(w[s.space], widths[s.space], 0.5, `${s.space} width`);
       // The high-water line sits on the lane's right edge, and the highest box ends there too.
       const hw = await lane.evaluate((l) => l.querySelector('.hwm').getBoundingClientRect().left - l.getBoundingClientRect().right);
       near(hw, 0, 1.5, `${s.space} hwm line at the right edge`);
@@ -165,9 +159,9 @@ test('show/hide spaces: the lane goes, the rest share the width, the last stays'
     assert.deepEqual(await heads(), ['Left', 'Right', 'Acc']);
     assert.equal(await c.locator('.box[data-space="Mat"]').count(), 0, 'its boxes go with it');
     const left = fn.spaces.filter((s) => s.space !== 'Mat');
-    const f = expectedFactor(rules, left, 'limit', 1);
+    const { widths } = expectedScale(rules, left, 'limit', 1, await panelOf(page, 'down_proj'));
     const w = await laneWidths(c);
-    for (const s of left) near(w[s.space], s.limit * f, 0.5, `${s.space} after hiding Mat`);
+    for (const s of left) near(w[s.space], widths[s.space], 0.5, `${s.space} after hiding Mat`);
     // Lanes stay side by side: no gap where Mat was.
     const xs = await c.locator('.lane').evaluateAll((ls) => ls.map((l) => [l.getBoundingClientRect().left, l.getBoundingClientRect().right]));
     for (let i = 1; i < xs.length; i++) near(xs[i][0], xs[i - 1][1], 0.5, 'adjacent lanes');

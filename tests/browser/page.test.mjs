@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, needsCorpus } from './helpers.mjs';
+import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 const LAYER_NORM = 'test_layer_norm_core';
@@ -44,7 +44,8 @@ async function assertHeader(page) {
   assert.match(text, /a2a3/);
   const pills = await card(page, 'down_proj').locator('.pill').allInnerTexts();
   assert.deepEqual(pills.map((p) => p.replace(/\s+/g, ' ').trim()), [
-    'Mat 260 KB/512 KB 50.8% peak L86', 'Left 1 KB/64 KB 1.6% peak L65', 'Right 64 KB/64 KB 100.0% peak L66', 'Acc 64 KB/128 KB 50.0% peak L61',
+    'Mat hwm 260 KB / 512 KB 50.8% · peak 260 KB at L86', 'Left hwm 1 KB / 64 KB 1.6% · peak 1 KB at L65',
+    'Right hwm 64 KB / 64 KB 100.0% · peak 64 KB at L66', 'Acc hwm 64 KB / 128 KB 50.0% · peak 64 KB at L61',
   ]);
   assert.equal(await card(page, 'down_proj').locator('.pill.occ-crit').getAttribute('data-space'), 'Right');
 }
@@ -125,10 +126,9 @@ test('the URL fragment restores a view, and interactions write it', needsCorpus(
     // The lanes are the same width they would be after clicking to that state (shared factor, x=used).
     const w = await laneWidths(c);
     const { rules } = await pageData(page);
-    const spans = fn.spaces.filter((s) => ['Mat', 'Right'].includes(s.space)).map((s) => s.hwm);
-    let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
-    if (Math.min(...spans) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...spans);
-    near(w.Mat, fn.spaces.find((s) => s.space === 'Mat').hwm * f * 2.56, 0.5, 'Mat lane width');
+    const shown = fn.spaces.filter((s) => ['Mat', 'Right'].includes(s.space));
+    const { widths } = expectedScale(rules, shown, 'used', 2.56, await panelOf(page, 'down_proj'));
+    near(w.Mat, widths.Mat, 0.5, 'Mat lane width');
 
     // Changing the view rewrites the fragment in place (no new history entry).
     const before = await page.evaluate(() => history.length);

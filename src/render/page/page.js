@@ -90,6 +90,15 @@
     };
   }
 
+  /** layout::plan::needs_key: a box too narrow for its whole name shows a key instead. */
+  const needsKey = (label, w) => fitLabel(label, w, 0).name !== label.name;
+
+  /** layout::plan::keyed_label: the key where it fits whole, and the detail line. */
+  function keyedLabel(label, key, w, h) {
+    const room = w - 2 * PX.inset;
+    return { name: textW(key, PX.label) <= room ? key : null, badge: null, detail: fitLabel(label, w, h).detail };
+  }
+
   /** A mark of the plan (layout::plan::Mark) as an element; `placeMark` puts it at a factor. */
   function markEl(m, firstLine) {
     const st = PLAN.styles[m.style];
@@ -356,11 +365,14 @@
           el('div', { class: 'lh-axis' },
             el('span', { text: '0' }),
             el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` }),
-            el('span', { class: 'lh-end' })));
+            el('span', { class: 'lh-end' })),
+          el('div', { class: 'lh-inset', hidden: true }));
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
-        this.lanes.set(lp.space, { lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end') });
+        this.lanes.set(lp.space, {
+          lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
+        });
       });
       // Larger boxes first, so a view or a small tile drawn over a big one stays on top and clickable.
       const order = [...this.boxes].sort((a, b) => b.size - a.size || a.start - b.start);
@@ -401,9 +413,8 @@
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
-      // Idle tiles and fit answers, as the static picture writes them under the card.
-      const summary = (this.plan.summary || []).map((line) => el('p', { class: line.startsWith('fit') ? 'fit' : '', text: line }));
-      view.append(toolbar, this.plot, legend, summary.length ? el('div', { class: 'summary' }, ...summary) : null, this.tableDetails);
+      this.keyList = el('div', { class: 'key-list', hidden: true });
+      view.append(toolbar, this.plot, this.keyList, legend, this.tableDetails);
       const stat = this.body.querySelector('.static-map');
       if (stat) stat.replaceWith(view);
       else this.body.append(view);
@@ -594,6 +605,52 @@
       return (table[mask] || table[table.length - 1]) * this.state.zoom;
     }
 
+    /**
+     * A lane's px/byte factor on a card whose factor is `k`: the card's, or, for a lane too narrow at
+     * it (layout::plan::is_inset), its own, inset_px wide at zoom 1 (layout::plan::inset_factor).
+     */
+    laneFactor(span, k) {
+      const z = this.state.zoom;
+      const inset = this.plan.insets && Math.max(span, 1) * (k / z) < R.min_lane_px - 1e-6;
+      return inset ? (R.inset_px / Math.max(span, 1)) * z : k;
+    }
+
+    /** Sets an inset lane apart (dashed frame, its scale in words: layout::plan::inset_badge). */
+    markInset(entry, kl, k) {
+      const inset = kl !== k;
+      entry.lane.classList.toggle('inset', inset);
+      entry.head.classList.toggle('inset', inset);
+      entry.badge.hidden = !inset;
+      const ratio = kl / k;
+      entry.badge.textContent = inset ? `x${ratio >= 10 ? Math.round(ratio) : ratio.toFixed(1)}, not to scale` : '';
+      if (inset) entry.lane.dataset.pxPerByte = String(kl);
+      else delete entry.lane.dataset.pxPerByte;
+    }
+
+    /**
+     * Keys for the boxes too narrow for their whole names, numbered in the plan's box order over the
+     * visible lanes (as the static card numbers them), and the card's key list under the map.
+     */
+    applyKeys() {
+      const items = this.visibleSpaces().flatMap((sp) => this.lanes.get(sp.space).boxes);
+      items.sort((a, c) => a.b.i - c.b.i);
+      const rows = [];
+      for (const it of items) delete it.node.dataset.key;
+      for (const it of items) {
+        const label = it.b.plan.label;
+        if (!needsKey(label, it.w)) continue;
+        const key = String(rows.length + 1);
+        const fitted = keyedLabel(label, key, it.w, (it.b.end - it.b.start + 1) * PX.line);
+        it.name.textContent = fitted.name ?? '';
+        it.badge.textContent = '';
+        it.badge.hidden = true;
+        it.node.dataset.key = key;
+        rows.push(el('li', { data: { key, name: it.b.name } }, el('b', { text: key }), ' ', el('span', { text: it.b.plan.key })));
+      }
+      this.keyList.hidden = rows.length === 0;
+      this.keyList.replaceChildren(el('div', { class: 'key-head', text: 'key: boxes too narrow for their names' }), el('ol', {}, ...rows));
+    }
+
     /** The live-bytes column of a space: the plan's bars (scaled to the column already) and peak. */
     profile(sp) {
       const pp = this.lanes.get(sp.space).lp.profile;
@@ -615,10 +672,12 @@
     /** Every box and mark of a lane `laneW` px wide, at `k` px/byte. */
     placeLane(entry, k, laneW) {
       for (const mk of entry.marks) placeMark(mk, [0, laneW], k, laneW);
-      for (const { b, node, name, badge, detail, marks } of entry.boxes) {
+      for (const it of entry.boxes) {
+        const { b, node, name, badge, detail, marks } = it;
         const [x, w] = place(b.offset, b.size, k, laneW);
         node.style.left = `${x}px`;
         node.style.width = `${w}px`;
+        it.w = w;
         const fitted = fitLabel(b.plan.label, w, (b.end - b.start + 1) * PX.line);
         name.textContent = fitted.name ?? '';
         badge.textContent = fitted.badge ?? '';
@@ -654,8 +713,10 @@
           continue;
         }
         const span = this.spanOf(sp);
-        cols.push(`${(span * k).toFixed(3)}px`);
-        this.placeLane(entry, k, span * k);
+        const kl = this.laneFactor(span, k);
+        this.markInset(entry, kl, k);
+        cols.push(`${(span * kl).toFixed(3)}px`);
+        this.placeLane(entry, kl, span * kl);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;
@@ -664,6 +725,7 @@
         entry.end.textContent = entry.lp.ends[this.axisIndex()];
         if (reorder) this.grid.append(entry.head, entry.lane);
       }
+      this.applyKeys();
       this.rowBand.style.gridColumn = `2 / ${col}`;
       // The live-bytes columns of the visible spaces, after a gap, in lane order.
       cols.push(`${R.profile_gap}px`);
