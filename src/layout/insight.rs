@@ -2,9 +2,9 @@
 //! (use ticks and idle stretches inside the boxes), and what the headroom is (a live-bytes profile
 //! beside the lanes, free ranges for a `--fit` query, and a summary under each card).
 
-use super::plan::{FIT, IDLE, Mark, MarkKind, MarkText, ProfilePlan, Tone, USE};
+use super::plan::{CAPACITY, FIT, IDLE, Mark, MarkKind, MarkText, OVERFLOW, ProfilePlan, Tone, USE};
 use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
-use super::style::{Color, GOOD, Palette, space_color};
+use super::style::{CRITICAL, Color, GOOD, Palette, space_color};
 use super::{LABEL, RULES, SMALL, text};
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::units::fmt_bytes;
@@ -128,6 +128,45 @@ pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
     out
 }
 
+/// Where tiles reach past their space's capacity: the capacity as a line down the lane, and each
+/// such tile's bytes past it hatched over its lines (the `overflow` finding, drawn). A space the
+/// backend gives no capacity (limit 0) has nothing to reach past.
+pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
+    if s.limit <= 0 || s.hwm <= s.limit {
+        return Vec::new();
+    }
+    let mut out = vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None }];
+    for b in f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.stop() > s.limit) {
+        let t = &b.tile;
+        let from = t.offset.max(s.limit);
+        out.push(Mark {
+            style: OVERFLOW,
+            bytes: Some([from, t.stop() - from]),
+            lines: Some([t.start, t.end]),
+            at: Vec::new(),
+            text: None,
+        });
+    }
+    out
+}
+
+/// Hatch spacing, in px: one diagonal every this many pixels along the edges.
+const HATCH_STEP: f64 = 6.0;
+
+/// Diagonals (bottom-left to top-right) every [`HATCH_STEP`] px, each clipped to the rectangle by
+/// hand: plain lines render the same in every SVG reader and in resvg, which patterns may not.
+fn hatch(x: f64, y: f64, w: f64, h: f64, stroke: Stroke) -> Vec<Shape> {
+    let mut out = Vec::new();
+    let mut d = HATCH_STEP / 2.0;
+    while d < w + h {
+        // The diagonal u + v = d (u across from x, v down from y), inside [0, w] x [0, h].
+        let (u1, u2) = ((d - h).max(0.0), d.min(w));
+        out.push(Shape::Line(Line { x1: x + u1, y1: y + d - u1, x2: x + u2, y2: y + d - u2, stroke }));
+        d += HATCH_STEP;
+    }
+    out
+}
+
 /// Where a mark is drawn: its lane (left edge and width), the box it sits in if any, the factor,
 /// and the rows.
 pub struct Host {
@@ -162,6 +201,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
         Tone::Space => color,
         Tone::Wash => pal.wash(color),
         Tone::Good => GOOD,
+        Tone::Crit => CRITICAL,
     };
     let [from, to] = m.lines.unwrap_or([host.first_line, host.last_line]);
     let (top, bottom) = (row(from), row(to) + px.line);
@@ -205,13 +245,16 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
             let at = m.bytes.map_or(0, |b| b[0]);
             let hx = (lane_x + at as f64 * host.factor).min(lane_x + lane_w - 0.5).max(lane_x + 0.5);
             let end = host.body_top + (host.last_line - host.first_line + 1) as f64 * px.line;
-            out.push(Shape::Line(Line {
-                x1: hx,
-                y1: host.body_top,
-                x2: hx,
-                y2: end,
-                stroke: Stroke { color: tone, width: 1.0, dash: Some((4.0, 3.0)) },
-            }));
+            // A status rule (the capacity) is solid and heavier than the space's own (the hwm).
+            let stroke = if m.style.tone == Tone::Crit {
+                Stroke { color: tone, width: 2.0, dash: None }
+            } else {
+                Stroke { color: tone, width: 1.0, dash: Some((4.0, 3.0)) }
+            };
+            out.push(Shape::Line(Line { x1: hx, y1: host.body_top, x2: hx, y2: end, stroke }));
+        }
+        MarkKind::Hatch => {
+            out.extend(hatch(x, top, w, bottom - top, Stroke { color: tone, width: 1.0, dash: None }));
         }
     }
     if let Some(t) = &m.text

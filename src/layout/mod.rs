@@ -299,14 +299,17 @@ fn lane(
     let blocks = mine.into_iter().map(|bp| block(f, bp, &f.blocks[bp.index], &host(None), color, pal)).collect();
     let mut fits = Vec::new();
     let mut hwm = None;
+    let mut overflow = Vec::new();
     for m in &plan.lanes[li].marks {
         let shapes = insight::mark_shapes(m, &host(None), color, pal);
         match (m.style.kind, shapes.first()) {
+            _ if m.style == plan::CAPACITY || m.style == plan::OVERFLOW => overflow.extend(shapes),
             (plan::MarkKind::Rule, Some(Shape::Line(l))) => hwm = Some(l.clone()),
             _ => fits.extend(shapes),
         }
     }
-    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm }
+    let capacity = (!overflow.is_empty()).then_some(s.limit);
+    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm, overflow, capacity }
 }
 
 fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: Color, pal: &Palette) -> BlockShape {

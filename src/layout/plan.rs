@@ -191,6 +191,8 @@ pub enum MarkKind {
     Ticks,
     /// A vertical dashed line at `bytes[0]`, down the whole lane.
     Rule,
+    /// Diagonal hatching over its byte range and lines (bytes past the capacity).
+    Hatch,
 }
 
 /// The colour a mark takes: its space's colour, its space's wash, or a status colour.
@@ -203,6 +205,8 @@ pub enum Tone {
     Wash,
     /// The "fits" green.
     Good,
+    /// The critical red: what is wrong (bytes past the capacity).
+    Crit,
 }
 
 /// What a mark means and how it looks.
@@ -224,8 +228,12 @@ pub const USE: MarkStyle = MarkStyle { class: "use", kind: MarkKind::Ticks, tone
 pub const HWM: MarkStyle = MarkStyle { class: "hwm", kind: MarkKind::Rule, tone: Tone::Space };
 /// A free range answering a fit query.
 pub const FIT: MarkStyle = MarkStyle { class: "fit", kind: MarkKind::Outline, tone: Tone::Good };
+/// The capacity of a lane its tiles reach past: a solid line in the critical colour.
+pub const CAPACITY: MarkStyle = MarkStyle { class: "capacity", kind: MarkKind::Rule, tone: Tone::Crit };
+/// The bytes of a tile past its space's capacity: hatched in the critical colour.
+pub const OVERFLOW: MarkStyle = MarkStyle { class: "overflow", kind: MarkKind::Hatch, tone: Tone::Crit };
 /// Every mark style; a new mark adds its style here (the page's copy names styles by index here).
-pub const MARK_STYLES: [MarkStyle; 4] = [IDLE, USE, HWM, FIT];
+pub const MARK_STYLES: [MarkStyle; 6] = [IDLE, USE, HWM, FIT, CAPACITY, OVERFLOW];
 
 fn style_index<S: serde::Serializer>(style: &MarkStyle, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(MARK_STYLES.iter().position(|m| m == style).unwrap_or(0) as u64)
@@ -389,6 +397,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
     let mut marks = super::insight::fit_plan(f, &s.space);
     marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
+    marks.extend(super::insight::overflow_plan(f, s));
     LanePlan {
         space: s.space.clone(),
         span,

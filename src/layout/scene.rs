@@ -148,6 +148,10 @@ pub struct Lane {
     pub fits: Vec<Shape>,
     /// The high-water-mark line, drawn over the boxes.
     pub hwm: Option<Line>,
+    /// Where tiles reach past the capacity: the capacity line and the hatching past it.
+    pub overflow: Vec<Shape>,
+    /// The capacity those shapes mark, in bytes (`None` where nothing reaches past it).
+    pub capacity: Option<i64>,
 }
 
 /// One drawn box, with the facts the back ends expose to scripts and tooltips.

@@ -134,6 +134,11 @@ fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
         line_leaf(x, line);
         x.close();
     }
+    if let Some(capacity) = lane.capacity {
+        x.open("g", &[("class", "overflow".into()), ("data-capacity", Value::Int(capacity))]);
+        shapes(x, &lane.overflow);
+        x.close();
+    }
     x.close();
 }
 
