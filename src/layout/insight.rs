@@ -295,7 +295,26 @@ pub fn summary(f: &FunctionMap) -> Vec<String> {
         };
         out.push(format!("fit {} {} over L{}–L{}: {answer}", a.space, fmt_bytes(a.bytes), a.from, a.to));
     }
+    out.extend(f.spaces.iter().filter_map(holding));
     out
+}
+
+/// Tiles named in a space's "what holds it" line before `+N more`.
+const HOLDING_SHOWN: usize = 4;
+
+/// What holds a space at its peak, biggest first: `Vec peak 64 KB at L49: s__tile 64 KB, …`.
+/// `None` for a space with nothing live.
+pub fn holding(s: &SpaceUsage) -> Option<String> {
+    let live = &s.peak.live;
+    if s.peak.bytes <= 0 || live.is_empty() {
+        return None;
+    }
+    let mut named: Vec<String> =
+        live.iter().take(HOLDING_SHOWN).map(|t| format!("{} {}", t.name, fmt_bytes(t.size))).collect();
+    if live.len() > HOLDING_SHOWN {
+        named.push(format!("+{} more", live.len() - HOLDING_SHOWN));
+    }
+    Some(format!("{} peak {} at L{}: {}", s.space, fmt_bytes(s.peak.bytes), s.peak.line, named.join(", ")))
 }
 
 fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {

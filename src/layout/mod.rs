@@ -54,7 +54,7 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
     // Cards share one width so the page reads as a column; lanes keep their own widths.
     let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
     let inner = chosen.iter().map(|(_, f)| card_width(f, view, None)).fold(header_width, f64::max).ceil();
-    let mut y = HEADER_HEIGHT;
+    let mut y = HEADER_HEIGHT + findings_height(map);
     let mut cards: Vec<Card> = Vec::new();
     for (index, f) in chosen {
         let card = card(f, index, view, &pal, Placement { x: PAGE_PAD, y, w: inner, factor: None });
@@ -524,7 +524,51 @@ fn header(map: &MemoryMap, pal: &Palette) -> Vec<Shape> {
         out.push(text_at(cx + 8.0, cy + 15.0, LABEL, pal.muted, note));
     }
     out.extend(legend(pal, x, PAGE_PAD + 82.0));
+    out.extend(findings_rows(map, pal, x, HEADER_HEIGHT + 4.0));
     out
+}
+
+/// Errors the header names one by one before `+N more errors`.
+const HEADER_ERRORS: usize = 3;
+/// Height of one findings row in the header.
+const FINDINGS_ROW: f64 = 17.0;
+/// Widest an error row of the header is drawn, in px.
+const HEADER_ROW_MAX: f64 = 900.0;
+
+/// The header's findings: their count by severity, then the first errors, each with its code,
+/// function, space, line and message (the first screen says what is wrong before any card does).
+fn findings_rows(map: &MemoryMap, pal: &Palette, x: f64, y: f64) -> Vec<Shape> {
+    let (errors, warnings, _) = crate::findings::counts(&map.findings);
+    let color = if errors > 0 {
+        CRITICAL
+    } else if warnings > 0 {
+        WARNING
+    } else {
+        pal.muted
+    };
+    let mut out =
+        vec![text_at(x, y, LABEL, color, &format!("findings: {}", crate::findings::counts_text(&map.findings)))];
+    let listed = map.findings.iter().filter(|f| f.severity == crate::model::Severity::Error);
+    for (i, f) in listed.clone().take(HEADER_ERRORS).enumerate() {
+        let at = f.line.map(|l| format!(" L{l}")).unwrap_or_default();
+        let place = [f.function.as_deref(), f.space.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        let row = format!("error {} · {place}{at} · {}", f.code, f.message);
+        // Cut to a width no card is narrower than, so a long message never widens the page.
+        let row = text::fit(&row, LABEL, HEADER_ROW_MAX).unwrap_or_default();
+        out.push(text_at(x + 12.0, y + (i + 1) as f64 * FINDINGS_ROW, LABEL, pal.text, &row));
+    }
+    if errors > HEADER_ERRORS {
+        let more = format!("+{} more errors (the JSON's findings, or -f txt)", errors - HEADER_ERRORS);
+        out.push(text_at(x + 12.0, y + (HEADER_ERRORS + 1) as f64 * FINDINGS_ROW, LABEL, pal.muted, &more));
+    }
+    out
+}
+
+/// The height the header's findings rows add below the legend.
+fn findings_height(map: &MemoryMap) -> f64 {
+    let (errors, _, _) = crate::findings::counts(&map.findings);
+    let rows = 1 + errors.min(HEADER_ERRORS) + usize::from(errors > HEADER_ERRORS);
+    rows as f64 * FINDINGS_ROW + 10.0
 }
 
 /// The marks and what they mean (D8).
