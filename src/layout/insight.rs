@@ -325,3 +325,23 @@ fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
 pub const SUMMARY_LINE: f64 = 16.0;
 /// Label size of the summary, re-exported for the card footer.
 pub const SUMMARY_SIZE: f64 = LABEL;
+
+/// Every byte count a line's live list can show on the page, written as the map writes bytes (see
+/// [`super::plan::Plan::words`]): box sizes, and per line and space the live total and the largest
+/// free range. The page's script formats nothing itself.
+pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> std::collections::BTreeMap<i64, String> {
+    let mut values = std::collections::BTreeSet::new();
+    for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
+        for s in &f.spaces {
+            let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+            values.extend(mine.iter().map(|b| b.tile.size));
+            let capacity = super::plan::live_capacity(s);
+            for line in f.src_start..=f.src_end {
+                let (total, largest) = super::plan::live_at(&mine, capacity, line);
+                values.insert(total);
+                values.insert(largest.size);
+            }
+        }
+    }
+    values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
+}

@@ -64,6 +64,30 @@ pub struct Plan {
     pub styles: &'static [MarkStyle],
     /// One plan per drawn function, in dump order.
     pub cards: Vec<CardPlan>,
+    /// Byte counts as the map writes them (`24576` -> `24 KB`), for every figure a line's live list
+    /// shows: each box's size, and at each line of each lane the live total and the largest free
+    /// range. The rule the page applies to the boxes (written once in [`live_at`]): the boxes live
+    /// at line `l` are those whose `lines` include `l`; their total is the union of their byte
+    /// ranges; the free ranges are the gaps between them in `[0, capacity)` (the capacity is the
+    /// space's limit, or its high-water mark where the backend gives none).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub words: std::collections::BTreeMap<i64, String>,
+}
+
+/// The live list at `line` in one space ([`Plan::words`]' rule): the union of the live blocks'
+/// bytes and the largest free range below `capacity` (the first of the largest).
+pub fn live_at(blocks: &[&Block], capacity: i64, line: u32) -> (i64, crate::model::Gap) {
+    let live: Vec<&Block> = blocks.iter().copied().filter(|b| b.tile.start <= line && line <= b.tile.end).collect();
+    let total = crate::analyze::live_profile(&live, (line, line)).first().copied().unwrap_or(0);
+    let gaps = crate::analyze::free_ranges(&live, capacity, (line, line));
+    let largest =
+        gaps.iter().copied().fold(crate::model::Gap::default(), |best, g| if g.size > best.size { g } else { best });
+    (total, largest)
+}
+
+/// The capacity a line's free ranges are measured in: the limit, or the hwm without one.
+pub fn live_capacity(s: &SpaceUsage) -> i64 {
+    if s.limit > 0 { s.limit } else { s.hwm }
 }
 
 /// Everything about one function's card that does not depend on the factor.
@@ -369,7 +393,8 @@ pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
         .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
         .map(|f| card_plan(f, view))
         .collect();
-    Plan { px: px_rules(), styles: &MARK_STYLES, cards }
+    let words = super::insight::live_words(map, view);
+    Plan { px: px_rules(), styles: &MARK_STYLES, cards, words }
 }
 
 /// The plan of one function's card.

@@ -52,6 +52,8 @@ render decode_fwd_layers "$corpus/cases/decode_fwd_layers"
 render test_layer_norm_core "$corpus/generated/Ascend910B/test_layer_norm_core"
 # The project's own example: the only dump at hand with conflicts.
 render demo_case "$root/examples/demo_case"
+# A Vec tile past its capacity: the overflow drawn (capacity line, hatching).
+render find_overflow "$root/tests/fixtures/find_overflow.py"
 
 # One test file at a time: the machine has two cores and each file drives its own Chromium.
 exec node --test --test-concurrency=1 tests/browser/*.test.mjs
