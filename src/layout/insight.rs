@@ -167,6 +167,11 @@ fn hatch(x: f64, y: f64, w: f64, h: f64, stroke: Stroke) -> Vec<Shape> {
     out
 }
 
+/// A legend's sample of the overflow hatching, in `frame`.
+pub fn hatch_swatch(frame: Rect, color: Color) -> Vec<Shape> {
+    hatch(frame.x, frame.y, frame.w, frame.h, Stroke { color, width: 1.0, dash: None })
+}
+
 /// Where a mark is drawn: its lane (left edge and width), the box it sits in if any, the factor,
 /// and the rows.
 pub struct Host {

@@ -546,8 +546,19 @@ fn findings_rows(map: &MemoryMap, pal: &Palette, x: f64, y: f64) -> Vec<Shape> {
     } else {
         pal.muted
     };
-    let mut out =
-        vec![text_at(x, y, LABEL, color, &format!("findings: {}", crate::findings::counts_text(&map.findings)))];
+    let counts = format!("findings: {}", crate::findings::counts_text(&map.findings));
+    let mut out = vec![text_at(x, y, LABEL, color, &counts)];
+    if map.findings.iter().any(|f| f.code == "overflow") {
+        // What the overflow marks are, beside the count that says there is one.
+        let lx = x + text::width(&counts, LABEL) + 24.0;
+        let red = Stroke { color: CRITICAL, width: 2.0, dash: None };
+        out.push(Shape::Line(Line { x1: lx, y1: y - 10.0, x2: lx, y2: y + 2.0, stroke: red }));
+        out.push(text_at(lx + 8.0, y, LABEL, pal.muted, "capacity"));
+        let hx = lx + 8.0 + text::width("capacity", LABEL) + 18.0;
+        let frame = Rect { x: hx, y: y - 9.0, w: 16.0, h: 10.0, radius: 0.0, fill: None, stroke: None };
+        out.extend(insight::hatch_swatch(frame, CRITICAL));
+        out.push(text_at(hx + 22.0, y, LABEL, pal.muted, "bytes past the capacity"));
+    }
     let listed = map.findings.iter().filter(|f| f.severity == crate::model::Severity::Error);
     for (i, f) in listed.clone().take(HEADER_ERRORS).enumerate() {
         let at = f.line.map(|l| format!(" L{l}")).unwrap_or_default();

@@ -460,6 +460,12 @@
         el('span', { class: 'lg' }, el('i', { class: 'mk mk-grid' }), 'gridline every 5 lines'),
         el('span', { class: 'lg hint', text: 'ctrl/⌘ + wheel zooms the byte scale · click a tile to pin it' }),
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
+      // Where a tile reaches past its capacity, the legend says what the red line and hatching are.
+      if (this.plan.lanes.some((l) => l.marks.some((m) => PLAN.styles[m.style].class === 'capacity'))) {
+        legend.lastElementChild.before(
+          el('span', { class: 'lg' }, el('i', { class: 'mk mk-capacity' }), 'capacity'),
+          el('span', { class: 'lg' }, el('i', { class: 'mk mk-past' }), 'bytes past the capacity'));
+      }
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
       // Idle tiles and fit answers, as the static picture writes them under the card.
