@@ -152,17 +152,25 @@ pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
 
 /// Hatch spacing, in px: one diagonal every this many pixels along the edges.
 const HATCH_STEP: f64 = 6.0;
+/// Most diagonals one hatched region gets.
+const MAX_HATCH_LINES: f64 = 2000.0;
 
 /// Diagonals (bottom-left to top-right) every [`HATCH_STEP`] px, each clipped to the rectangle by
 /// hand: plain lines render the same in every SVG reader and in resvg, which patterns may not.
 fn hatch(x: f64, y: f64, w: f64, h: f64, stroke: Stroke) -> Vec<Shape> {
     let mut out = Vec::new();
-    let mut d = HATCH_STEP / 2.0;
+    if !(w.is_finite() && h.is_finite()) || w <= 0.0 || h <= 0.0 {
+        return out;
+    }
+    // A region wider or taller than any screen (a lane of a byte-sized scale) gets sparser hatching,
+    // never more than this many lines.
+    let step = HATCH_STEP.max((w + h) / MAX_HATCH_LINES);
+    let mut d = step / 2.0;
     while d < w + h {
         // The diagonal u + v = d (u across from x, v down from y), inside [0, w] x [0, h].
         let (u1, u2) = ((d - h).max(0.0), d.min(w));
         out.push(Shape::Line(Line { x1: x + u1, y1: y + d - u1, x2: x + u2, y2: y + d - u2, stroke }));
-        d += HATCH_STEP;
+        d += step;
     }
     out
 }
