@@ -2,9 +2,9 @@
 //! (use ticks and idle stretches inside the boxes), and what the headroom is (a live-bytes profile
 //! beside the lanes, free ranges for a `--fit` query, and a summary under each card).
 
-use super::plan::{FIT, IDLE, Mark, MarkKind, MarkText, ProfilePlan, Tone, USE};
+use super::plan::{CAPACITY, FIT, IDLE, Mark, MarkKind, MarkText, OVERFLOW, ProfilePlan, Tone, USE};
 use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
-use super::style::{Color, GOOD, Palette, space_color};
+use super::style::{CRITICAL, Color, GOOD, Palette, space_color};
 use super::{LABEL, RULES, SMALL, text};
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::units::fmt_bytes;
@@ -128,6 +128,58 @@ pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
     out
 }
 
+/// Where tiles reach past their space's capacity: the capacity as a line down the lane, and each
+/// such tile's bytes past it hatched over its lines (the `overflow` finding, drawn). A space the
+/// backend gives no capacity (limit 0) has nothing to reach past.
+pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
+    if s.limit <= 0 || s.hwm <= s.limit {
+        return Vec::new();
+    }
+    let mut out = vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None }];
+    for b in f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.stop() > s.limit) {
+        let t = &b.tile;
+        let from = t.offset.max(s.limit);
+        out.push(Mark {
+            style: OVERFLOW,
+            bytes: Some([from, t.stop() - from]),
+            lines: Some([t.start, t.end]),
+            at: Vec::new(),
+            text: None,
+        });
+    }
+    out
+}
+
+/// Hatch spacing, in px: one diagonal every this many pixels along the edges.
+const HATCH_STEP: f64 = 6.0;
+/// Most diagonals one hatched region gets.
+const MAX_HATCH_LINES: f64 = 2000.0;
+
+/// Diagonals (bottom-left to top-right) every [`HATCH_STEP`] px, each clipped to the rectangle by
+/// hand: plain lines render the same in every SVG reader and in resvg, which patterns may not.
+fn hatch(x: f64, y: f64, w: f64, h: f64, stroke: Stroke) -> Vec<Shape> {
+    let mut out = Vec::new();
+    if !(w.is_finite() && h.is_finite()) || w <= 0.0 || h <= 0.0 {
+        return out;
+    }
+    // A region wider or taller than any screen (a lane of a byte-sized scale) gets sparser hatching,
+    // never more than this many lines.
+    let step = HATCH_STEP.max((w + h) / MAX_HATCH_LINES);
+    let mut d = step / 2.0;
+    while d < w + h {
+        // The diagonal u + v = d (u across from x, v down from y), inside [0, w] x [0, h].
+        let (u1, u2) = ((d - h).max(0.0), d.min(w));
+        out.push(Shape::Line(Line { x1: x + u1, y1: y + d - u1, x2: x + u2, y2: y + d - u2, stroke }));
+        d += step;
+    }
+    out
+}
+
+/// A legend's sample of the overflow hatching, in `frame`.
+pub fn hatch_swatch(frame: Rect, color: Color) -> Vec<Shape> {
+    hatch(frame.x, frame.y, frame.w, frame.h, Stroke { color, width: 1.0, dash: None })
+}
+
 /// Where a mark is drawn: its lane (left edge and width), the box it sits in if any, the factor,
 /// and the rows.
 pub struct Host {
@@ -162,6 +214,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
         Tone::Space => color,
         Tone::Wash => pal.wash(color),
         Tone::Good => GOOD,
+        Tone::Crit => CRITICAL,
     };
     let [from, to] = m.lines.unwrap_or([host.first_line, host.last_line]);
     let (top, bottom) = (row(from), row(to) + px.line);
@@ -205,13 +258,16 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
             let at = m.bytes.map_or(0, |b| b[0]);
             let hx = (lane_x + at as f64 * host.factor).min(lane_x + lane_w - 0.5).max(lane_x + 0.5);
             let end = host.body_top + (host.last_line - host.first_line + 1) as f64 * px.line;
-            out.push(Shape::Line(Line {
-                x1: hx,
-                y1: host.body_top,
-                x2: hx,
-                y2: end,
-                stroke: Stroke { color: tone, width: 1.0, dash: Some((4.0, 3.0)) },
-            }));
+            // A status rule (the capacity) is solid and heavier than the space's own (the hwm).
+            let stroke = if m.style.tone == Tone::Crit {
+                Stroke { color: tone, width: 2.0, dash: None }
+            } else {
+                Stroke { color: tone, width: 1.0, dash: Some((4.0, 3.0)) }
+            };
+            out.push(Shape::Line(Line { x1: hx, y1: host.body_top, x2: hx, y2: end, stroke }));
+        }
+        MarkKind::Hatch => {
+            out.extend(hatch(x, top, w, bottom - top, Stroke { color: tone, width: 1.0, dash: None }));
         }
     }
     if let Some(t) = &m.text
@@ -255,7 +311,26 @@ pub fn summary(f: &FunctionMap) -> Vec<String> {
         };
         out.push(format!("fit {} {} over L{}–L{}: {answer}", a.space, fmt_bytes(a.bytes), a.from, a.to));
     }
+    out.extend(f.spaces.iter().filter_map(holding));
     out
+}
+
+/// Tiles named in a space's "what holds it" line before `+N more`.
+const HOLDING_SHOWN: usize = 4;
+
+/// What holds a space at its peak, biggest first: `Vec peak 64 KB at L49: s__tile 64 KB, …`.
+/// `None` for a space with nothing live.
+pub fn holding(s: &SpaceUsage) -> Option<String> {
+    let live = &s.peak.live;
+    if s.peak.bytes <= 0 || live.is_empty() {
+        return None;
+    }
+    let mut named: Vec<String> =
+        live.iter().take(HOLDING_SHOWN).map(|t| format!("{} {}", t.name, fmt_bytes(t.size))).collect();
+    if live.len() > HOLDING_SHOWN {
+        named.push(format!("+{} more", live.len() - HOLDING_SHOWN));
+    }
+    Some(format!("{} peak {} at L{}: {}", s.space, fmt_bytes(s.peak.bytes), s.peak.line, named.join(", ")))
 }
 
 fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
@@ -266,3 +341,23 @@ fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
 pub const SUMMARY_LINE: f64 = 16.0;
 /// Label size of the summary, re-exported for the card footer.
 pub const SUMMARY_SIZE: f64 = LABEL;
+
+/// Every byte count a line's live list can show on the page, written as the map writes bytes (see
+/// [`super::plan::Plan::words`]): box sizes, and per line and space the live total and the largest
+/// free range. The page's script formats nothing itself.
+pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> std::collections::BTreeMap<i64, String> {
+    let mut values = std::collections::BTreeSet::new();
+    for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
+        for s in &f.spaces {
+            let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+            values.extend(mine.iter().map(|b| b.tile.size));
+            let capacity = super::plan::live_capacity(s);
+            for line in f.src_start..=f.src_end {
+                let (total, largest) = super::plan::live_at(&mine, capacity, line);
+                values.insert(total);
+                values.insert(largest.size);
+            }
+        }
+    }
+    values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
+}

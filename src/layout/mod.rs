@@ -493,14 +493,32 @@ fn lane(
     let blocks = mine.into_iter().map(|bp| block(f, bp, &f.blocks[bp.index], &host(None), color, pal)).collect();
     let mut fits = Vec::new();
     let mut hwm = None;
+    let mut overflow = Vec::new();
     for m in &plan.lanes[li].marks {
         let shapes = insight::mark_shapes(m, &host(None), color, pal);
         match (m.style.kind, shapes.first()) {
+            _ if m.style == plan::CAPACITY || m.style == plan::OVERFLOW => overflow.extend(shapes),
             (plan::MarkKind::Rule, Some(Shape::Line(l))) => hwm = Some(l.clone()),
             _ => fits.extend(shapes),
         }
     }
-    Lane { space: s.space.clone(), span, x, y, width, height, decorations, blocks, fits, hwm, factor, inset: None }
+    let capacity = (!overflow.is_empty()).then_some(s.limit);
+    Lane {
+        space: s.space.clone(),
+        span,
+        x,
+        y,
+        width,
+        height,
+        decorations,
+        blocks,
+        fits,
+        hwm,
+        factor,
+        inset: None,
+        overflow,
+        capacity,
+    }
 }
 
 fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: Color, pal: &Palette) -> BlockShape {
@@ -724,7 +742,9 @@ fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     out.extend(chips);
     let (legend, bottom) = flow(legend(pal), x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
-    (out, bottom + 10.0)
+    let y = bottom + 16.0;
+    out.extend(findings_rows(map, pal, x, y, width));
+    (out, y + findings_height(map) - 4.0)
 }
 
 /// Lays `items` (each drawn from its own origin) left to right from `(x, y)`, starting a new row
@@ -752,6 +772,60 @@ fn shift(shape: Shape, dx: f64, dy: f64) -> Shape {
         Shape::Line(l) => Shape::Line(Line { x1: l.x1 + dx, x2: l.x2 + dx, y1: l.y1 + dy, y2: l.y2 + dy, ..l }),
         Shape::Text(t) => Shape::Text(Text { x: t.x + dx, y: t.y + dy, ..t }),
     }
+}
+
+/// Errors the header names one by one before `+N more errors`.
+const HEADER_ERRORS: usize = 3;
+/// Height of one findings row in the header.
+const FINDINGS_ROW: f64 = 17.0;
+/// Widest an error row of the header is drawn, in px.
+const HEADER_ROW_MAX: f64 = 900.0;
+
+/// The header's findings: their count by severity, then the first errors, each with its code,
+/// function, space, line and message (the first screen says what is wrong before any card does).
+fn findings_rows(map: &MemoryMap, pal: &Palette, x: f64, y: f64, width: f64) -> Vec<Shape> {
+    let (errors, warnings, _) = crate::findings::counts(&map.findings);
+    let color = if errors > 0 {
+        CRITICAL
+    } else if warnings > 0 {
+        WARNING
+    } else {
+        pal.muted
+    };
+    let counts = format!("findings: {}", crate::findings::counts_text(&map.findings));
+    let mut out = vec![text_at(x, y, LABEL, color, &counts)];
+    if map.findings.iter().any(|f| f.code == "overflow") {
+        // What the overflow marks are, beside the count that says there is one.
+        let lx = x + text::width(&counts, LABEL) + 24.0;
+        let red = Stroke { color: CRITICAL, width: 2.0, dash: None };
+        out.push(Shape::Line(Line { x1: lx, y1: y - 10.0, x2: lx, y2: y + 2.0, stroke: red }));
+        out.push(text_at(lx + 8.0, y, LABEL, pal.muted, "capacity"));
+        let hx = lx + 8.0 + text::width("capacity", LABEL) + 18.0;
+        let frame = Rect { x: hx, y: y - 9.0, w: 16.0, h: 10.0, radius: 0.0, fill: None, stroke: None };
+        out.extend(insight::hatch_swatch(frame, CRITICAL));
+        out.push(text_at(hx + 22.0, y, LABEL, pal.muted, "bytes past the capacity"));
+    }
+    let listed = map.findings.iter().filter(|f| f.severity == crate::model::Severity::Error);
+    for (i, f) in listed.clone().take(HEADER_ERRORS).enumerate() {
+        let at = f.line.map(|l| format!(" L{l}")).unwrap_or_default();
+        let place = [f.function.as_deref(), f.space.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        let row = format!("error {} · {place}{at} · {}", f.code, f.message);
+        // Cut to a width no card is narrower than, so a long message never widens the page.
+        let row = text::fit(&row, LABEL, HEADER_ROW_MAX.min(width - 12.0)).unwrap_or_default();
+        out.push(text_at(x + 12.0, y + (i + 1) as f64 * FINDINGS_ROW, LABEL, pal.text, &row));
+    }
+    if errors > HEADER_ERRORS {
+        let more = format!("+{} more errors (the JSON's findings, or -f txt)", errors - HEADER_ERRORS);
+        out.push(text_at(x + 12.0, y + (HEADER_ERRORS + 1) as f64 * FINDINGS_ROW, LABEL, pal.muted, &more));
+    }
+    out
+}
+
+/// The height the header's findings rows add below the legend.
+fn findings_height(map: &MemoryMap) -> f64 {
+    let (errors, _, _) = crate::findings::counts(&map.findings);
+    let rows = 1 + errors.min(HEADER_ERRORS) + usize::from(errors > HEADER_ERRORS);
+    rows as f64 * FINDINGS_ROW + 10.0
 }
 
 /// The marks and what they mean (D8), one item each, drawn from their own origin.

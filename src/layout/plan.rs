@@ -64,6 +64,30 @@ pub struct Plan {
     pub styles: &'static [MarkStyle],
     /// One plan per drawn function, in dump order.
     pub cards: Vec<CardPlan>,
+    /// Byte counts as the map writes them (`24576` -> `24 KB`), for every figure a line's live list
+    /// shows: each box's size, and at each line of each lane the live total and the largest free
+    /// range. The rule the page applies to the boxes (written once in [`live_at`]): the boxes live
+    /// at line `l` are those whose `lines` include `l`; their total is the union of their byte
+    /// ranges; the free ranges are the gaps between them in `[0, capacity)` (the capacity is the
+    /// space's limit, or its high-water mark where the backend gives none).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub words: std::collections::BTreeMap<i64, String>,
+}
+
+/// The live list at `line` in one space ([`Plan::words`]' rule): the union of the live blocks'
+/// bytes and the largest free range below `capacity` (the first of the largest).
+pub fn live_at(blocks: &[&Block], capacity: i64, line: u32) -> (i64, crate::model::Gap) {
+    let live: Vec<&Block> = blocks.iter().copied().filter(|b| b.tile.start <= line && line <= b.tile.end).collect();
+    let total = crate::analyze::live_profile(&live, (line, line)).first().copied().unwrap_or(0);
+    let gaps = crate::analyze::free_ranges(&live, capacity, (line, line));
+    let largest =
+        gaps.iter().copied().fold(crate::model::Gap::default(), |best, g| if g.size > best.size { g } else { best });
+    (total, largest)
+}
+
+/// The capacity a line's free ranges are measured in: the limit, or the hwm without one.
+pub fn live_capacity(s: &SpaceUsage) -> i64 {
+    if s.limit > 0 { s.limit } else { s.hwm }
 }
 
 /// Everything about one function's card that does not depend on the factor.
@@ -216,6 +240,8 @@ pub enum MarkKind {
     Ticks,
     /// A vertical dashed line at `bytes[0]`, down the whole lane.
     Rule,
+    /// Diagonal hatching over its byte range and lines (bytes past the capacity).
+    Hatch,
 }
 
 /// The colour a mark takes: its space's colour, its space's wash, or a status colour.
@@ -228,6 +254,8 @@ pub enum Tone {
     Wash,
     /// The "fits" green.
     Good,
+    /// The critical red: what is wrong (bytes past the capacity).
+    Crit,
 }
 
 /// What a mark means and how it looks.
@@ -249,8 +277,12 @@ pub const USE: MarkStyle = MarkStyle { class: "use", kind: MarkKind::Ticks, tone
 pub const HWM: MarkStyle = MarkStyle { class: "hwm", kind: MarkKind::Rule, tone: Tone::Space };
 /// A free range answering a fit query.
 pub const FIT: MarkStyle = MarkStyle { class: "fit", kind: MarkKind::Outline, tone: Tone::Good };
+/// The capacity of a lane its tiles reach past: a solid line in the critical colour.
+pub const CAPACITY: MarkStyle = MarkStyle { class: "capacity", kind: MarkKind::Rule, tone: Tone::Crit };
+/// The bytes of a tile past its space's capacity: hatched in the critical colour.
+pub const OVERFLOW: MarkStyle = MarkStyle { class: "overflow", kind: MarkKind::Hatch, tone: Tone::Crit };
 /// Every mark style; a new mark adds its style here (the page's copy names styles by index here).
-pub const MARK_STYLES: [MarkStyle; 4] = [IDLE, USE, HWM, FIT];
+pub const MARK_STYLES: [MarkStyle; 6] = [IDLE, USE, HWM, FIT, CAPACITY, OVERFLOW];
 
 fn style_index<S: serde::Serializer>(style: &MarkStyle, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(MARK_STYLES.iter().position(|m| m == style).unwrap_or(0) as u64)
@@ -429,7 +461,8 @@ pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
         .zip(super::panel_widths(map, view))
         .map(|(f, width)| card_plan(f, &ViewOptions { width, ..view.clone() }))
         .collect();
-    Plan { px: px_rules(), styles: &MARK_STYLES, cards }
+    let words = super::insight::live_words(map, view);
+    Plan { px: px_rules(), styles: &MARK_STYLES, cards, words }
 }
 
 /// The plan of one function's card.
@@ -459,6 +492,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
     let mut marks = super::insight::fit_plan(f, &s.space);
     marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
+    marks.extend(super::insight::overflow_plan(f, s));
     LanePlan {
         space: s.space.clone(),
         span,

@@ -152,6 +152,10 @@ pub struct Lane {
     pub factor: f64,
     /// For an inset (a lane too small for the card's scale, drawn at its own), its badge and frame.
     pub inset: Option<Inset>,
+    /// Where tiles reach past the capacity: the capacity line and the hatching past it.
+    pub overflow: Vec<Shape>,
+    /// The capacity those shapes mark, in bytes (`None` where nothing reaches past it).
+    pub capacity: Option<i64>,
 }
 
 /// How an inset lane is set apart: a badge saying its scale, and a dashed frame over its boxes.

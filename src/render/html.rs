@@ -48,6 +48,7 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
     x.newline();
     x.open("body", &[]);
     header(&mut x, map);
+    super::overview::table(&mut x, map);
     x.open("main", &[("class", "cards".into())]);
     if map.functions.is_empty() {
         x.element("p", &[("class", "empty".into())], "No compute function binds a tile in this dump.");
@@ -55,7 +56,7 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
     for (i, f) in map.functions.iter().enumerate() {
         let pills = plan.cards.iter().find(|c| c.function == f.name).map_or(&[][..], |c| &c.pills[..]);
         let notes = plan.cards.iter().find(|c| c.function == f.name).map_or(&[][..], |c| &c.summary[..]);
-        card(&mut x, i, f, static_cards.get(i), pills, notes);
+        card(&mut x, (i, map), f, static_cards.get(i), pills, notes);
     }
     x.close();
     x.newline();
@@ -71,14 +72,23 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
 }
 
 /// The map's JSON without its boxes: the plan carries every box the script draws, so the page does
-/// not send them twice (the whole map is `-f json`). A map is plain strings and numbers, so
+/// not send them twice (the whole map is `-f json`). Nor its findings and peak live sets: the page
+/// shows them as HTML (the overview table, the cards' badges) and from the plan (a line's live list). A map is plain strings and numbers, so
 /// serializing it cannot fail; an empty object keeps the page readable (static cards) if it ever did.
 fn page_data(map: &MemoryMap) -> String {
     let mut value = serde_json::to_value(map).unwrap_or(Value::Null);
     if let Some(Value::Array(functions)) = value.get_mut("functions") {
         for f in functions.iter_mut().filter_map(Value::as_object_mut) {
             f.remove("boxes");
+            if let Some(Value::Array(spaces)) = f.get_mut("spaces") {
+                for peak in spaces.iter_mut().filter_map(|s| s.get_mut("peak")).filter_map(Value::as_object_mut) {
+                    peak.remove("live");
+                }
+            }
         }
+    }
+    if let Some(map) = value.as_object_mut() {
+        map.remove("findings");
     }
     serde_json::to_string(&value).unwrap_or_else(|_| "{}".to_owned())
 }
@@ -152,7 +162,14 @@ fn header(x: &mut Xml, map: &MemoryMap) {
     x.newline();
 }
 
-fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, pills: &[Pill], notes: &[String]) {
+fn card(
+    x: &mut Xml,
+    (index, map): (usize, &MemoryMap),
+    f: &FunctionMap,
+    svg: Option<&Markup>,
+    pills: &[Pill],
+    notes: &[String],
+) {
     let id = format!("fn-{}", f.name);
     x.open(
         "section",
@@ -173,6 +190,7 @@ fn card(x: &mut Xml, index: usize, f: &FunctionMap, svg: Option<&Markup>, pills:
     x.element("span", &[("class", "fn-name".into())], &f.name);
     x.text(" ");
     x.element("span", &[("class", "badge".into())], &f.ftype);
+    super::overview::badges(x, map, f);
     x.open("span", &[("class", "pills".into())]);
     for p in pills {
         pill(x, p);

@@ -4,6 +4,7 @@ pub mod diff;
 pub mod html;
 pub mod json;
 pub mod md;
+pub mod overview;
 pub mod png;
 pub mod sarif;
 pub mod svg;

@@ -143,6 +143,11 @@ fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
         shapes(x, std::slice::from_ref(&Shape::Rect(inset.frame.clone())));
         x.close();
     }
+    if let Some(capacity) = lane.capacity {
+        x.open("g", &[("class", "overflow".into()), ("data-capacity", Value::Int(capacity))]);
+        shapes(x, &lane.overflow);
+        x.close();
+    }
     x.close();
 }
 

@@ -9,27 +9,29 @@ use actix_web::web;
 use serde::Serialize;
 
 use crate::backend;
-use crate::layout::{OPTIONS, Range, SCALE, ScaleMode, Theme, WIDTH, XAxis, ZOOM, options};
+use crate::layout::{OPTIONS, Range, SCALE, ScaleMode, Theme, WIDTH, XAxis, ZOOM};
 use crate::{Format, RenderOptions, ViewOptions};
 
 use super::errors::{ApiError, clip};
 
 /// Names accepted in a query string or as form fields: those of the option table
-/// ([`crate::layout::OPTIONS`]) and `x-axis`, the CLI's spelling. Anything else is a 400, so a
-/// misspelt option is reported instead of silently ignored.
+/// ([`crate::layout::OPTIONS`]), and the CLI's spelling where it differs (`x-axis`, `scale-mode`).
+/// Anything else is a 400, so a misspelt option is reported instead of silently ignored.
 pub fn known() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = OPTIONS.iter().map(|o| o.http).collect();
-    names.push(X_AXIS_ALIAS);
+    names.extend(OPTIONS.iter().filter_map(|o| o.cli.filter(|c| *c != o.http)));
     names
 }
 
 /// Whether `name` is an option (a form field so named is read as one).
 pub fn is_known(name: &str) -> bool {
-    name == X_AXIS_ALIAS || OPTIONS.iter().any(|o| o.http == name)
+    canonical(name).is_some()
 }
 
-/// The command line's spelling of `x_axis`, accepted over HTTP too.
-const X_AXIS_ALIAS: &str = "x-axis";
+/// The option table's name of `name`, given in either spelling.
+fn canonical(name: &str) -> Option<&'static str> {
+    OPTIONS.iter().find(|o| o.http == name || o.cli == Some(name)).map(|o| o.http)
+}
 
 /// At most this many names in `hide` or `function`: a dump has a handful of spaces and functions.
 const MAX_LIST: usize = 256;
@@ -96,7 +98,7 @@ impl Params {
             let Some(&name) = known.iter().find(|k| **k == key) else {
                 return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), known.join(", "))));
             };
-            let canonical = if name == X_AXIS_ALIAS { options::X_AXIS.http } else { name };
+            let canonical = canonical(name).unwrap_or(name);
             let value = value.trim();
             // A form sends its empty fields too: an empty value is the option left at its default.
             if value.is_empty() {

@@ -60,6 +60,8 @@ if [[ -d "$corpus" ]]; then
 else
   echo "run.sh: corpus not found at $corpus (set PMM_CORPUS): its page tests are skipped" >&2
 fi
+# A Vec tile past its capacity: the overflow drawn (capacity line, hatching).
+render find_overflow "$root/tests/fixtures/find_overflow.py"
 
 # One test file at a time: the machine has two cores and each file drives its own Chromium.
 exec node --test --test-concurrency=1 tests/browser/*.test.mjs

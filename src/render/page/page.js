@@ -142,6 +142,39 @@
     node.style.width = `${w}px`;
   }
 
+  // Byte counts as the Rust side writes them (layout::plan::Plan::words): the script formats none.
+  const WORDS = PLAN.words || {};
+  const words = (n) => WORDS[n] ?? `${n} B`;
+
+  /**
+   * What holds a space at `line`, by the plan's rule (layout::plan::live_at, mirrored): the boxes
+   * whose lines include it, biggest first; the union of their bytes; the largest gap between them
+   * in [0, capacity) (the first of the largest).
+   */
+  function liveAt(boxes, capacity, line) {
+    const live = boxes.filter((b) => b.start <= line && line <= b.end);
+    const ranges = live.map((b) => [b.offset, b.offset + b.size]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let total = 0;
+    let reach = -Infinity;
+    for (const [lo0, hi] of ranges) {
+      const lo = Math.max(lo0, reach);
+      if (hi > lo) {
+        total += hi - lo;
+        reach = hi;
+      }
+    }
+    let largest = { offset: 0, size: 0 };
+    const consider = (offset, size) => { if (size > largest.size) largest = { offset, size }; };
+    let at = 0;
+    for (const [lo, hi] of ranges) {
+      if (lo > at && at < capacity) consider(at, Math.min(lo, capacity) - at);
+      at = Math.max(at, hi);
+    }
+    if (at < capacity) consider(at, capacity - at);
+    live.sort((a, b) => b.size - a.size || a.offset - b.offset);
+    return { live, total, largest };
+  }
+
   function fmtZoom(z) {
     return `${z < 1 ? z.toFixed(2) : z.toFixed(1)}×`;
   }
@@ -257,6 +290,34 @@
       this.built = false;
       this.search = '';
       this.marked = [];
+    }
+
+    /** Fills the live-list panel for `line` (or closes it when asked twice for the same line). */
+    showLiveAt(line) {
+      const panel = this.liveAtPanel;
+      if (!panel.hidden && panel.dataset.line === String(line)) {
+        panel.hidden = true;
+        return;
+      }
+      panel.dataset.line = String(line);
+      const close = el('button', { type: 'button', class: 'btn la-close', 'aria-label': 'Close the live list', text: '×' });
+      close.addEventListener('click', () => { panel.hidden = true; });
+      const rows = [el('div', { class: 'la-head' }, el('b', { text: `live at L${line}` }), close)];
+      for (const sp of this.fn.spaces) {
+        const capacity = sp.limit > 0 ? sp.limit : sp.hwm;
+        const { live, total, largest } = liveAt(this.boxes.filter((b) => b.space === sp.space), capacity, line);
+        const free = largest.size > 0
+          ? `largest free ${words(largest.size)} at [${largest.offset}, ${largest.offset + largest.size})`
+          : 'no free range';
+        const tiles = live.map((b) => el('li', { data: { name: b.name, size: String(b.size) } },
+          el('span', { class: 'la-name', text: b.name }), ` ${words(b.size)} [${b.offset}, ${b.offset + b.size})`));
+        rows.push(el('div', { class: 'la-space', data: { space: sp.space, total: String(total) } },
+          el('div', { class: 'la-sum' }, el('i', { class: 'sw' }),
+            el('b', { text: sp.space }), ` ${words(total)} live in ${live.length} tile${live.length === 1 ? '' : 's'} · ${free}`),
+          tiles.length ? el('ul', null, ...tiles) : null));
+      }
+      panel.replaceChildren(...rows);
+      panel.hidden = false;
     }
 
     clampSplit(w) {
@@ -411,10 +472,23 @@
         el('span', { class: 'lg' }, el('i', { class: 'mk mk-grid' }), 'gridline every 5 lines'),
         el('span', { class: 'lg hint', text: 'ctrl/⌘ + wheel zooms the byte scale · click a tile to pin it' }),
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
+      // Where a tile reaches past its capacity, the legend says what the red line and hatching are.
+      if (this.plan.lanes.some((l) => l.marks.some((m) => PLAN.styles[m.style].class === 'capacity'))) {
+        legend.lastElementChild.before(
+          el('span', { class: 'lg' }, el('i', { class: 'mk mk-capacity' }), 'capacity'),
+          el('span', { class: 'lg' }, el('i', { class: 'mk mk-past' }), 'bytes past the capacity'));
+      }
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
       this.keyList = el('div', { class: 'key-list', hidden: true });
       view.append(toolbar, this.plot, this.keyList, legend, this.tableDetails);
+      // Clicking a line number lists what is live there, per space (the guide's "what holds it?").
+      this.liveAtPanel = el('div', { class: 'live-at', hidden: true, 'aria-live': 'polite' });
+      toolbar.after(this.liveAtPanel);
+      this.src.addEventListener('click', (e) => {
+        const no = e.target.closest('.no');
+        if (no) this.showLiveAt(Number(no.parentElement.dataset.line));
+      });
       const stat = this.body.querySelector('.static-map');
       if (stat) stat.replaceWith(view);
       else this.body.append(view);
@@ -1060,6 +1134,48 @@
       hideTip();
     }
   });
+  // The overview table (render/overview.rs): any column sorts on a click (numbers largest first,
+  // names A to Z; a second click reverses), and a function's name opens its card.
+  const overview = document.querySelector('table.ov');
+  if (overview) {
+    const body = overview.tBodies[0];
+    const heads = [...overview.tHead.rows[0].cells];
+    const key = (row, i) => {
+      const cell = row.cells[i];
+      const raw = cell.dataset.v ?? cell.textContent.trim();
+      return raw === '' ? null : raw;
+    };
+    heads.forEach((th, i) => {
+      th.tabIndex = 0;
+      const sort = () => {
+        const rows = [...body.rows];
+        const numeric = rows.every((r) => { const k = key(r, i); return k === null || Number.isFinite(parseFloat(k)); });
+        const was = th.getAttribute('aria-sort');
+        const desc = was ? was === 'ascending' : numeric;
+        const value = (r) => { const k = key(r, i); return numeric ? (k === null ? -Infinity : parseFloat(k)) : (k ?? ''); };
+        rows.sort((a, b) => {
+          const [x, y] = [value(a), value(b)];
+          const c = numeric ? x - y : String(x).localeCompare(String(y));
+          return desc ? -c : c;
+        });
+        for (const h of heads) h.removeAttribute('aria-sort');
+        th.setAttribute('aria-sort', desc ? 'descending' : 'ascending');
+        body.append(...rows);
+      };
+      th.addEventListener('click', sort);
+      th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); } });
+    });
+    overview.addEventListener('click', (e) => {
+      const a = e.target.closest('a');
+      const row = a && a.closest('tr');
+      if (!row) return;
+      e.preventDefault();
+      const hash = new URLSearchParams({ fn: row.dataset.function }).toString();
+      if (window.location.hash === `#${hash}`) applyHash(true);
+      else window.location.hash = hash;
+    });
+  }
+
   window.addEventListener('hashchange', () => applyHash(true));
   // A tooltip placed at a focused box would be left behind by scrolling; one at the pointer follows
   // the pointer events the browser sends after a scroll anyway.
