@@ -22,8 +22,11 @@ pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
     let functions: Vec<FunctionMap> = parsed
         .into_iter()
         .filter(|f| !f.tiles.is_empty())
-        .map(|f| function_map(f, &lines, |space| choice.capacities.get(space).copied()))
-        .collect();
+        .map(|f| {
+            crate::budget::checkpoint()?;
+            Ok(function_map(f, &lines, |space| choice.capacities.get(space).copied()))
+        })
+        .collect::<Result<_>>()?;
     refuse_if_nothing_to_draw(&functions, &file)?;
     Ok(MemoryMap { dump: dump.name.clone(), pass_name: dump::pass_name_of(&dump.name), backend: choice, functions })
 }
@@ -208,22 +211,84 @@ fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>, lines: (u
 
 /// Bytes live at each line of `lines`: the union of the live blocks' address ranges, so a view or
 /// an overlap counts its bytes once.
+///
+/// A sweep down the lines that adds a block's range where it starts and removes it after it ends,
+/// keeping the covered length in a segment tree: O((blocks + lines) log blocks), where recomputing
+/// the union at every line would be lines x blocks.
 pub fn live_profile(blocks: &[&Block], (from, to): (u32, u32)) -> Vec<i64> {
-    let mut by_start: Vec<&Block> = blocks.to_vec();
-    by_start.sort_by_key(|b| b.tile.start);
-    let mut live: Vec<(i64, i64)> = Vec::new();
+    let ranges: Vec<(i64, i64, u32, u32)> = blocks
+        .iter()
+        .map(|b| (b.tile.offset, b.tile.stop(), b.tile.start.max(from), b.tile.end.min(to)))
+        .filter(|&(lo, hi, start, end)| hi > lo && start <= end)
+        .collect();
+    let mut cuts: Vec<i64> = ranges.iter().flat_map(|&(lo, hi, ..)| [lo, hi]).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let slot = |x: i64| cuts.partition_point(|&c| c < x);
+    // (line, +1 or -1, first cut, last cut): ranges enter at their first line, leave after their last.
+    let mut events: Vec<(u32, i32, usize, usize)> = ranges
+        .iter()
+        .flat_map(|&(lo, hi, start, end)| [(start, 1, slot(lo), slot(hi)), (end.saturating_add(1), -1, slot(lo), slot(hi))])
+        .collect();
+    events.sort_unstable_by_key(|e| e.0);
+    let mut cover = Coverage::new(&cuts);
+    let mut next = 0;
     (from..=to)
         .map(|line| {
-            live.clear();
-            live.extend(
-                by_start
-                    .iter()
-                    .filter(|b| b.tile.start <= line && line <= b.tile.end)
-                    .map(|b| (b.tile.offset, b.tile.stop())),
-            );
-            union_length(&mut live)
+            while next < events.len() && events[next].0 <= line {
+                let (_, delta, lo, hi) = events[next];
+                cover.add(lo, hi, delta);
+                next += 1;
+            }
+            cover.covered()
         })
         .collect()
+}
+
+/// How much of the line is covered by a multiset of ranges between `cuts`: a segment tree whose node
+/// holds how many ranges cover it whole and how many bytes below it are covered.
+struct Coverage<'a> {
+    cuts: &'a [i64],
+    count: Vec<i32>,
+    length: Vec<i64>,
+}
+
+impl<'a> Coverage<'a> {
+    fn new(cuts: &'a [i64]) -> Coverage<'a> {
+        let n = cuts.len().max(2) * 4;
+        Coverage { cuts, count: vec![0; n], length: vec![0; n] }
+    }
+
+    fn covered(&self) -> i64 {
+        self.length[1]
+    }
+
+    /// Adds `delta` to the cover of the elementary segments `lo..hi` (indices into `cuts`).
+    fn add(&mut self, lo: usize, hi: usize, delta: i32) {
+        if self.cuts.len() >= 2 && lo < hi {
+            self.update(1, 0, self.cuts.len() - 1, lo, hi, delta);
+        }
+    }
+
+    fn update(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, delta: i32) {
+        if hi <= l || r <= lo {
+            return;
+        }
+        if lo <= l && r <= hi {
+            self.count[node] += delta;
+        } else {
+            let mid = (l + r) / 2;
+            self.update(node * 2, l, mid, lo, hi, delta);
+            self.update(node * 2 + 1, mid, r, lo, hi, delta);
+        }
+        self.length[node] = if self.count[node] > 0 {
+            self.cuts[r] - self.cuts[l]
+        } else if r - l == 1 {
+            0
+        } else {
+            self.length[node * 2] + self.length[node * 2 + 1]
+        };
+    }
 }
 
 fn union_length(ranges: &mut [(i64, i64)]) -> i64 {
@@ -361,6 +426,48 @@ mod tests {
         assert!("Vec".parse::<FitQuery>().is_err());
         assert!("Vec=12XB".parse::<FitQuery>().is_err());
         assert!("Vec=0".parse::<FitQuery>().is_err());
+    }
+
+    #[test]
+    fn the_sweep_agrees_with_the_union_at_every_line() {
+        let block = |offset: i64, size: i64, start: u32, end: u32| Block {
+            tile: Tile {
+                name: String::new(),
+                space: "Vec".into(),
+                base: String::new(),
+                offset,
+                size,
+                shape: Vec::new(),
+                dtype: String::new(),
+                op: String::new(),
+                start,
+                end,
+                uses: Vec::new(),
+                layout: String::new(),
+            },
+            aliases: Vec::new(),
+            view: false,
+            conflict: false,
+            idle: None,
+        };
+        let blocks = [
+            block(0, 100, 1, 5),
+            block(50, 100, 3, 8),
+            block(200, 10, 2, 2),
+            block(0, 10, 7, 20),
+            block(300, -5, 1, 9),
+            block(40, 0, 1, 9),
+        ];
+        let refs: Vec<&Block> = blocks.iter().collect();
+        let swept = live_profile(&refs, (2, 10));
+        for (i, line) in (2..=10u32).enumerate() {
+            let mut live: Vec<(i64, i64)> = blocks
+                .iter()
+                .filter(|b| b.tile.start <= line && line <= b.tile.end)
+                .map(|b| (b.tile.offset, b.tile.stop()))
+                .collect();
+            assert_eq!(swept[i], union_length(&mut live), "line {line}");
+        }
     }
 
     #[test]

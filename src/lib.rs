@@ -7,6 +7,7 @@
 
 pub mod analyze;
 pub mod backend;
+pub mod budget;
 pub mod check;
 pub mod compare;
 pub mod dump;

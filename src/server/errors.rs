@@ -117,6 +117,8 @@ impl From<Error> for ApiError {
             ErrorKind::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "nothing_to_draw"),
             ErrorKind::NotFound => (StatusCode::NOT_FOUND, "not_found"),
             ErrorKind::TooLarge => (StatusCode::UNPROCESSABLE_ENTITY, "picture_too_large"),
+            ErrorKind::OverLimit => (StatusCode::UNPROCESSABLE_ENTITY, "over_limit"),
+            ErrorKind::Cancelled => (StatusCode::GATEWAY_TIMEOUT, "render_timeout"),
             ErrorKind::Io => return ApiError::internal(err.message),
         };
         ApiError::new(status, code, err.message)

@@ -120,3 +120,31 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         server.run().await
     })
 }
+
+/// Reads `body` as the service reads a request to `/render` (`pair`: to `/diff`) with these headers,
+/// inflating what is gzip, within `limit` bytes: the body readers without a socket, for the fuzz
+/// target in `fuzz/`. Returns the dump bytes (both, for a pair) or the error's code.
+#[doc(hidden)]
+pub fn read_body_for_fuzzing(
+    headers: &[(&str, &str)],
+    body: &[u8],
+    limit: usize,
+    pair: bool,
+) -> Result<Vec<Vec<u8>>, &'static str> {
+    use actix_web::FromRequest;
+    let mut request = actix_web::test::TestRequest::post();
+    for &(name, value) in headers {
+        request = request.insert_header((name, value));
+    }
+    let (req, mut payload) = request.set_payload(body.to_vec()).to_http_parts();
+    actix_web::rt::System::new().block_on(async move {
+        let payload = web::Payload::from_request(&req, &mut payload).await.map_err(|_| "payload")?;
+        let uploads = if pair {
+            let (old, new) = body::read_pair(&req, payload, limit).await.map_err(|e| e.code)?;
+            vec![old, new]
+        } else {
+            vec![body::read(&req, payload, limit).await.map_err(|e| e.code)?]
+        };
+        uploads.into_iter().map(|u| body::dump_bytes(u.bytes, u.gzip, limit).map_err(|e| e.code)).collect()
+    })
+}
