@@ -228,7 +228,9 @@ pub fn live_profile(blocks: &[&Block], (from, to): (u32, u32)) -> Vec<i64> {
     // (line, +1 or -1, first cut, last cut): ranges enter at their first line, leave after their last.
     let mut events: Vec<(u32, i32, usize, usize)> = ranges
         .iter()
-        .flat_map(|&(lo, hi, start, end)| [(start, 1, slot(lo), slot(hi)), (end.saturating_add(1), -1, slot(lo), slot(hi))])
+        .flat_map(|&(lo, hi, start, end)| {
+            [(start, 1, slot(lo), slot(hi)), (end.saturating_add(1), -1, slot(lo), slot(hi))]
+        })
         .collect();
     events.sort_unstable_by_key(|e| e.0);
     let mut cover = Coverage::new(&cuts);
@@ -291,6 +293,7 @@ impl<'a> Coverage<'a> {
     }
 }
 
+#[cfg(test)]
 fn union_length(ranges: &mut [(i64, i64)]) -> i64 {
     ranges.sort_unstable();
     let (mut total, mut reach) = (0i64, i64::MIN);

@@ -69,9 +69,23 @@ pub fn render_bytes(name: &str, bytes: Vec<u8>, opts: &RenderOptions) -> Result<
     render_map(&map, opts)
 }
 
-/// Renders a memory map in the requested format.
+/// Renders a memory map in the requested format, within the run's output limit (see [`budget`]).
 pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
+    within_output_limit(render_unchecked(map, opts)?)
+}
+
+/// Refuses an output over the run's limit, naming the option that raises it.
+fn within_output_limit(bytes: Vec<u8>) -> Result<Vec<u8>> {
+    let limit = budget::limits().output_bytes;
+    if bytes.len() > limit {
+        return Err(budget::Limits::refuse("bytes of output", bytes.len(), limit, "--max-output-bytes"));
+    }
+    Ok(bytes)
+}
+
+fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     opts.view.validate(map)?;
+    budget::checkpoint()?;
     if !opts.view.fits.is_empty() {
         let mut answered = map.clone();
         analyze::answer_fits(&mut answered, &opts.view.fits)?;
@@ -80,11 +94,16 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     }
     match opts.format {
         Format::Json => Ok(render::json::render(map).into_bytes()),
-        Format::Svg => Ok(render::svg::render(map, &layout::layout(map, &opts.view)).into_bytes()),
+        Format::Svg => {
+            let scene = layout::layout(map, &opts.view);
+            budget::checkpoint()?;
+            Ok(render::svg::render(map, &scene).into_bytes())
+        }
         Format::Html => {
             // Every function gets a card, so the page can show any of them; the view options set the
             // static pictures' look.
             let scene = layout::layout(map, &ViewOptions { functions: Vec::new(), ..opts.view.clone() });
+            budget::checkpoint()?;
             let cards: Vec<_> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
             Ok(render::html::render(map, &cards, &layout::rules_json()).into_bytes())
         }
@@ -92,7 +111,9 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             if !(1.0..=4.0).contains(&opts.scale) {
                 return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", opts.scale)));
             }
-            let svg = render::svg::render(map, &layout::layout(map, &opts.view));
+            let scene = layout::layout(map, &opts.view);
+            budget::checkpoint()?;
+            let svg = render::svg::render(map, &scene);
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
             render::png::render(&svg, opts.scale, &meta).map_err(|e| with_widening_hint(e, map, &opts.view))
         }
@@ -171,9 +192,11 @@ pub fn render_diff(
     view: &ViewOptions,
     scale: f64,
 ) -> Result<Vec<u8>> {
+    budget::checkpoint()?;
     let d = compare::diff(old, new);
+    budget::checkpoint()?;
     let picture = || render::svg::render_markup(new, &layout::diff_scene(old, new, &d, view));
-    match format {
+    let out = match format {
         DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),
         DiffFormat::Map(Format::Json) => {
             let mut out = serde_json::to_string_pretty(&d).unwrap_or_default();
@@ -189,5 +212,6 @@ pub fn render_diff(
             let meta = render::png::Metadata { dump: &new.dump, pass_name: &new.pass_name, backend: &new.backend.name };
             render::png::render(picture().as_str(), scale, &meta)
         }
-    }
+    };
+    within_output_limit(out?)
 }

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use pto_memory_map::budget::{self, Budget, Limits};
 use pto_memory_map::{Dump, ErrorKind, Format, RenderOptions, backend, build, render_bytes, render_map};
 
 /// A valid dump whose one AIV function binds `n` tiles, each live for a line or two.
@@ -41,4 +42,101 @@ fn a_hundred_thousand_tiles_render_in_linear_time() {
     // Four times the tiles: linear is about 4, quadratic 16.
     assert!(ratio < 8.0, "25k tiles {t_small:?}, 100k tiles {t_large:?}: ratio {ratio:.1}");
     assert!(t_large < Duration::from_secs(30), "100k tiles took {t_large:?}");
+}
+
+/// A dump with one AIV function whose body is `body` (8-space indented lines).
+fn one_function(body: &str) -> String {
+    format!(
+        "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n        a: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, 64), pl.Mem.Vec] = pl.tile.load(x)\n{body}        return a\n"
+    )
+}
+
+fn refusal(text: &str) -> pto_memory_map::Error {
+    let started = Instant::now();
+    let err = svg_of(text).unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10), "refused only after {:?}", started.elapsed());
+    err
+}
+
+#[test]
+fn long_unary_chains_are_refused_before_parsing() {
+    // The reproducer: 128 lines of `x = ------...1`, 3.3 GB and 17 s before. Now a refusal at the first.
+    let line = format!("        x = {}1\n", "-".repeat(255 * 1024));
+    let err = refusal(&one_function(&line.repeat(128)));
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.starts_with("t.py:8:1: tokens in one statement"), "{err}");
+    assert!(err.message.contains("--max-statement-tokens"), "{err}");
+}
+
+#[test]
+fn a_function_of_millions_of_lines_is_refused() {
+    // The reproducer had 16 M comment lines (a 780 MB SVG); a million show the limit.
+    let err = refusal(&one_function(&format!("#\n{}", "#\n".repeat(1_000_000))));
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.contains("lines in function f") && err.message.contains("--max-lines"), "{err}");
+}
+
+#[test]
+fn tiles_per_function_and_output_bytes_have_limits() {
+    let text = many_tiles(50);
+    let limits = |l: Limits| Budget { limits: l, ..Budget::default() };
+    let err =
+        budget::run(limits(Limits { tiles_per_function: 10, ..Limits::default() }), || svg_of(&text)).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.contains("tiles in function f: 50 is over the limit of 10"), "{err}");
+    assert!(err.message.contains("--max-tiles"), "{err}");
+    let err = budget::run(limits(Limits { output_bytes: 1000, ..Limits::default() }), || svg_of(&text)).unwrap_err();
+    assert!(err.message.contains("bytes of output") && err.message.contains("--max-output-bytes"), "{err}");
+    assert!(svg_of(&text).is_ok(), "the defaults take it");
+}
+
+#[test]
+fn a_run_past_its_deadline_stops() {
+    let text = many_tiles(2_000);
+    let past = Budget { deadline: Some(Instant::now()), ..Budget::default() };
+    assert_eq!(budget::run(past, || svg_of(&text)).unwrap_err().kind, ErrorKind::Cancelled);
+}
+
+#[test]
+fn memref_numbers_are_read_or_refused_at_their_place() {
+    let tile = |offset: &str, size: &str| {
+        format!(
+            "        b: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_1, {offset}, {size}), pl.Mem.Vec] = pl.tile.load(x)\n"
+        )
+    };
+    let col = "        b: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_1, ".len() + 1;
+    for (offset, size, says) in [
+        ("99999999999999999999", "64", "beyond"),
+        ("-99999999999999999999", "64", "beyond"),
+        ("pl.const(99999999999999999999, pl.INT64)", "64", "beyond"),
+        ("64.0", "64", "not an integer"),
+        ("float('nan')", "64", "not an integer"),
+        ("nan", "64", "not an integer"),
+        ("1e3", "64", "not an integer"),
+    ] {
+        let err = svg_of(&one_function(&tile(offset, size))).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unreadable, "{offset}");
+        assert!(err.message.starts_with(&format!("t.py:8:{col}: ")), "{offset}: {err}");
+        assert!(err.message.contains(says), "{offset}: {err}");
+    }
+    let size_col = col + "0, ".len();
+    let err = svg_of(&one_function(&tile("0", "64.5"))).unwrap_err();
+    assert!(err.message.starts_with(&format!("t.py:8:{size_col}: ")), "{err}");
+    // A DDR tensor may have a computed offset: it is not drawn, so it is not read.
+    let ddr = "        d: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_ddr_0, i * 64, 64), pl.Mem.DDR] = pl.tile.load(x)\n";
+    assert!(svg_of(&one_function(ddr)).is_ok());
+}
+
+#[test]
+fn messages_fit_the_input() {
+    for empty in ["", "\n\n  \n"] {
+        let err = svg_of(empty).unwrap_err();
+        assert!(err.message.contains("the file is empty"), "{err}");
+    }
+    let err = svg_of("import os\nprint(os.getcwd())\n").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Refused);
+    assert!(err.message.contains("not a pass dump") && !err.message.contains("PTOAS"), "{err}");
+    // A real dump from before AllocateMemoryAddr still gets the advice about passes.
+    let early = one_function("").replace("pl.MemRef(mem_vec_0, 0, 64), ", "");
+    assert!(svg_of(&early).unwrap_err().message.contains("AllocateMemoryAddr"));
 }

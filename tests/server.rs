@@ -391,9 +391,43 @@ fn render_json_from_raw_gzip_and_multipart_bodies() {
         ("dump", Some("some/dir/35_after_AllocateMemoryAddr.py"), &dump),
     ]);
     check(&s.post("/render", &ct, &body), "35_after_AllocateMemoryAddr.py");
-    // ...or the first file field, whatever its name; a gzip file inside works too.
-    let (ct, body) = multipart(&[("upload", Some("x.py.gz"), &gz), ("other", Some("y.py"), b"junk")]);
+    // ...or the form's only file field, whatever its name; a gzip file inside works too.
+    let (ct, body) = multipart(&[("upload", Some("x.py.gz"), &gz)]);
     check(&s.post("/render?format=json", &ct, &body), "x.py.gz");
+}
+
+#[test]
+fn a_form_has_one_rule_for_its_fields() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = corpus(SMALL);
+    let refused = |fields: &[(&str, Option<&str>, &[u8])], code: &str, says: &str| {
+        let (ct, body) = multipart(fields);
+        let r = s.post("/render?format=json", &ct, &body);
+        assert_eq!(r.status, 400, "{}", r.text());
+        let v = r.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains(says), "{v}");
+    };
+    // A second file, whatever its name, is not silently skipped.
+    refused(&[("upload", Some("x.py"), &dump), ("other", Some("y.py"), b"junk")], "bad_multipart", "'other'");
+    refused(&[("dump", Some("x.py"), &dump), ("dump", Some("y.py"), &dump)], "bad_multipart", "second dump");
+    // Text fields follow the query's rules: unknown names and repeats are 400, here as there.
+    refused(&[("dump", Some("x.py"), &dump), ("colour", None, b"red")], "bad_option", "'colour'");
+    refused(
+        &[("theme", None, b"dark"), ("theme", None, b"light"), ("dump", Some("x.py"), &dump)],
+        "bad_option",
+        "more than once",
+    );
+    let (ct, body) = multipart(&[("theme", None, b"dark"), ("dump", Some("x.py"), &dump)]);
+    assert_eq!(s.post("/render?format=json&theme=dark", &ct, &body).status, 400);
+    // /diff: old and new once each, and no other file.
+    let (ct, body) =
+        multipart(&[("old", Some("a.py"), &dump), ("new", Some("b.py"), &dump), ("extra", Some("c.py"), &dump)]);
+    let r = s.post("/diff", &ct, &body);
+    assert_eq!((r.status, r.json()["error"]["code"].as_str()), (400, Some("bad_multipart")), "{}", r.text());
+    let (ct, body) =
+        multipart(&[("old", Some("a.py"), &dump), ("old", Some("a.py"), &dump), ("new", Some("b.py"), &dump)]);
+    assert_eq!(s.post("/diff", &ct, &body).status, 400);
 }
 
 #[test]

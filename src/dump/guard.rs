@@ -34,7 +34,8 @@ pub fn check(text: &str, file: &str) -> Result<()> {
         }
         let byte = bytes[i];
         let word = byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80;
-        if !(word && in_word) && !byte.is_ascii_whitespace() && byte != b'#' {
+        let continues_word = word && in_word;
+        if !continues_word && !byte.is_ascii_whitespace() && byte != b'#' {
             statement_tokens += 1;
             tokens += 1;
             if statement_tokens > limits.tokens_per_statement {

@@ -71,7 +71,7 @@ pub async fn post(
 ) -> Result<HttpResponse, ApiError> {
     let query = params::query_pairs(req.query_string())?;
     split_format(query.clone(), DiffFormat::Markdown)?;
-    let (mut old, new) = body::read_pair(&req, payload, state.max_body).await?;
+    let (mut old, new) = body::read_pair(&req, payload, state.max_body, state.read_timeout).await?;
     let mut pairs = query;
     pairs.append(&mut old.fields);
     let (format, params) = split_format(pairs, DiffFormat::Markdown)?;
@@ -81,8 +81,7 @@ pub async fn post(
         new.filename.clone().unwrap_or_else(|| "new.py".into()),
     );
     let out = run(&state, format, params, move || {
-        let o = body::dump_bytes(old.bytes, old.gzip, limit)?;
-        let n = body::dump_bytes(new.bytes, new.gzip, limit)?;
+        let (o, n) = body::dump_pair(old, new, limit)?;
         Ok(((names.0, o), (names.1, n)))
     })
     .await?;

@@ -49,11 +49,22 @@ pub struct ServeConfig {
     pub render_timeout: Duration,
     /// Memory for recent renders of stored maps.
     pub cache_bytes: usize,
+    /// How long a client may take to send its headers, and then its body (408 past it).
+    pub read_timeout: Duration,
+    /// Disk for stored maps; least recently used maps are evicted past it.
+    pub max_store_bytes: u64,
+    /// Work limits of every render.
+    pub limits: crate::budget::Limits,
+    /// When set, `POST /maps` needs `Authorization: Bearer <token>` (from `PMM_WRITE_TOKEN`).
+    pub write_token: Option<String>,
 }
 
 /// What every handler shares.
 pub(crate) struct AppState {
     pub max_body: usize,
+    /// How long reading a request body may take.
+    pub read_timeout: Duration,
+    pub write_token: Option<String>,
     pub pool: RenderPool,
     pub store: Arc<dyn MapStore>,
     pub cache: RenderCache,
@@ -65,12 +76,14 @@ pub(crate) struct AppState {
 /// Prints `listening on http://ADDR` on standard output once bound, so a caller that asked for port
 /// 0 learns the port.
 pub fn serve(config: ServeConfig) -> io::Result<()> {
-    let store = FsStore::open(&config.data_dir).map_err(|e| {
+    let store = FsStore::open(&config.data_dir, config.max_store_bytes).map_err(|e| {
         io::Error::new(e.kind(), format!("cannot open the data directory {}: {e}", config.data_dir.display()))
     })?;
     let state = web::Data::new(AppState {
         max_body: config.max_body_bytes,
-        pool: RenderPool::start(config.render_threads, config.queue_depth, config.render_timeout)?,
+        read_timeout: config.read_timeout,
+        write_token: config.write_token.clone(),
+        pool: RenderPool::start(config.render_threads, config.queue_depth, config.render_timeout, config.limits)?,
         store: Arc::new(store),
         cache: RenderCache::new(config.cache_bytes),
         metrics: Arc::new(Metrics::default()),
@@ -97,6 +110,7 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
                 .wrap(middleware::from_fn(observe::observe))
         })
         .shutdown_timeout(5)
+        .client_request_timeout(config.read_timeout)
         .bind(&config.bind)?;
         let mut out = io::stdout().lock();
         for addr in server.addrs() {
@@ -115,6 +129,9 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
                 "queue_depth": config.queue_depth,
                 "render_timeout_ms": config.render_timeout.as_millis() as u64,
                 "cache_bytes": config.cache_bytes,
+                "read_timeout_ms": config.read_timeout.as_millis() as u64,
+                "max_store_bytes": config.max_store_bytes,
+                "write_token": config.write_token.is_some(),
             })
         );
         server.run().await
@@ -139,12 +156,14 @@ pub fn read_body_for_fuzzing(
     let (req, mut payload) = request.set_payload(body.to_vec()).to_http_parts();
     actix_web::rt::System::new().block_on(async move {
         let payload = web::Payload::from_request(&req, &mut payload).await.map_err(|_| "payload")?;
-        let uploads = if pair {
-            let (old, new) = body::read_pair(&req, payload, limit).await.map_err(|e| e.code)?;
-            vec![old, new]
+        let timeout = Duration::from_secs(10);
+        if pair {
+            let (old, new) = body::read_pair(&req, payload, limit, timeout).await.map_err(|e| e.code)?;
+            let (old, new) = body::dump_pair(old, new, limit).map_err(|e| e.code)?;
+            Ok(vec![old, new])
         } else {
-            vec![body::read(&req, payload, limit).await.map_err(|e| e.code)?]
-        };
-        uploads.into_iter().map(|u| body::dump_bytes(u.bytes, u.gzip, limit).map_err(|e| e.code)).collect()
+            let upload = body::read(&req, payload, limit, timeout).await.map_err(|e| e.code)?;
+            Ok(vec![body::dump_bytes(upload.bytes, upload.gzip, limit).map_err(|e| e.code)?])
+        }
     })
 }
