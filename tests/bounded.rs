@@ -140,3 +140,137 @@ fn messages_fit_the_input() {
     let early = one_function("").replace("pl.MemRef(mem_vec_0, 0, 64), ", "");
     assert!(svg_of(&early).unwrap_err().message.contains("AllocateMemoryAddr"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command line: the input is sacred, and no I/O condition is a panic.
+
+mod cli {
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output, Stdio};
+
+    const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/demo_case");
+    const DUMP: &str = "passes_dump/32_after_AllocateMemoryAddr.py";
+
+    /// A copy of the bundled example case in a fresh temporary folder.
+    fn case(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pto-mm-bounded-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("passes_dump")).unwrap();
+        std::fs::copy(Path::new(DEMO).join(DUMP), dir.join(DUMP)).unwrap();
+        dir
+    }
+
+    fn bin() -> Command {
+        Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+    }
+
+    fn run(cmd: &mut Command) -> Output {
+        cmd.stdin(Stdio::null()).output().expect("the binary runs")
+    }
+
+    /// Runs and checks the output was refused before anything was written: exit 2, the message,
+    /// and `dump` unchanged.
+    fn refused(cmd: &mut Command, dump: &Path) {
+        let before = std::fs::read(dump).unwrap();
+        let out = run(cmd);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("would destroy the dump"), "{stderr}");
+        assert_eq!(std::fs::read(dump).unwrap(), before, "the input is intact");
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_is_refused() {
+        let dir = case("sacred");
+        let dump = dir.join(DUMP);
+        refused(bin().arg(&dump).args(["-f", "svg", "-o"]).arg(&dump), &dump);
+        // Through a symbolic link, a hard link, and the case folder's resolution.
+        std::os::unix::fs::symlink(&dump, dir.join("link.svg")).unwrap();
+        refused(bin().arg(&dump).arg("-o").arg(dir.join("link.svg")), &dump);
+        std::fs::hard_link(&dump, dir.join("hard.svg")).unwrap();
+        refused(bin().arg(&dir).arg("-o").arg(dir.join("hard.svg")), &dump);
+        refused(bin().arg(&dir).args(["-f", "json", "-o"]).arg(dir.join("passes_dump/../").join(DUMP)), &dump);
+        // diff OLD NEW -o OLD, and -o NEW.
+        let other = dir.join("other.py");
+        std::fs::copy(&dump, &other).unwrap();
+        refused(bin().arg("diff").arg(&dump).arg(&other).arg("-o").arg(&dump), &dump);
+        refused(bin().arg("diff").arg(&dump).arg(&other).arg("-o").arg(&other), &other);
+        // A fresh name is written, through a temporary file renamed into place.
+        let out = run(bin().arg(&dump).arg("-o").arg(dir.join("map.svg")));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(std::fs::read_to_string(dir.join("map.svg")).unwrap().starts_with("<svg"));
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_failed_run_leaves_no_half_file() {
+        let dir = case("half");
+        let out = run(bin().arg(dir.join(DUMP)).args(["--max-output-bytes", "100", "-o"]).arg(dir.join("map.svg")));
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--max-output-bytes"));
+        assert!(!dir.join("map.svg").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A pipe whose reading end is already closed: every write to it fails with EPIPE.
+    fn closed_pipe() -> Stdio {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    }
+
+    #[test]
+    fn closed_pipes_end_quietly() {
+        let dir = case("pipe");
+        let dump = dir.join(DUMP);
+        // The "wrote" line to a reader that went away (`... -o x.svg | true`).
+        let status = bin().arg(&dump).arg("-o").arg(dir.join("x.svg")).stdout(closed_pipe()).status().unwrap();
+        assert_eq!(status.code(), Some(0));
+        // The map itself to standard output.
+        let status = bin().arg(&dump).args(["-f", "svg", "-o", "-"]).stdout(closed_pipe()).status().unwrap();
+        assert_eq!(status.code(), Some(0));
+        // An error message to a closed standard error: still exit 1, not a panic (101).
+        let status = bin().arg(dir.join("missing.py")).stderr(closed_pipe()).status().unwrap();
+        assert_eq!(status.code(), Some(1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn service_numbers_are_checked() {
+        for args in [
+            &["--render-threads", "100000"][..],
+            &["--render-threads", "0"],
+            &["--render-timeout-ms", "0"],
+            &["--queue-depth", "0"],
+            &["--read-timeout-ms", "99999999999"],
+        ] {
+            let out =
+                run(bin().arg("serve").args(["--bind", "127.0.0.1:0", "--data-dir", "/nonexistent/x"]).args(args));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains(args[0]) && stderr.contains("outside"), "{stderr}");
+        }
+    }
+
+    #[test]
+    fn soc_files_go_through_the_file_guard() {
+        let dir = case("soc");
+        let out = run(bin().arg(dir.join(DUMP)).args(["--soc", "/dev/zero", "-o", "-", "-f", "json"]));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("/dev/zero: the SoC file must be a regular file"), "{stderr}");
+        std::fs::write(dir.join("big.toml"), vec![b'#'; 2 << 20]).unwrap();
+        let out = run(bin().arg(dir.join(DUMP)).arg("--soc").arg(dir.join("big.toml")).args(["-o", "-"]));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("larger than the limit"));
+        // A device as the dump is not read either.
+        let out = run(bin().arg("/dev/zero").args(["-o", "-"]));
+        assert_eq!(out.status.code(), Some(1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
