@@ -1062,3 +1062,21 @@ fn a_whole_diff_inflates_within_one_limit() {
     let r = s.post("/diff", &ct, &body);
     assert_eq!((r.status, r.error_code().as_str()), (413, "too_large"));
 }
+
+#[test]
+fn protocol_level_errors_are_json_too() {
+    let (s, _dir) = server(&["--read-timeout-ms", "600"], &[]);
+    // Not HTTP at all.
+    let r = exchange(&s.addr, b"HELLO THERE\r\n\r\n");
+    assert_eq!((r.status, r.error_code().as_str()), (400, "bad_request"));
+    // Headers larger than the HTTP layer takes.
+    let big = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "a".repeat(256 * 1024));
+    let r = exchange(&s.addr, big.as_bytes());
+    assert_eq!((r.status, r.error_code().as_str()), (431, "headers_too_large"));
+    // Headers that never finish.
+    let started = std::time::Instant::now();
+    let r = exchange(&s.addr, b"GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    assert_eq!((r.status, r.error_code().as_str()), (408, "request_timeout"));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    s.healthy();
+}

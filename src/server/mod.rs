@@ -20,6 +20,7 @@ mod params;
 mod pool;
 mod routes;
 mod store;
+mod wire;
 
 pub use store::{FsStore, MapStore};
 
@@ -28,8 +29,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actix_service::IntoServiceFactory;
+use actix_service::ServiceFactoryExt;
 use actix_web::http::StatusCode;
-use actix_web::{App, HttpServer, ResponseError, middleware, web};
+use actix_web::{App, ResponseError, middleware, web};
 
 use cache::RenderCache;
 use metrics::Metrics;
@@ -89,52 +92,63 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         metrics: Arc::new(Metrics::default()),
     });
     let max_body = config.max_body_bytes;
+    let app = move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(
+                web::QueryConfig::default().error_handler(|e, _| errors::extractor_error(e, StatusCode::BAD_REQUEST)),
+            )
+            .app_data(
+                web::PathConfig::default().error_handler(|e, _| errors::extractor_error(e, StatusCode::NOT_FOUND)),
+            )
+            .app_data(web::JsonConfig::default().limit(max_body).error_handler(|e, _| {
+                let status = e.status_code();
+                errors::extractor_error(e, status)
+            }))
+            .app_data(web::PayloadConfig::default().limit(max_body))
+            .configure(routes::configure)
+            .default_service(web::to(routes::not_found))
+            .wrap(middleware::from_fn(observe::observe))
+    };
+    let listener = std::net::TcpListener::bind(&config.bind)?;
+    let addr = listener.local_addr()?;
+    let read_timeout = config.read_timeout;
     actix_web::rt::System::new().block_on(async move {
-        let server = HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .app_data(
-                    web::QueryConfig::default()
-                        .error_handler(|e, _| errors::extractor_error(e, StatusCode::BAD_REQUEST)),
-                )
-                .app_data(
-                    web::PathConfig::default().error_handler(|e, _| errors::extractor_error(e, StatusCode::NOT_FOUND)),
-                )
-                .app_data(web::JsonConfig::default().limit(max_body).error_handler(|e, _| {
-                    let status = e.status_code();
-                    errors::extractor_error(e, status)
-                }))
-                .app_data(web::PayloadConfig::default().limit(max_body))
-                .configure(routes::configure)
-                .default_service(web::to(routes::not_found))
-                .wrap(middleware::from_fn(observe::observe))
-        })
-        .shutdown_timeout(5)
-        .client_request_timeout(config.read_timeout)
-        .bind(&config.bind)?;
+        // actix-web's HttpServer, spelled out, so that each connection can be wrapped in `JsonErrors`.
+        let server = actix_server::Server::build()
+            .shutdown_timeout(5)
+            .listen("pto-memory-map", listener, move || {
+                let factory = app().into_factory().map_err(|err: actix_web::Error| err.error_response());
+                let http = actix_http::HttpService::build()
+                    .client_request_timeout(read_timeout)
+                    .local_addr(addr)
+                    .h1(actix_service::map_config(factory, |_| actix_web::dev::AppConfig::default()));
+                actix_service::fn_service(|io: actix_web::rt::net::TcpStream| {
+                    let peer = io.peer_addr().ok();
+                    std::future::ready(Ok::<_, actix_http::error::DispatchError>((wire::JsonErrors::new(io), peer)))
+                })
+                .and_then(http)
+            })?
+            .run();
         let mut out = io::stdout().lock();
-        for addr in server.addrs() {
-            writeln!(out, "listening on http://{addr}")?;
-        }
+        writeln!(out, "listening on http://{addr}")?;
         out.flush()?;
         drop(out);
-        eprintln!(
-            "{}",
-            serde_json::json!({
-                "level": "info",
-                "message": "serving",
-                "data_dir": config.data_dir.display().to_string(),
-                "max_body_bytes": config.max_body_bytes,
-                "render_threads": config.render_threads,
-                "queue_depth": config.queue_depth,
-                "render_timeout_ms": config.render_timeout.as_millis() as u64,
-                "cache_bytes": config.cache_bytes,
-                "read_timeout_ms": config.read_timeout.as_millis() as u64,
-                "max_store_bytes": config.max_store_bytes,
-                "write_token": config.write_token.is_some(),
-            })
-        );
-        server.run().await
+        let line = serde_json::json!({
+            "level": "info",
+            "message": "serving",
+            "data_dir": config.data_dir.display().to_string(),
+            "max_body_bytes": config.max_body_bytes,
+            "render_threads": config.render_threads,
+            "queue_depth": config.queue_depth,
+            "render_timeout_ms": config.render_timeout.as_millis() as u64,
+            "cache_bytes": config.cache_bytes,
+            "read_timeout_ms": config.read_timeout.as_millis() as u64,
+            "max_store_bytes": config.max_store_bytes,
+            "write_token": config.write_token.is_some(),
+        });
+        let _ = writeln!(io::stderr(), "{line}");
+        server.await
     })
 }
 
