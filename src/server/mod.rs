@@ -5,8 +5,9 @@
 //!   multipart) within the size limit;
 //! - `pool`: the render threads and their bounded queue (CPU work never runs on async workers);
 //! - `store`: where stored dumps live, behind [`MapStore`]; `cache`: recent renders in memory;
-//! - `errors`: the one JSON error shape; `observe`: request logs and counters; `metrics`:
-//!   the Prometheus page; `page`: the upload form at `/`.
+//! - `errors`: the one JSON error shape; `wire`: the same shape for what the HTTP layer answers on
+//!   its own; `observe`: request logs and counters; `metrics`: the Prometheus page; `page`: the
+//!   upload form at `/`.
 
 mod body;
 mod cache;
