@@ -27,6 +27,7 @@ pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
             Ok(function_map(f, &lines, |space| choice.capacities.get(space).copied()))
         })
         .collect::<Result<_>>()?;
+    crate::budget::checkpoint()?; // a pass that stopped early left its marks unfinished
     refuse_if_nothing_to_draw(&functions, &file)?;
     Ok(MemoryMap { dump: dump.name.clone(), pass_name: dump::pass_name_of(&dump.name), backend: choice, functions })
 }
@@ -157,8 +158,15 @@ pub fn idle(t: &Tile) -> Option<Idle> {
 
 /// Two blocks that overlap in address and lifetime: on the same base the narrower is a view into the
 /// other; on different bases both are a conflict (two live allocations share bytes).
+///
+/// Pairs are only tried while their addresses overlap, which real dumps keep short; a hostile dump
+/// with many tiles on one address makes this quadratic in those tiles, so the loop also stops when
+/// the run's deadline passes (the build's next checkpoint reports it).
 fn mark_overlaps(blocks: &mut [Block]) {
     for i in 0..blocks.len() {
+        if i % 256 == 0 && crate::budget::expired() {
+            return;
+        }
         for j in i + 1..blocks.len() {
             let (a, b) = (&blocks[i].tile, &blocks[j].tile);
             if a.space != b.space || b.offset >= a.stop() {

@@ -93,6 +93,12 @@ pub fn limits() -> Limits {
     CURRENT.with(|c| c.borrow().limits)
 }
 
+/// Whether the run should stop, for loops that cannot return an error: they stop early, and the
+/// next [`checkpoint`] reports it (what they produced is never used).
+pub fn expired() -> bool {
+    checkpoint().is_err()
+}
+
 /// Stops the run when it was cancelled or its deadline has passed; cheap enough to call per line.
 pub fn checkpoint() -> Result<()> {
     CURRENT.with(|c| {

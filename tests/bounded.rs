@@ -274,3 +274,21 @@ mod cli {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn many_tiles_on_one_address_stop_at_the_deadline() {
+    // Every tile on the same bytes (reuse over disjoint lifetimes): the overlap pass tries each pair.
+    let mut text = many_tiles(0).replace("        return x\n", "");
+    for i in 0..40_000 {
+        text.push_str(&format!(
+            "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, 0, 64), pl.Mem.Vec] = pl.tile.load(x)\n"
+        ));
+    }
+    text.push_str("        return x\n");
+    let started = Instant::now();
+    let budget = Budget { deadline: Some(Instant::now() + Duration::from_millis(500)), ..Budget::default() };
+    let result = budget::run(budget, || svg_of(&text));
+    assert!(started.elapsed() < Duration::from_secs(4), "stopped only after {:?}", started.elapsed());
+    // 40 000 tiles make 800 million pairs: no build finishes them in half a second.
+    assert_eq!(result.unwrap_err().kind, ErrorKind::Cancelled);
+}
