@@ -159,30 +159,59 @@ pub fn idle(t: &Tile) -> Option<Idle> {
 /// Two blocks that overlap in address and lifetime: on the same base the narrower is a view into the
 /// other; on different bases both are a conflict (two live allocations share bytes).
 ///
-/// Pairs are only tried while their addresses overlap, which real dumps keep short; a hostile dump
-/// with many tiles on one address makes this quadratic in those tiles, so the loop also stops when
-/// the run's deadline passes (the build's next checkpoint reports it).
+/// Blocks come sorted by (space, offset, start), so the blocks that may overlap `a` in address are
+/// the runs of equal offset after it, up to its end. Within a run, sorted by start, only those whose
+/// start lies in `[a.start - longest lifetime of the run, a.end]` can overlap it in time, and a binary
+/// search finds them: a slot reused by thousands of tiles over disjoint lifetimes costs a search, not
+/// a pass over all of them.
 fn mark_overlaps(blocks: &mut [Block]) {
-    for i in 0..blocks.len() {
+    let n = blocks.len();
+    // For each block: one past the end of its run of equal (space, offset), and the run's longest
+    // lifetime in lines.
+    let (mut run_end, mut run_span) = (vec![n; n], vec![0u32; n]);
+    let mut from = 0;
+    while from < n {
+        let same = |b: &Block| b.tile.space == blocks[from].tile.space && b.tile.offset == blocks[from].tile.offset;
+        let to = from + blocks[from..].iter().take_while(|b| same(b)).count();
+        let span = blocks[from..to].iter().map(|b| b.tile.end.saturating_sub(b.tile.start)).max().unwrap_or(0);
+        run_end[from..to].fill(to);
+        run_span[from..to].fill(span);
+        from = to;
+    }
+    for i in 0..n {
         if i % 256 == 0 && crate::budget::expired() {
-            return;
+            return; // the build's next checkpoint reports it
         }
-        for j in i + 1..blocks.len() {
-            let (a, b) = (&blocks[i].tile, &blocks[j].tile);
+        let mut run = i + 1;
+        while run < n {
+            let (a, b) = (&blocks[i].tile, &blocks[run].tile);
             if a.space != b.space || b.offset >= a.stop() {
-                break; // sorted by space, then offset: nothing later overlaps `a`
+                break; // nothing later overlaps `a` in address
             }
-            if a.start > b.end || b.start > a.end {
-                continue;
+            let (earliest, latest) = (a.start.saturating_sub(run_span[run]), a.end);
+            let end = run_end[run];
+            let lo = run + blocks[run..end].partition_point(|b| b.tile.start < earliest);
+            let hi = run + blocks[run..end].partition_point(|b| b.tile.start <= latest);
+            for j in lo..hi {
+                mark_pair(blocks, i, j);
             }
-            if a.base == b.base {
-                let narrower = if b.size <= a.size { j } else { i };
-                blocks[narrower].view = true;
-            } else {
-                blocks[i].conflict = true;
-                blocks[j].conflict = true;
-            }
+            run = end;
         }
+    }
+}
+
+/// Marks `i` and `j` (same space, overlapping addresses) if their lifetimes overlap too.
+fn mark_pair(blocks: &mut [Block], i: usize, j: usize) {
+    let (a, b) = (&blocks[i].tile, &blocks[j].tile);
+    if a.start > b.end || b.start > a.end {
+        return;
+    }
+    if a.base == b.base {
+        let narrower = if b.size <= a.size { j } else { i };
+        blocks[narrower].view = true;
+    } else {
+        blocks[i].conflict = true;
+        blocks[j].conflict = true;
     }
 }
 
@@ -439,9 +468,8 @@ mod tests {
         assert!("Vec=0".parse::<FitQuery>().is_err());
     }
 
-    #[test]
-    fn the_sweep_agrees_with_the_union_at_every_line() {
-        let block = |offset: i64, size: i64, start: u32, end: u32| Block {
+    fn block(offset: i64, size: i64, start: u32, end: u32) -> Block {
+        Block {
             tile: Tile {
                 name: String::new(),
                 space: "Vec".into(),
@@ -460,7 +488,11 @@ mod tests {
             view: false,
             conflict: false,
             idle: None,
-        };
+        }
+    }
+
+    #[test]
+    fn the_sweep_agrees_with_the_union_at_every_line() {
         let blocks = [
             block(0, 100, 1, 5),
             block(50, 100, 3, 8),
@@ -478,6 +510,53 @@ mod tests {
                 .map(|b| (b.tile.offset, b.tile.stop()))
                 .collect();
             assert_eq!(swept[i], union_length(&mut live), "line {line}");
+        }
+    }
+
+    /// The pass as first written: every pair while addresses overlap.
+    fn mark_overlaps_pairwise(blocks: &mut [Block]) {
+        for i in 0..blocks.len() {
+            for j in i + 1..blocks.len() {
+                let (a, b) = (&blocks[i].tile, &blocks[j].tile);
+                if a.space != b.space || b.offset >= a.stop() {
+                    break;
+                }
+                mark_pair(blocks, i, j);
+            }
+        }
+    }
+
+    #[test]
+    fn the_overlap_search_marks_what_every_pair_would() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..300 {
+            let mut blocks: Vec<Block> = (0..next(40) + 1)
+                .map(|_| {
+                    let start = next(30) as u32;
+                    let mut b = block(next(6) as i64 * 32, next(5) as i64 * 32 - 16, start, start + next(12) as u32);
+                    b.tile.base = format!("mem_{}", next(3));
+                    b.tile.space = ["Vec", "Mat"][next(2) as usize].into();
+                    b
+                })
+                .collect();
+            blocks.sort_by(|a, b| {
+                (space_rank(&a.tile.space), a.tile.offset, a.tile.start).cmp(&(
+                    space_rank(&b.tile.space),
+                    b.tile.offset,
+                    b.tile.start,
+                ))
+            });
+            let mut expected = blocks.clone();
+            mark_overlaps_pairwise(&mut expected);
+            mark_overlaps(&mut blocks);
+            let marks = |bs: &[Block]| bs.iter().map(|b| (b.view, b.conflict)).collect::<Vec<_>>();
+            assert_eq!(marks(&blocks), marks(&expected));
         }
     }
 
