@@ -30,7 +30,8 @@ pub struct Limits {
     /// Tokens (names, numbers, operators) of one statement: bounds the syntax nodes, and so the
     /// memory, that one line of input can make the parser allocate (`--max-statement-tokens`).
     pub tokens_per_statement: usize,
-    /// Tokens of the whole dump (`--max-tokens`).
+    /// Tokens of the whole dump (`--max-tokens`): the parser's syntax tree takes about 100 bytes a
+    /// token, so this bounds a render's memory (a 100 000-tile dump has 4.3 million).
     pub tokens_per_dump: usize,
     /// Bytes of one output (`--max-output-bytes`).
     pub output_bytes: usize,
@@ -42,7 +43,7 @@ impl Default for Limits {
             tiles_per_function: 250_000,
             lines_per_function: 250_000,
             tokens_per_statement: 20_000,
-            tokens_per_dump: 10_000_000,
+            tokens_per_dump: 5_000_000,
             output_bytes: 512 * 1024 * 1024,
         }
     }

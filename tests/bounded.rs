@@ -70,10 +70,14 @@ fn long_unary_chains_are_refused_before_parsing() {
 
 #[test]
 fn a_function_of_millions_of_lines_is_refused() {
-    // The reproducer had 16 M comment lines (a 780 MB SVG); a million show the limit.
+    // A million comment lines are over the line limit of a function.
     let err = refusal(&one_function(&format!("#\n{}", "#\n".repeat(1_000_000))));
     assert_eq!(err.kind, ErrorKind::OverLimit);
     assert!(err.message.contains("lines in function f") && err.message.contains("--max-lines"), "{err}");
+    // The reproducer's 16 M (a 780 MB SVG and a 5.1 GB peak before) are refused before parsing.
+    let err = refusal(&one_function(&"#\n".repeat(16_000_000)));
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.contains("tokens in the dump") && err.message.contains("--max-tokens"), "{err}");
 }
 
 #[test]

@@ -6,8 +6,9 @@
 //! not exceed a length that bounds how deep an operator chain (`a.a.a...`, `a+a+...`) can get.
 //!
 //! Bytes do not bound memory, though: each `-` of `x = ------1` is a syntax node of some 80 bytes.
-//! So the scan also counts tokens (names, numbers, strings, operators), per statement and per dump,
-//! against the run's [`Limits`](crate::budget::Limits), which bounds the nodes the parser can allocate.
+//! So the scan also counts tokens (names, numbers, strings, operators, comments, line ends), per
+//! statement and per dump, against the run's [`Limits`](crate::budget::Limits), which bounds the
+//! nodes the parser can allocate (about 100 bytes each).
 
 use crate::budget::{self, Limits};
 use crate::error::{Error, ErrorKind, Result};
@@ -35,7 +36,8 @@ pub fn check(text: &str, file: &str) -> Result<()> {
         let byte = bytes[i];
         let word = byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80;
         let continues_word = word && in_word;
-        if !continues_word && !byte.is_ascii_whitespace() && byte != b'#' {
+        // Comments and line ends are tokens to the parser too (16 M comment lines are 32 M of them).
+        if !continues_word && (!byte.is_ascii_whitespace() || byte == b'\n') {
             statement_tokens += 1;
             tokens += 1;
             if statement_tokens > limits.tokens_per_statement {
