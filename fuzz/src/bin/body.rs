@@ -3,12 +3,13 @@
 
 use pto_memory_map::server::read_body_for_fuzzing;
 
-/// Header sets the service meets; multipart ones use the boundary `B` so seeds can be written by hand.
+/// Header sets the service meets; multipart ones use the boundary `BBBB` so seeds can be written by
+/// hand, and one keeps the 1-character boundary that once made the multipart parser panic.
 const HEADERS: [&[(&str, &str)]; 6] = [
     &[("content-type", "text/plain")],
     &[("content-type", "text/plain"), ("content-encoding", "gzip")],
     &[("content-type", "application/gzip")],
-    &[("content-type", "multipart/form-data; boundary=B")],
+    &[("content-type", "multipart/form-data; boundary=BBBB")],
     &[],
     &[("content-type", "multipart/form-data; boundary=B"), ("content-encoding", "identity")],
 ];
