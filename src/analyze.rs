@@ -33,8 +33,12 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let functions: Vec<FunctionMap> = parsed
         .into_iter()
         .filter(|f| !f.tiles.is_empty())
-        .map(|f| function_map(f, &lines, |space| choice.capacities.get(space).copied()))
-        .collect();
+        .map(|f| {
+            crate::budget::checkpoint()?;
+            Ok(function_map(f, &lines, |space| choice.capacities.get(space).copied()))
+        })
+        .collect::<Result<_>>()?;
+    crate::budget::checkpoint()?; // a pass that stopped early left its marks unfinished
     refuse_if_nothing_to_draw(&functions, &file)?;
     let mut map = MemoryMap {
         dump: dump.name.clone(),
@@ -231,24 +235,89 @@ pub fn live_at(blocks: &[&Block], line: u32) -> Vec<LiveTile> {
 
 /// Bytes live at each line of `lines`: the union of the live blocks' address ranges, so a view or
 /// an overlap counts its bytes once.
+///
+/// A sweep down the lines that adds a block's range where it starts and removes it after it ends,
+/// keeping the covered length in a segment tree: O((blocks + lines) log blocks), where recomputing
+/// the union at every line would be lines x blocks.
 pub fn live_profile(blocks: &[&Block], (from, to): (u32, u32)) -> Vec<i64> {
-    let mut by_start: Vec<&Block> = blocks.to_vec();
-    by_start.sort_by_key(|b| b.tile.start);
-    let mut live: Vec<(i64, i64)> = Vec::new();
+    let ranges: Vec<(i64, i64, u32, u32)> = blocks
+        .iter()
+        .map(|b| (b.tile.offset, b.tile.stop(), b.tile.start.max(from), b.tile.end.min(to)))
+        .filter(|&(lo, hi, start, end)| hi > lo && start <= end)
+        .collect();
+    let mut cuts: Vec<i64> = ranges.iter().flat_map(|&(lo, hi, ..)| [lo, hi]).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let slot = |x: i64| cuts.partition_point(|&c| c < x);
+    // (line, +1 or -1, first cut, last cut): ranges enter at their first line, leave after their last.
+    let mut events: Vec<(u32, i32, usize, usize)> = ranges
+        .iter()
+        .flat_map(|&(lo, hi, start, end)| {
+            [(start, 1, slot(lo), slot(hi)), (end.saturating_add(1), -1, slot(lo), slot(hi))]
+        })
+        .collect();
+    events.sort_unstable_by_key(|e| e.0);
+    let mut cover = Coverage::new(&cuts);
+    let mut next = 0;
     (from..=to)
         .map(|line| {
-            live.clear();
-            live.extend(
-                by_start
-                    .iter()
-                    .filter(|b| b.tile.start <= line && line <= b.tile.end)
-                    .map(|b| (b.tile.offset, b.tile.stop())),
-            );
-            union_length(&mut live)
+            while next < events.len() && events[next].0 <= line {
+                let (_, delta, lo, hi) = events[next];
+                cover.add(lo, hi, delta);
+                next += 1;
+            }
+            cover.covered()
         })
         .collect()
 }
 
+/// How much of the line is covered by a multiset of ranges between `cuts`: a segment tree whose node
+/// holds how many ranges cover it whole and how many bytes below it are covered.
+struct Coverage<'a> {
+    cuts: &'a [i64],
+    count: Vec<i32>,
+    length: Vec<i64>,
+}
+
+impl<'a> Coverage<'a> {
+    fn new(cuts: &'a [i64]) -> Coverage<'a> {
+        let n = cuts.len().max(2) * 4;
+        Coverage { cuts, count: vec![0; n], length: vec![0; n] }
+    }
+
+    fn covered(&self) -> i64 {
+        self.length[1]
+    }
+
+    /// Adds `delta` to the cover of the elementary segments `lo..hi` (indices into `cuts`).
+    fn add(&mut self, lo: usize, hi: usize, delta: i32) {
+        if self.cuts.len() >= 2 && lo < hi {
+            self.update(1, 0, self.cuts.len() - 1, lo, hi, delta);
+        }
+    }
+
+    fn update(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, delta: i32) {
+        if hi <= l || r <= lo {
+            return;
+        }
+        if lo <= l && r <= hi {
+            self.count[node] += delta;
+        } else {
+            let mid = (l + r) / 2;
+            self.update(node * 2, l, mid, lo, hi, delta);
+            self.update(node * 2 + 1, mid, r, lo, hi, delta);
+        }
+        self.length[node] = if self.count[node] > 0 {
+            self.cuts[r] - self.cuts[l]
+        } else if r - l == 1 {
+            0
+        } else {
+            self.length[node * 2] + self.length[node * 2 + 1]
+        };
+    }
+}
+
+#[cfg(test)]
 fn union_length(ranges: &mut [(i64, i64)]) -> i64 {
     ranges.sort_unstable();
     let (mut total, mut reach) = (0i64, i64::MIN);
@@ -400,6 +469,107 @@ mod tests {
         assert!("Vec".parse::<FitQuery>().is_err());
         assert!("Vec=12XB".parse::<FitQuery>().is_err());
         assert!("Vec=0".parse::<FitQuery>().is_err());
+    }
+
+    fn block(offset: i64, size: i64, start: u32, end: u32) -> Block {
+        Block {
+            tile: Tile {
+                name: String::new(),
+                space: "Vec".into(),
+                base: String::new(),
+                offset,
+                size,
+                shape: Vec::new(),
+                dtype: String::new(),
+                op: String::new(),
+                start,
+                end,
+                uses: Vec::new(),
+                layout: String::new(),
+            },
+            aliases: Vec::new(),
+            view: false,
+            conflict: false,
+            idle: None,
+        }
+    }
+
+    #[test]
+    fn the_sweep_agrees_with_the_union_at_every_line() {
+        let blocks = [
+            block(0, 100, 1, 5),
+            block(50, 100, 3, 8),
+            block(200, 10, 2, 2),
+            block(0, 10, 7, 20),
+            block(300, -5, 1, 9),
+            block(40, 0, 1, 9),
+        ];
+        let refs: Vec<&Block> = blocks.iter().collect();
+        let swept = live_profile(&refs, (2, 10));
+        for (i, line) in (2..=10u32).enumerate() {
+            let mut live: Vec<(i64, i64)> = blocks
+                .iter()
+                .filter(|b| b.tile.start <= line && line <= b.tile.end)
+                .map(|b| (b.tile.offset, b.tile.stop()))
+                .collect();
+            assert_eq!(swept[i], union_length(&mut live), "line {line}");
+        }
+    }
+
+    /// The pass as first written: every pair while addresses overlap.
+    fn mark_overlaps_pairwise(blocks: &mut [Block]) {
+        for i in 0..blocks.len() {
+            for j in i + 1..blocks.len() {
+                let (a, b) = (&blocks[i].tile, &blocks[j].tile);
+                if a.space != b.space || b.offset >= a.stop() {
+                    break;
+                }
+                if a.start > b.end || b.start > a.end || a.size <= 0 || b.size <= 0 {
+                    continue;
+                }
+                if a.base == b.base {
+                    let narrower = if b.size <= a.size { j } else { i };
+                    blocks[narrower].view = true;
+                } else {
+                    blocks[i].conflict = true;
+                    blocks[j].conflict = true;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_overlap_search_marks_what_every_pair_would() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..300 {
+            let mut blocks: Vec<Block> = (0..next(40) + 1)
+                .map(|_| {
+                    let start = next(30) as u32;
+                    let mut b = block(next(6) as i64 * 32, next(5) as i64 * 32 - 16, start, start + next(12) as u32);
+                    b.tile.base = format!("mem_{}", next(3));
+                    b.tile.space = ["Vec", "Mat"][next(2) as usize].into();
+                    b
+                })
+                .collect();
+            blocks.sort_by(|a, b| {
+                (space_rank(&a.tile.space), a.tile.offset, a.tile.start).cmp(&(
+                    space_rank(&b.tile.space),
+                    b.tile.offset,
+                    b.tile.start,
+                ))
+            });
+            let mut expected = blocks.clone();
+            mark_overlaps_pairwise(&mut expected);
+            mark_overlaps(&mut blocks);
+            let marks = |bs: &[Block]| bs.iter().map(|b| (b.view, b.conflict)).collect::<Vec<_>>();
+            assert_eq!(marks(&blocks), marks(&expected));
+        }
     }
 
     #[test]

@@ -97,8 +97,12 @@ impl Backends {
     /// Adds the chip described by a SoC file: `name`, `arch` and a `capacities` table of bytes per
     /// space, as TOML (`.toml`) or JSON (anything else).
     pub fn with_soc_file(mut self, path: &Path) -> Result<Backends> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::new(ErrorKind::NotFound, format!("{}: cannot read the SoC file: {e}", path.display()))
+        let bytes = crate::dump::read_file(path, MAX_SOC_BYTES, "the SoC file")?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Error::new(
+                ErrorKind::Unreadable,
+                format!("{}: the SoC file is not UTF-8 text (TOML or JSON)", path.display()),
+            )
         })?;
         let backend = parse_soc(&text, &path.display().to_string(), path.extension().is_some_and(|e| e == "toml"))?;
         self.0.retain(|b| !b.name.eq_ignore_ascii_case(&backend.name));
@@ -212,8 +216,14 @@ pub fn detect_arch(dump_path: &Path) -> Option<String> {
     files.iter().find_map(|p| arch_in(&read_head(p, 64 * 1024)?))
 }
 
+/// The largest SoC file read: a few lines of TOML or JSON in practice.
+const MAX_SOC_BYTES: u64 = 1024 * 1024;
+
 fn read_head(path: &Path, limit: u64) -> Option<String> {
     use std::io::Read;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None; // a FIFO named *.pto would block the open
+    }
     let mut buf = Vec::new();
     std::fs::File::open(path).ok()?.take(limit).read_to_end(&mut buf).ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())

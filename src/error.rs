@@ -20,6 +20,11 @@ pub enum ErrorKind {
     TooLarge,
     /// Reading or writing a file failed.
     Io,
+    /// The input asks for more work than a limit allows (tiles or lines per function, tokens per
+    /// statement, output bytes); the message names the limit and the option that raises it.
+    OverLimit,
+    /// The run passed its deadline and stopped (see [`crate::budget`]).
+    Cancelled,
 }
 
 /// An error with a message written for the person who ran the tool.

@@ -244,20 +244,49 @@ fn overflows(f: &FunctionMap, s: &SpaceUsage, capacity: i64, out: &mut Vec<Findi
 }
 
 /// Index pairs `(i, j)`, `i < j`, of blocks in one space that overlap in address and lifetime.
-/// `blocks` must be sorted by (panel order, offset), as `analyze::merge_aliases` leaves them. The
-/// analysis marks views and conflicts with it, and the findings name each conflicting pair.
+/// `blocks` must be sorted by (panel order, offset, start), as `analyze::merge_aliases` leaves them.
+/// The analysis marks views and conflicts with it, and the findings name each conflicting pair.
+///
+/// The blocks that may overlap `a` in address are the runs of equal offset after it, up to its end.
+/// Within a run, sorted by start, only those whose start lies in `[a.start - longest lifetime of the
+/// run, a.end]` can overlap it in time, and a binary search finds them: a slot reused by thousands
+/// of tiles over disjoint lifetimes costs a search, not a pass over all of them.
 pub fn overlapping_pairs(blocks: &[Block]) -> Vec<(usize, usize)> {
+    let n = blocks.len();
+    // For each block: one past the end of its run of equal (space, offset), and the run's longest
+    // lifetime in lines.
+    let (mut run_end, mut run_span) = (vec![n; n], vec![0u32; n]);
+    let mut from = 0;
+    while from < n {
+        let same = |b: &Block| b.tile.space == blocks[from].tile.space && b.tile.offset == blocks[from].tile.offset;
+        let to = from + blocks[from..].iter().take_while(|b| same(b)).count();
+        let span = blocks[from..to].iter().map(|b| b.tile.end.saturating_sub(b.tile.start)).max().unwrap_or(0);
+        run_end[from..to].fill(to);
+        run_span[from..to].fill(span);
+        from = to;
+    }
     let mut pairs = Vec::new();
-    for i in 0..blocks.len() {
-        for j in i + 1..blocks.len() {
-            let (a, b) = (&blocks[i].tile, &blocks[j].tile);
+    for i in 0..n {
+        if i % 256 == 0 && crate::budget::expired() {
+            break; // the build's next checkpoint reports it
+        }
+        let mut run = i + 1;
+        while run < n {
+            let (a, b) = (&blocks[i].tile, &blocks[run].tile);
             if a.space != b.space || b.offset >= a.stop() {
-                break; // sorted by space, then offset: nothing later overlaps `a`
+                break; // nothing later overlaps `a` in address
             }
-            if a.start > b.end || b.start > a.end || a.size <= 0 || b.size <= 0 {
-                continue;
+            let (earliest, latest) = (a.start.saturating_sub(run_span[run]), a.end);
+            let end = run_end[run];
+            let lo = run + blocks[run..end].partition_point(|b| b.tile.start < earliest);
+            let hi = run + blocks[run..end].partition_point(|b| b.tile.start <= latest);
+            for j in lo..hi {
+                let (a, b) = (&blocks[i].tile, &blocks[j].tile);
+                if a.start <= b.end && b.start <= a.end && a.size > 0 && b.size > 0 {
+                    pairs.push((i, j));
+                }
             }
-            pairs.push((i, j));
+            run = end;
         }
     }
     pairs

@@ -8,6 +8,7 @@
 
 pub mod analyze;
 pub mod backend;
+pub mod budget;
 // Its fields are documented by the issues rewriting it now (#14, #15); until then, exempt.
 #[allow(missing_docs)]
 pub mod check;
@@ -84,9 +85,23 @@ pub fn render_bytes(name: &str, bytes: Vec<u8>, opts: &RenderOptions) -> Result<
     render_map(&map, opts)
 }
 
-/// Renders a memory map in the requested format.
+/// Renders a memory map in the requested format, within the run's output limit (see [`budget`]).
 pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
+    within_output_limit(render_unchecked(map, opts)?)
+}
+
+/// Refuses an output over the run's limit, naming the option that raises it.
+fn within_output_limit(bytes: Vec<u8>) -> Result<Vec<u8>> {
+    let limit = budget::limits().output_bytes;
+    if bytes.len() > limit {
+        return Err(budget::Limits::refuse("bytes of output", bytes.len(), limit, "--max-output-bytes"));
+    }
+    Ok(bytes)
+}
+
+fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     opts.view.validate(map)?;
+    budget::checkpoint()?;
     if !opts.view.fits.is_empty() {
         let mut answered = map.clone();
         analyze::answer_fits(&mut answered, &opts.view.fits)?;
@@ -96,12 +111,17 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     match opts.format {
         Format::Json => Ok(render::json::render(&chosen(map, &opts.view)).into_bytes()),
         Format::Txt => Ok(render::txt::render(&chosen(map, &opts.view)).into_bytes()),
-        Format::Svg => Ok(render::svg::render(map, &layout::layout(map, &opts.view)).into_bytes()),
+        Format::Svg => {
+            let scene = layout::layout(map, &opts.view);
+            budget::checkpoint()?;
+            Ok(render::svg::render(map, &scene).into_bytes())
+        }
         Format::Html => {
             // Every function gets a card, so the page can show any of them; the view options set the
             // static pictures' look.
             let every = ViewOptions { functions: Vec::new(), ..opts.view.clone() };
             let scene = layout::layout(map, &every);
+            budget::checkpoint()?;
             let cards: Vec<_> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
             let plan = layout::plan::plan(map, &every);
             Ok(render::html::render(map, &cards, &layout::rules_json(), &plan).into_bytes())
@@ -113,7 +133,9 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
                     format!("scale {} is outside {}", opts.scale, layout::SCALE.text()),
                 ));
             }
-            let svg = render::svg::render(map, &layout::layout(map, &opts.view));
+            let scene = layout::layout(map, &opts.view);
+            budget::checkpoint()?;
+            let svg = render::svg::render(map, &scene);
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
             render::png::render(&svg, opts.scale, &meta)
                 .map_err(|e| with_widening_hint(advise(e, map, opts), map, &opts.view))
@@ -255,10 +277,12 @@ pub fn render_diff(
     view: &ViewOptions,
     scale: f64,
 ) -> Result<Vec<u8>> {
+    budget::checkpoint()?;
     let d = compare::diff(old, new);
+    budget::checkpoint()?;
     let scene = || layout::diff_scene(old, new, &d, view);
     let picture = || render::svg::render_markup(new, &scene());
-    match format {
+    let out = match format {
         DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),
         DiffFormat::Map(Format::Json) => {
             let mut out = serde_json::to_string_pretty(&d).unwrap_or_default();
@@ -283,5 +307,6 @@ pub fn render_diff(
         DiffFormat::Map(Format::Txt) => {
             Err(Error::new(ErrorKind::Usage, "a diff has no txt format; known formats: svg, png, html, md, json"))
         }
-    }
+    };
+    within_output_limit(out?)
 }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
+use pto_memory_map::budget::{self, Budget, Limits as WorkLimits};
 use pto_memory_map::check::{self, Gate};
 use pto_memory_map::compare::{self, tree as diff_tree};
 use pto_memory_map::layout::{Theme, XAxis, options};
@@ -30,6 +31,41 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     render: RenderArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// Work limits (see `budget::Limits`); the defaults are far above any real dump.
+#[derive(Args, Debug)]
+struct LimitArgs {
+    /// Most tiles one function may bind.
+    #[arg(long = "max-tiles", global = true, value_name = "N")]
+    max_tiles: Option<usize>,
+    /// Most lines one function may span.
+    #[arg(long = "max-lines", global = true, value_name = "N")]
+    max_lines: Option<usize>,
+    /// Most tokens (names, numbers, operators) in one statement of the dump.
+    #[arg(long = "max-statement-tokens", global = true, value_name = "N")]
+    max_statement_tokens: Option<usize>,
+    /// Most tokens in the whole dump.
+    #[arg(long = "max-tokens", global = true, value_name = "N")]
+    max_tokens: Option<usize>,
+    /// Largest output, in bytes.
+    #[arg(long = "max-output-bytes", global = true, value_name = "N")]
+    max_output_bytes: Option<usize>,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> WorkLimits {
+        let d = WorkLimits::default();
+        WorkLimits {
+            tiles_per_function: self.max_tiles.unwrap_or(d.tiles_per_function),
+            lines_per_function: self.max_lines.unwrap_or(d.lines_per_function),
+            tokens_per_statement: self.max_statement_tokens.unwrap_or(d.tokens_per_statement),
+            tokens_per_dump: self.max_tokens.unwrap_or(d.tokens_per_dump),
+            output_bytes: self.max_output_bytes.unwrap_or(d.output_bytes),
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -200,40 +236,79 @@ struct ServeArgs {
     /// Memory for recent renders of stored maps.
     #[arg(long = "cache-bytes", default_value_t = 64 * 1024 * 1024)]
     cache_bytes: usize,
+    /// Milliseconds a client may take to send its request headers, and then its whole body, before
+    /// it is answered 408.
+    #[arg(long = "read-timeout-ms", default_value_t = 10_000)]
+    read_timeout_ms: u64,
+    /// Disk for stored maps; past it the least recently used maps are evicted (507 when a map
+    /// alone is larger).
+    #[arg(long = "max-store-bytes", default_value_t = 1024 * 1024 * 1024)]
+    max_store_bytes: u64,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Some(Command::Serve(args)) => serve(args),
-        Some(Command::Diff(args)) => diff(&args),
-        Some(Command::Check(args)) => match check(&args) {
-            Ok(true) => Ok(()),
-            Ok(false) => return ExitCode::from(1),
-            Err(e) => Err(e),
-        },
-        Some(Command::Explain(args)) => explain(args.code.as_deref()),
-        None => render(&cli.render),
-    };
+    let limits = cli.limits.limits();
+    let result = budget::run(Budget { limits, ..Budget::default() }, || match cli.command {
+        Some(Command::Serve(args)) => serve(args, limits).map(|()| ExitCode::SUCCESS),
+        Some(Command::Diff(args)) => diff(&args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Check(args)) => {
+            check(&args).map(|passed| if passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Some(Command::Explain(args)) => explain(args.code.as_deref()).map(|()| ExitCode::SUCCESS),
+        None => render(&cli.render).map(|()| ExitCode::SUCCESS),
+    });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err}");
+            say_err(format_args!("error: {err}"));
             ExitCode::from(if err.kind == ErrorKind::Usage { 2 } else { 1 })
         }
     }
 }
 
-fn serve(args: ServeArgs) -> Result<()> {
-    let threads = args.render_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+/// A line on standard output. A reader that went away (`| head`, `| true`) is not a failure of the
+/// run, so a closed pipe is ignored rather than a panic.
+fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
+/// A line on standard error, ignoring a closed pipe as [`say`] does.
+fn say_err(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Bounds of the service's numeric options: beyond them a value is a typo, not a configuration.
+const MAX_RENDER_THREADS: usize = 256;
+const MAX_QUEUE_DEPTH: usize = 100_000;
+const MAX_RENDER_TIMEOUT_MS: u64 = 3_600_000;
+const MAX_READ_TIMEOUT_MS: u64 = 600_000;
+
+fn in_range<T: PartialOrd + std::fmt::Display>(option: &str, value: T, low: T, high: T) -> Result<T> {
+    if value < low || value > high {
+        return Err(Error::new(ErrorKind::Usage, format!("{option} {value} is outside {low}..={high}")));
+    }
+    Ok(value)
+}
+
+fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
+    let threads = match args.render_threads {
+        Some(n) => in_range("--render-threads", n, 1, MAX_RENDER_THREADS)?,
+        None => std::thread::available_parallelism().map_or(2, |n| n.get()).min(MAX_RENDER_THREADS),
+    };
+    let ms = std::time::Duration::from_millis;
     let config = ServeConfig {
         bind: args.bind,
         data_dir: args.data_dir,
-        max_body_bytes: args.max_body_bytes,
-        render_threads: threads.max(1),
-        queue_depth: args.queue_depth.max(1),
-        render_timeout: std::time::Duration::from_millis(args.render_timeout_ms.max(1)),
+        max_body_bytes: in_range("--max-body-bytes", args.max_body_bytes, 1, 1 << 40)?,
+        render_threads: threads,
+        queue_depth: in_range("--queue-depth", args.queue_depth, 1, MAX_QUEUE_DEPTH)?,
+        render_timeout: ms(in_range("--render-timeout-ms", args.render_timeout_ms, 1, MAX_RENDER_TIMEOUT_MS)?),
+        read_timeout: ms(in_range("--read-timeout-ms", args.read_timeout_ms, 1, MAX_READ_TIMEOUT_MS)?),
         cache_bytes: args.cache_bytes,
+        max_store_bytes: args.max_store_bytes,
+        limits,
+        write_token: std::env::var("PMM_WRITE_TOKEN").ok().filter(|t| !t.is_empty()),
     };
     server::serve(config).map_err(|e| Error::new(ErrorKind::Io, format!("the service stopped: {e}")))
 }
@@ -270,11 +345,13 @@ fn render(args: &RenderArgs) -> Result<()> {
         warn_if_wide(&map, &opts.view);
     }
     let pass = &args.input.pass_name;
+    let inputs = inputs_read(&[path], &args.input)?;
     if !args.split {
         let target = match &args.output {
             Some(out) => out.clone(),
             None => default_output(path, pass, None, format)?,
         };
+        refuse_to_overwrite(&target, &inputs)?;
         write_output(&target, &render_map(&map, &opts)?)?;
         summarize(&map, &opts.view, args.quiet);
         return Ok(());
@@ -286,10 +363,15 @@ fn render(args: &RenderArgs) -> Result<()> {
         .map(|f| f.name.clone())
         .filter(|n| opts.view.functions.is_empty() || opts.view.functions.contains(n))
         .collect();
-    for name in names {
-        let one =
-            RenderOptions { view: ViewOptions { functions: vec![name.clone()], ..opts.view.clone() }, ..opts.clone() };
-        let target = split_output(path, pass, args.output.as_deref(), &name, format)?;
+    let targets = names
+        .iter()
+        .map(|name| split_output(path, pass, args.output.as_deref(), name, format))
+        .collect::<Result<Vec<_>>>()?;
+    for target in &targets {
+        refuse_to_overwrite(target, &inputs)?;
+    }
+    for (name, target) in names.into_iter().zip(targets) {
+        let one = RenderOptions { view: ViewOptions { functions: vec![name], ..opts.view.clone() }, ..opts.clone() };
         write_output(&target, &render_map(&map, &one)?)?;
     }
     summarize(&map, &opts.view, args.quiet);
@@ -331,11 +413,63 @@ fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()
     }
 }
 
+/// Every file a run reads: the dumps `paths` resolve to, the SoC files, and the `ptoas/*.pto` files
+/// the backend may be detected from. No output may be one of them.
+fn inputs_read(paths: &[&Path], input: &InputArgs) -> Result<Vec<PathBuf>> {
+    let mut files = input.soc.clone();
+    for path in paths {
+        let dump = dump::resolve(path, &input.pass_name)?;
+        if let Some(ptoas) = dump.parent().and_then(Path::parent).map(|case| case.join("ptoas"))
+            && let Ok(entries) = std::fs::read_dir(ptoas)
+        {
+            files.extend(
+                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "pto")),
+            );
+        }
+        files.push(dump);
+    }
+    Ok(files)
+}
+
+/// Refuses an output that is one of `inputs`, by name or through a link, a hard link or a case-folding
+/// file system: the same file is the same (device, inode). Checked before anything is written.
+fn refuse_to_overwrite(target: &Path, inputs: &[PathBuf]) -> Result<()> {
+    if target == Path::new("-") {
+        return Ok(());
+    }
+    let Ok(out) = std::fs::metadata(target) else { return Ok(()) }; // a new file cannot be an input
+    for input in inputs {
+        if std::fs::metadata(input).is_ok_and(|m| same_file(&m, &out)) {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "-o {} is the input {}: writing it would destroy the dump; choose another output name \
+                     (or leave out -o to write <stem>.memory_map.<ext> beside the dump)",
+                    target.display(),
+                    input.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok() && a.created().ok() == b.created().ok()
+}
+
 /// A static picture many panels wide is correct (one byte scale) but rarely what a user wanted:
 /// say which small space caused it and how to get a narrower one.
 fn warn_if_wide(map: &pto_memory_map::MemoryMap, view: &ViewOptions) {
     if let Some(hint) = pto_memory_map::widening_hint(map, view) {
-        eprintln!("note: {hint}");
+        say_err(format_args!("note: {hint}"));
     }
 }
 
@@ -391,6 +525,7 @@ fn diff(args: &DiffArgs) -> Result<()> {
     }
     let mut old = load_input(&args.old, &old_input)?;
     let mut new = load_input(&args.new, &args.input)?;
+    refuse_to_overwrite(&args.output, &inputs_read(&[&args.old, &args.new], &args.input)?)?;
     // Base and head dumps usually share a file name: name each by as much of its path as tells them
     // apart, and at least by its case folder, so the report says which is which.
     let old_path = dump::resolve(&args.old, &old_input.pass_name)?;
@@ -507,18 +642,39 @@ fn split_output(path: &Path, pass: &str, output: Option<&Path>, function: &str, 
     }
 }
 
+/// Writes `bytes` to `target` (`-`: standard output, where a reader that went away ends the run
+/// quietly, as other tools do). A file is written beside its final name and renamed over it, so a
+/// failed run leaves no half-written file.
 fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {
     if target == Path::new("-") {
         let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|_| out.flush())
-            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot write to standard output: {e}")));
+        return match out.write_all(bytes).and_then(|_| out.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(Error::new(ErrorKind::Io, format!("cannot write to standard output: {e}")))
+            }
+            _ => Ok(()),
+        };
     }
-    std::fs::write(target, bytes)
+    write_atomically(target, bytes)
         .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display())))?;
-    println!("wrote {}", target.display());
+    say(format_args!("wrote {}", target.display()));
     Ok(())
+}
+
+fn write_atomically(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let temp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, target)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
 }
 
 #[cfg(test)]

@@ -402,9 +402,43 @@ fn render_json_from_raw_gzip_and_multipart_bodies() {
         ("dump", Some("some/dir/35_after_AllocateMemoryAddr.py"), &dump),
     ]);
     check(&s.post("/render", &ct, &body), "35_after_AllocateMemoryAddr.py");
-    // ...or the first file field, whatever its name; a gzip file inside works too.
-    let (ct, body) = multipart(&[("upload", Some("x.py.gz"), &gz), ("other", Some("y.py"), b"junk")]);
+    // ...or the form's only file field, whatever its name; a gzip file inside works too.
+    let (ct, body) = multipart(&[("upload", Some("x.py.gz"), &gz)]);
     check(&s.post("/render?format=json", &ct, &body), "x.py.gz");
+}
+
+#[test]
+fn a_form_has_one_rule_for_its_fields() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = fixture(SMALL);
+    let refused = |fields: &[(&str, Option<&str>, &[u8])], code: &str, says: &str| {
+        let (ct, body) = multipart(fields);
+        let r = s.post("/render?format=json", &ct, &body);
+        assert_eq!(r.status, 400, "{}", r.text());
+        let v = r.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains(says), "{v}");
+    };
+    // A second file, whatever its name, is not silently skipped.
+    refused(&[("upload", Some("x.py"), &dump), ("other", Some("y.py"), b"junk")], "bad_multipart", "'other'");
+    refused(&[("dump", Some("x.py"), &dump), ("dump", Some("y.py"), &dump)], "bad_multipart", "second dump");
+    // Text fields follow the query's rules: unknown names and repeats are 400, here as there.
+    refused(&[("dump", Some("x.py"), &dump), ("colour", None, b"red")], "bad_option", "'colour'");
+    refused(
+        &[("theme", None, b"dark"), ("theme", None, b"light"), ("dump", Some("x.py"), &dump)],
+        "bad_option",
+        "more than once",
+    );
+    let (ct, body) = multipart(&[("theme", None, b"dark"), ("dump", Some("x.py"), &dump)]);
+    assert_eq!(s.post("/render?format=json&theme=dark", &ct, &body).status, 400);
+    // /diff: old and new once each, and no other file.
+    let (ct, body) =
+        multipart(&[("old", Some("a.py"), &dump), ("new", Some("b.py"), &dump), ("extra", Some("c.py"), &dump)]);
+    let r = s.post("/diff", &ct, &body);
+    assert_eq!((r.status, r.json()["error"]["code"].as_str()), (400, Some("bad_multipart")), "{}", r.text());
+    let (ct, body) =
+        multipart(&[("old", Some("a.py"), &dump), ("old", Some("a.py"), &dump), ("new", Some("b.py"), &dump)]);
+    assert_eq!(s.post("/diff", &ct, &body).status, 400);
 }
 
 #[test]
@@ -963,5 +997,185 @@ fn stored_maps_keep_their_name_and_backend_and_diffs_take_a_backend_per_side() {
     let d = r.json();
     assert_eq!((d["old"]["backend"].as_str(), d["new"]["backend"].as_str()), (Some("Ascend910B"), Some("Ascend950")));
     assert_eq!(s.post("/diff?old_backend=Nope", &ct, &body).error_code(), "bad_option");
+    s.healthy();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounded work and who may store (issue 16)
+
+/// A valid dump of one AIV function binding `n` tiles; `seed` makes dumps of the same size differ.
+fn generated_dump(n: usize, seed: usize) -> Vec<u8> {
+    let mut text = String::from(
+        "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n",
+    );
+    for i in 0..n {
+        let offset = ((i + seed) % 2048) * 64;
+        text.push_str(&format!(
+            "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {offset}, 64), pl.Mem.Vec] = pl.tile.load(x)\n"
+        ));
+    }
+    text.push_str("        return x\n");
+    text.into_bytes()
+}
+
+/// Files under the server's map store (temporary files included).
+fn stored_files(dir: &TempDir) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let maps = dir.0.join("data/maps");
+    for shard in std::fs::read_dir(&maps).into_iter().flatten().flatten() {
+        files.extend(std::fs::read_dir(shard.path()).into_iter().flatten().flatten().map(|e| e.path()));
+    }
+    files
+}
+
+#[test]
+fn a_slow_body_is_dropped_with_408() {
+    let (s, _dir) = server(&["--read-timeout-ms", "700"], &[]);
+    let mut stream = TcpStream::connect(&s.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let head = format!(
+        "POST /render HTTP/1.1\r\nHost: {}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n",
+        s.addr
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    // One byte every 100 ms: the body would take 100 s.
+    let mut answer = Vec::new();
+    stream.set_nonblocking(true).unwrap();
+    while started.elapsed() < Duration::from_secs(15) {
+        let _ = stream.write_all(b"x");
+        let mut chunk = [0u8; 4096];
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&chunk[..n]),
+            Err(_) => {}
+        }
+        if answer.windows(4).any(|w| w == b"\r\n\r\n") && answer.ends_with(b"}") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let r = parse_response(&answer);
+    assert_eq!((r.status, r.error_code().as_str()), (408, "request_timeout"));
+    assert!(started.elapsed() < Duration::from_secs(5), "dropped after {:?}", started.elapsed());
+    s.healthy();
+}
+
+#[test]
+fn a_render_past_its_deadline_frees_its_thread_and_stores_nothing() {
+    let (s, dir) = server(&["--render-timeout-ms", "300", "--render-threads", "1"], &[]);
+    // Big enough to take several seconds in this build, but a valid dump.
+    let big = generated_dump(60_000, 0);
+    let r = s.post("/maps", "text/plain", &big);
+    assert_eq!((r.status, r.error_code().as_str()), (504, "render_timeout"));
+    // The one render thread is free again at once: a small store goes through.
+    let started = std::time::Instant::now();
+    let (status, _) = store(&s, "/maps", &generated_dump(3, 0));
+    assert_eq!(status, 201);
+    assert!(started.elapsed() < Duration::from_secs(2), "the thread was held {:?}", started.elapsed());
+    // And the timed-out map was never stored, not even later.
+    std::thread::sleep(Duration::from_secs(2));
+    let id = sha256_hex(&big);
+    assert_eq!(s.get(&format!("/maps/{id}")).status, 404);
+    assert_eq!(stored_files(&dir).len(), 1, "{:?}", stored_files(&dir));
+}
+
+#[test]
+fn a_full_store_evicts_the_least_recently_used_map() {
+    let dumps: Vec<Vec<u8>> = (0..3).map(|seed| generated_dump(20, seed)).collect();
+    let quota = (dumps[0].len() * 2 + dumps[0].len() / 2).to_string();
+    let (s, dir) = server(&["--max-store-bytes", &quota], &[]);
+    let ids: Vec<String> = dumps.iter().map(|d| sha256_hex(d)).collect();
+    store(&s, "/maps", &dumps[0]);
+    store(&s, "/maps", &dumps[1]);
+    assert_eq!(s.get(&format!("/maps/{}.json", ids[0])).status, 200); // 0 used last
+    store(&s, "/maps", &dumps[2]);
+    assert_eq!(s.get(&format!("/maps/{}", ids[1])).status, 404, "the least recently used map is gone");
+    assert_eq!(s.get(&format!("/maps/{}", ids[0])).status, 200);
+    assert_eq!(s.get(&format!("/maps/{}", ids[2])).status, 200);
+    assert_eq!(stored_files(&dir).len(), 2);
+    assert_eq!(s.metric("pto_stored_maps"), 2.0);
+    // A map larger than the whole store: 507, and nothing is evicted for it.
+    let huge = generated_dump(100, 7);
+    let r = s.post("/maps", "text/plain", &huge);
+    assert_eq!((r.status, r.error_code().as_str()), (507, "insufficient_storage"));
+    assert_eq!(stored_files(&dir).len(), 2);
+}
+
+#[test]
+fn storing_needs_the_token_when_one_is_set_and_rendering_does_not() {
+    let (s, _dir) = server(&[], &[("PMM_WRITE_TOKEN", "s3cret-token")]);
+    let dump = generated_dump(3, 1);
+    let r = s.post("/maps", "text/plain", &dump);
+    assert_eq!((r.status, r.error_code().as_str()), (401, "unauthorized"));
+    assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+    let wrong = [("Content-Type", "text/plain"), ("Authorization", "Bearer s3cret-tokem")];
+    assert_eq!(s.post_with("/maps", &wrong, &dump).status, 401);
+    let right = [("Content-Type", "text/plain"), ("Authorization", "Bearer s3cret-token")];
+    assert_eq!(s.post_with("/maps", &right, &dump).status, 201);
+    assert_eq!(s.post("/render?format=json", "text/plain", &dump).status, 200);
+    // Without a token, anyone may store.
+    let (open, _dir) = server(&[], &[]);
+    assert_eq!(open.post("/maps", "text/plain", &dump).status, 201);
+}
+
+#[test]
+fn another_sites_page_cannot_store() {
+    let (s, _dir) = server(&[], &[]);
+    let dump = generated_dump(3, 2);
+    let (ct, body) = multipart(&[("dump", Some("d.py"), &dump)]);
+    let evil = [("Content-Type", ct.as_str()), ("Origin", "http://evil.example")];
+    let r = s.post_with("/maps", &evil, &body);
+    assert_eq!((r.status, r.error_code().as_str()), (403, "forbidden"));
+    assert_eq!(r.header("access-control-allow-origin"), None);
+    let fetch = [("Content-Type", ct.as_str()), ("Sec-Fetch-Site", "cross-site")];
+    assert_eq!(s.post_with("/maps", &fetch, &body).status, 403);
+    // The service's own page (same origin) stores.
+    let origin = format!("http://{}", s.addr);
+    let own = [("Content-Type", ct.as_str()), ("Origin", origin.as_str())];
+    let r = s.post_with("/maps", &own, &body);
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.header("access-control-allow-origin"), None);
+}
+
+#[test]
+fn a_whole_diff_inflates_within_one_limit() {
+    let (s, _dir) = server(&["--max-body-bytes", "100000"], &[]);
+    // Each side inflates to 70 000 bytes: under the limit alone, over it together.
+    let side = gzip(&vec![b'#'; 70_000]);
+    let (ct, body) = multipart(&[("old", Some("a.py.gz"), &side), ("new", Some("b.py.gz"), &side)]);
+    let r = s.post("/diff", &ct, &body);
+    assert_eq!((r.status, r.error_code().as_str()), (413, "too_large"));
+}
+
+#[test]
+fn protocol_level_errors_are_json_too() {
+    let (s, _dir) = server(&["--read-timeout-ms", "600"], &[]);
+    // Not HTTP at all.
+    let r = exchange(&s.addr, b"HELLO THERE\r\n\r\n");
+    assert_eq!((r.status, r.error_code().as_str()), (400, "bad_request"));
+    // Headers larger than the HTTP layer takes.
+    let big = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "a".repeat(256 * 1024));
+    let r = exchange(&s.addr, big.as_bytes());
+    assert_eq!((r.status, r.error_code().as_str()), (431, "headers_too_large"));
+    // Headers that never finish.
+    let started = std::time::Instant::now();
+    let r = exchange(&s.addr, b"GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    assert_eq!((r.status, r.error_code().as_str()), (408, "request_timeout"));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    s.healthy();
+}
+
+#[test]
+fn a_short_multipart_boundary_is_refused_not_a_panic() {
+    // Found by the body fuzz target: actix-multipart slices a line shorter than a 1-3 character
+    // boundary and panics.
+    let (s, _dir) = server(&[], &[]);
+    for body in [&b"\n--B\r\n"[..], b"M-B\r\n\nx\r\n--B--\r\n"] {
+        let r = s.post("/render", "multipart/form-data; boundary=B", body);
+        assert_eq!((r.status, r.error_code().as_str()), (400, "bad_multipart"));
+    }
+    let r = s.post("/diff", "multipart/form-data; boundary=abc", b"--\n");
+    assert_eq!((r.status, r.error_code().as_str()), (400, "bad_multipart"));
     s.healthy();
 }

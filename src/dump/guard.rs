@@ -4,7 +4,13 @@
 //! 100 000 nested brackets overflow any thread's stack and abort the process, server included. So
 //! before parsing, brackets are counted (CPython itself stops at 200 levels) and a single statement may
 //! not exceed a length that bounds how deep an operator chain (`a.a.a...`, `a+a+...`) can get.
+//!
+//! Bytes do not bound memory, though: each `-` of `x = ------1` is a syntax node of some 80 bytes.
+//! So the scan also counts tokens (names, numbers, strings, operators, comments, line ends), per
+//! statement and per dump, against the run's [`Limits`](crate::budget::Limits), which bounds the
+//! nodes the parser can allocate (about 100 bytes each).
 
+use crate::budget::{self, Limits};
 use crate::error::{Error, ErrorKind, Result};
 
 /// CPython's own limit on nested brackets.
@@ -14,14 +20,38 @@ pub const MAX_BRACKET_DEPTH: usize = 200;
 /// keeps the deepest possible expression within the parse thread's stack (see `parse::STACK_BYTES`).
 pub const MAX_STATEMENT_BYTES: usize = 256 * 1024;
 
-/// Checks bracket depth and statement length, outside strings and comments.
+/// Checks bracket depth, statement length and token counts, outside strings and comments.
 pub fn check(text: &str, file: &str) -> Result<()> {
+    let limits = budget::limits();
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut statement_start = 0usize;
+    let (mut statement_tokens, mut tokens) = (0usize, 0usize);
+    let mut in_word = false;
     let mut i = 0;
     while i < bytes.len() {
-        match bytes[i] {
+        if i % (1 << 16) == 0 {
+            budget::checkpoint()?;
+        }
+        let byte = bytes[i];
+        let word = byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80;
+        let continues_word = word && in_word;
+        // Comments and line ends are tokens to the parser too (16 M comment lines are 32 M of them).
+        if !continues_word && (!byte.is_ascii_whitespace() || byte == b'\n') {
+            statement_tokens += 1;
+            tokens += 1;
+            if statement_tokens > limits.tokens_per_statement {
+                let what = "tokens in one statement";
+                let err = Limits::refuse(what, statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
+                return Err(placed(text, file, statement_start, err));
+            }
+            if tokens > limits.tokens_per_dump {
+                let err = Limits::refuse("tokens in the dump", tokens, limits.tokens_per_dump, "--max-tokens");
+                return Err(placed(text, file, i, err));
+            }
+        }
+        in_word = word;
+        match byte {
             b'#' => i = skip_line(bytes, i),
             q @ (b'"' | b'\'') => i = skip_string(bytes, i, q),
             b'(' | b'[' | b'{' => {
@@ -43,6 +73,7 @@ pub fn check(text: &str, file: &str) -> Result<()> {
             b'\\' => i += 2, // line continuation: the statement goes on
             b'\n' if depth == 0 => {
                 statement_start = i + 1;
+                statement_tokens = 0;
                 i += 1;
             }
             _ => i += 1,
@@ -88,12 +119,23 @@ fn skip_string(bytes: &[u8], i: usize, q: u8) -> usize {
 }
 
 fn too_deep(text: &str, file: &str, at: usize, what: String) -> Error {
-    let at = (0..=at.min(text.len())).rev().find(|&k| text.is_char_boundary(k)).unwrap_or(0);
-    let (line, col) = super::line_col(&text.as_bytes()[..at]);
+    let (line, col) = place(text, at);
     Error::new(
         ErrorKind::Unreadable,
         format!("{file}:{line}:{col}: {what}; this is not the shape of a PyPTO pass dump (check that the file is one)"),
     )
+}
+
+/// `err` with `file:line:col` of byte `at` in front of its message.
+fn placed(text: &str, file: &str, at: usize, mut err: Error) -> Error {
+    let (line, col) = place(text, at);
+    err.message = format!("{file}:{line}:{col}: {}", err.message);
+    err
+}
+
+fn place(text: &str, at: usize) -> (usize, usize) {
+    let at = (0..=at.min(text.len())).rev().find(|&k| text.is_char_boundary(k)).unwrap_or(0);
+    super::line_col(&text.as_bytes()[..at])
 }
 
 #[cfg(test)]
@@ -115,8 +157,19 @@ mod tests {
     }
 
     #[test]
+    fn a_statement_of_too_many_tokens_is_refused_with_the_option() {
+        let text = format!("y = 1\nx = {}1\n", "-".repeat(30_000));
+        let err = check(&text, "d.py").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::OverLimit);
+        assert!(err.message.starts_with("d.py:2:1: tokens in one statement"), "{err}");
+        assert!(err.message.contains("--max-statement-tokens"), "{err}");
+        // Words, strings and comments are one token each, however long.
+        check(&format!("x = {0} + '{0}'  # {0}\n", "a".repeat(60_000)), "d.py").unwrap();
+    }
+
+    #[test]
     fn a_long_operator_chain_is_refused() {
-        let text = format!("x = a{}\n", ".a".repeat(200_000));
+        let text = format!("x = a{}\n", format!(".{}", "a".repeat(200)).repeat(2_000));
         assert!(check(&text, "d.py").unwrap_err().message.contains("one statement runs over"));
     }
 }

@@ -26,8 +26,7 @@ impl Dump {
     /// Resolves `path` (a file, a `passes_dump/` folder or a case folder) and reads the dump.
     pub fn open(path: &Path, pass_name: &str) -> Result<Dump> {
         let file = resolve(path, pass_name)?;
-        let bytes = std::fs::read(&file)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot read: {e}", file.display())))?;
+        let bytes = read_file(&file, MAX_DUMP_BYTES, "the dump")?;
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let mut dump = Dump::from_bytes(&file.display().to_string(), bytes)?;
         dump.name = name;
@@ -64,6 +63,46 @@ impl Dump {
     }
 }
 
+/// The largest dump read from disk: a hundred times the largest real one (481 KB), and more than the
+/// service's default body limit.
+pub const MAX_DUMP_BYTES: u64 = 128 * 1024 * 1024;
+
+/// Reads `path`, which must be a regular file (after links) of at most `limit` bytes: what every input
+/// file goes through, dumps and SoC files alike, so `/dev/zero`, a FIFO or a folder is refused with a
+/// message instead of read until memory runs out. `what` names the file in messages.
+pub fn read_file(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| {
+        let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
+        Error::new(kind, format!("{}: cannot read {what}: {e}", path.display()))
+    };
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(Error::new(
+            ErrorKind::Unreadable,
+            format!(
+                "{}: {what} must be a regular file, and this is not one (a device, a pipe or a folder)",
+                path.display()
+            ),
+        ));
+    }
+    let too_large = || {
+        Error::new(
+            ErrorKind::OverLimit,
+            format!("{}: {what} is larger than the limit of {limit} bytes; no real one comes near it", path.display()),
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path).map_err(cannot)?.take(limit + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large()); // it grew while being read
+    }
+    Ok(bytes)
+}
+
 /// `32_after_AllocateMemoryAddr.py` gives `AllocateMemoryAddr`; other names lose only `.py`.
 pub fn pass_name_of(file_name: &str) -> String {
     let stem = file_name.strip_suffix(".py").unwrap_or(file_name);
@@ -89,6 +128,20 @@ mod tests {
     fn pass_names() {
         assert_eq!(pass_name_of("32_after_AllocateMemoryAddr.py"), "AllocateMemoryAddr");
         assert_eq!(pass_name_of("vllm_ascend_norm_rope.py"), "vllm_ascend_norm_rope");
+    }
+
+    #[test]
+    fn only_regular_files_within_the_limit_are_read() {
+        let err = read_file(Path::new("/dev/zero"), 1024, "the SoC file").unwrap_err();
+        assert!(err.message.contains("must be a regular file"), "{err}");
+        let err = read_file(Path::new("."), 1024, "the dump").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unreadable);
+        let file = std::env::temp_dir().join(format!("pto-mm-read-{}", std::process::id()));
+        std::fs::write(&file, b"0123456789").unwrap();
+        assert_eq!(read_file(&file, 10, "x").unwrap(), b"0123456789");
+        let err = read_file(&file, 9, "the dump").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::OverLimit);
+        std::fs::remove_file(&file).unwrap();
     }
 
     #[test]

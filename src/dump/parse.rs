@@ -10,6 +10,7 @@ use ruff_python_ast::{self as ast, Expr, ExprContext, Number, Stmt};
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextSize};
 
+use crate::budget::Limits;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MAX_BYTES, Tile};
 
@@ -38,12 +39,22 @@ pub struct ParsedFunction {
 /// Parses `text` and returns every compute function with its tiles (possibly none), in dump order.
 /// `file` names the dump in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
+    if text.trim().is_empty() {
+        return Err(Error::new(
+            ErrorKind::Refused,
+            format!(
+                "{file}: the file is empty; a pass dump is the Python text PyPTO writes to \
+                 passes_dump/NN_after_<Pass>.py"
+            ),
+        ));
+    }
     super::guard::check(text, file)?;
+    let budget = crate::budget::current();
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("dump-parser".into())
             .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || parse_here(text, file))
+            .spawn_scoped(scope, || crate::budget::run(budget, || parse_here(text, file)))
             .map_err(|e| Error::new(ErrorKind::Io, format!("cannot start the parser thread: {e}")))?
             .join()
             .unwrap_or_else(|_| {
@@ -64,52 +75,108 @@ fn parse_here(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
             ),
         )
     })?;
+    crate::budget::checkpoint()?;
     let mut out = Vec::new();
+    let mut program = false;
     for stmt in &module.syntax().body {
         match stmt {
             Stmt::ClassDef(class) => {
+                program |= class.decorator_list.iter().any(|d| {
+                    let name = match &d.expression {
+                        Expr::Call(call) => dotted(&call.func),
+                        other => dotted(other),
+                    };
+                    name.is_some_and(|n| n == "program" || n.ends_with(".program"))
+                });
                 for inner in &class.body {
                     if let Stmt::FunctionDef(func) = inner {
-                        out.extend(function(func, &lines, text));
+                        out.extend(function(func, &lines, text, file));
                     }
                 }
             }
-            Stmt::FunctionDef(func) => out.extend(function(func, &lines, text)),
+            Stmt::FunctionDef(func) => out.extend(function(func, &lines, text, file)),
             _ => {}
         }
     }
-    out.into_iter()
-        .collect::<std::result::Result<Vec<_>, TextSize>>()
-        .map_err(|at| out_of_range(at, &lines, text, file))
+    if !program && out.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Refused,
+            format!(
+                "{file}: this is Python, but not a pass dump: it has no @pl.program class and no \
+                 @pl.function. Pass the passes_dump/NN_after_AllocateMemoryAddr.py file PyPTO writes"
+            ),
+        ));
+    }
+    out.into_iter().collect()
 }
 
-/// The error for a MemRef whose offset or size is beyond [`MAX_BYTES`], at the annotation.
-fn out_of_range(at: TextSize, lines: &LineIndex, text: &str, file: &str) -> Error {
-    let pos = lines.line_column(at, text);
+/// A MemRef number the model cannot hold, and where it is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BadNumber {
+    at: TextSize,
+    /// Beyond [`MAX_BYTES`] (an integer), or not an integer at all (a float, a name, an expression).
+    beyond: bool,
+}
+
+/// The error for a MemRef offset or size that is not an integer within [`MAX_BYTES`], at the number.
+fn bad_number(bad: BadNumber, lines: &LineIndex, text: &str, file: &str) -> Error {
+    let pos = lines.line_column(bad.at, text);
+    let what = if bad.beyond {
+        format!("is beyond \u{b1}{MAX_BYTES} bytes (1 TiB); no on-chip memory is that large")
+    } else {
+        "is not an integer (a float, a name or an expression); on-chip tiles have integer addresses".to_string()
+    };
     Error::new(
         ErrorKind::Unreadable,
         format!(
-            "{file}:{}:{}: a MemRef offset or size here is beyond \u{b1}{} bytes (1 TiB); no on-chip memory is \
-             that large, so the dump was edited or damaged: re-dump it with PyPTO",
-            pos.line, pos.column, MAX_BYTES
+            "{file}:{}:{}: this MemRef offset or size {what}, so the dump was edited or damaged: re-dump it with PyPTO",
+            pos.line, pos.column
         ),
     )
 }
 
-/// A compute function's tiles; `Some(Err(at))` where a MemRef at `at` is out of range.
+/// A compute function's tiles; `Some(Err(_))` where a MemRef number cannot be held, the function is
+/// over a limit, or the run was stopped.
 fn function<'a>(
     func: &'a ast::StmtFunctionDef,
     lines: &'a LineIndex,
     text: &'a str,
-) -> Option<std::result::Result<ParsedFunction, TextSize>> {
+    file: &str,
+) -> Option<Result<ParsedFunction>> {
     let ftype = function_type(func)?;
     if !COMPUTE_TYPES.contains(&ftype.as_str()) {
         return None;
     }
+    Some(compute_function(func, ftype, lines, text, file))
+}
+
+fn compute_function<'a>(
+    func: &'a ast::StmtFunctionDef,
+    ftype: String,
+    lines: &'a LineIndex,
+    text: &'a str,
+    file: &str,
+) -> Result<ParsedFunction> {
+    let limits = crate::budget::limits();
     let line = |at: TextSize| lines.line_index(at).get() as u32;
     let first = func.decorator_list.first().map_or(func.start(), |d| d.start());
-    let mut walk =
-        TileWalk { lines, text, tiles: Vec::new(), bindings: Vec::new(), loads: Vec::new(), out_of_range: None };
+    let (src_start, src_end) = (line(first), line(func.end()));
+    let name = func.name.id.to_string();
+    let span = (src_end - src_start + 1) as usize;
+    if span > limits.lines_per_function {
+        let what = format!("{file}:{src_start}: lines in function {name}");
+        return Err(Limits::refuse(&what, span, limits.lines_per_function, "--max-lines"));
+    }
+    let mut walk = TileWalk {
+        lines,
+        text,
+        tiles: Vec::new(),
+        by_name: HashMap::new(),
+        bindings: Vec::new(),
+        loads: Vec::new(),
+        bad_number: None,
+        stopped: None,
+    };
     walk.params(&func.parameters);
     for decorator in &func.decorator_list {
         walk.visit_decorator(decorator);
@@ -119,16 +186,17 @@ fn function<'a>(
         walk.visit_annotation(returns);
     }
     walk.visit_body(&func.body);
-    if let Some(at) = walk.out_of_range {
-        return Some(Err(at));
+    if let Some(err) = walk.stopped {
+        return Err(err);
     }
-    Some(Ok(ParsedFunction {
-        name: func.name.id.to_string(),
-        ftype,
-        src_start: line(first),
-        src_end: line(func.end()),
-        tiles: walk.finish(),
-    }))
+    if let Some(bad) = walk.bad_number {
+        return Err(bad_number(bad, lines, text, file));
+    }
+    if walk.tiles.len() > limits.tiles_per_function {
+        let what = format!("{file}:{src_start}: tiles in function {name}");
+        return Err(Limits::refuse(&what, walk.tiles.len(), limits.tiles_per_function, "--max-tiles"));
+    }
+    Ok(ParsedFunction { name, ftype, src_start, src_end, tiles: walk.finish() })
 }
 
 /// The `type=` keyword of the `@pl.function(...)` decorator: `pl.FunctionType.AIV` gives `AIV`.
@@ -151,13 +219,17 @@ struct TileWalk<'a> {
     lines: &'a LineIndex,
     text: &'a str,
     tiles: Vec<Tile>,
+    /// Index into `tiles` by name, so binding is constant time however many tiles a function has.
+    by_name: HashMap<String, usize>,
     /// Lines of the statement (or parameter) that first binds each tile, parallel to `tiles`.
     bindings: Vec<(u32, u32)>,
     /// (name, position) of every load, applied once all bindings are known; borrowed from the tree,
     /// and turned into a line only for the names that are tiles.
     loads: Vec<(&'a str, TextSize)>,
-    /// Where the first MemRef beyond [`MAX_BYTES`] was seen.
-    out_of_range: Option<TextSize>,
+    /// The first MemRef number that is not an integer within [`MAX_BYTES`].
+    bad_number: Option<BadNumber>,
+    /// Why the walk stopped early (the run passed its deadline); the rest of the tree is skipped.
+    stopped: Option<Error>,
 }
 
 impl<'a> TileWalk<'a> {
@@ -165,14 +237,20 @@ impl<'a> TileWalk<'a> {
         self.lines.line_index(at).get() as u32
     }
 
-    /// Keeps `tile` if its MemRef is within range; otherwise remembers where the first bad one is.
-    fn keep(&mut self, tile: Tile, annotation: &Expr, lines: (u32, u32)) {
-        if tile.offset.unsigned_abs() > MAX_BYTES as u64 || tile.size.unsigned_abs() > MAX_BYTES as u64 {
-            self.out_of_range.get_or_insert(annotation.start());
-            return;
+    /// Keeps the tile `annotation` describes, if any; a MemRef number it cannot hold is remembered
+    /// (the first one is reported) rather than dropped with the tile.
+    fn keep(&mut self, tile: std::result::Result<Option<Tile>, BadNumber>, lines: (u32, u32)) {
+        match tile {
+            Ok(Some(tile)) => {
+                self.by_name.insert(tile.name.clone(), self.tiles.len());
+                self.tiles.push(tile);
+                self.bindings.push(lines);
+            }
+            Ok(None) => {}
+            Err(bad) => {
+                self.bad_number.get_or_insert(bad);
+            }
         }
-        self.tiles.push(tile);
-        self.bindings.push(lines);
     }
 
     /// Tile-typed parameters live in memory the caller owns, from the signature on.
@@ -180,20 +258,19 @@ impl<'a> TileWalk<'a> {
         for p in params.iter() {
             let p = p.as_parameter();
             let Some(annotation) = &p.annotation else { continue };
-            if self.tiles.iter().any(|t| t.name == p.name.id.as_str()) {
+            if self.by_name.contains_key(p.name.id.as_str()) {
                 continue;
             }
             let (start, end) = (self.line(p.start()), self.line(p.end()));
-            if let Some(tile) = tile_from(p.name.id.as_str(), annotation, "param", start, end, self.text) {
-                self.keep(tile, annotation, (start, end));
-            }
+            let tile = tile_from(p.name.id.as_str(), annotation, "param", start, end, self.text);
+            self.keep(tile, (start, end));
         }
     }
 
     fn bind(&mut self, stmt: &ast::StmtAnnAssign) {
         let Expr::Name(target) = stmt.target.as_ref() else { return };
         let (start, end) = (self.line(stmt.start()), self.line(stmt.end()));
-        if let Some(t) = self.tiles.iter_mut().find(|t| t.name == target.id.as_str()) {
+        if let Some(t) = self.by_name.get(target.id.as_str()).map(|&i| &mut self.tiles[i]) {
             // Rebound in a sibling branch: one lexical range covers both bindings.
             t.start = t.start.min(start);
             t.end = t.end.max(end);
@@ -203,17 +280,14 @@ impl<'a> TileWalk<'a> {
             Some(Expr::Call(call)) => dotted(&call.func).map(|n| n.strip_prefix("pl.").unwrap_or(&n).to_string()),
             _ => None,
         };
-        if let Some(tile) =
-            tile_from(target.id.as_str(), &stmt.annotation, op.as_deref().unwrap_or(""), start, end, self.text)
-        {
-            self.keep(tile, &stmt.annotation, (start, end));
-        }
+        let tile = tile_from(target.id.as_str(), &stmt.annotation, op.as_deref().unwrap_or(""), start, end, self.text);
+        self.keep(tile, (start, end));
     }
 
     /// Extends each range to every read of the name, and records the reads outside the binding
     /// statement itself as the tile's uses.
     fn finish(mut self) -> Vec<Tile> {
-        let index: HashMap<&str, usize> = self.tiles.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        let index = &self.by_name;
         let mut reads: Vec<Vec<u32>> = vec![Vec::new(); self.tiles.len()];
         for &(name, at) in &self.loads {
             if let Some(&i) = index.get(name) {
@@ -239,6 +313,13 @@ impl<'a> TileWalk<'a> {
 
 impl<'a> Visitor<'a> for TileWalk<'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.stopped.is_some() {
+            return;
+        }
+        if let Err(err) = crate::budget::checkpoint() {
+            self.stopped = Some(err);
+            return;
+        }
         if let Stmt::AnnAssign(ann) = stmt {
             self.bind(ann);
         }
@@ -256,22 +337,31 @@ impl<'a> Visitor<'a> for TileWalk<'a> {
 }
 
 /// Builds a tile from `pl.Tile[shape, dtype, pl.MemRef(base, offset, size), pl.Mem.Space, ...]`, or
-/// `None` when the annotation is not a tile, has no MemRef, or is in DDR.
-fn tile_from(name: &str, annotation: &Expr, op: &str, start: u32, end: u32, text: &str) -> Option<Tile> {
-    let Expr::Subscript(sub) = annotation else { return None };
+/// `Ok(None)` when the annotation is not a tile, has no MemRef, or is in DDR; `Err` when its MemRef's
+/// offset or size is not an integer the model can hold.
+fn tile_from(
+    name: &str,
+    annotation: &Expr,
+    op: &str,
+    start: u32,
+    end: u32,
+    text: &str,
+) -> std::result::Result<Option<Tile>, BadNumber> {
+    let Expr::Subscript(sub) = annotation else { return Ok(None) };
     if !dotted(&sub.value).is_some_and(|n| n == "Tile" || n.ends_with(".Tile")) {
-        return None;
+        return Ok(None);
     }
     let elements: &[Expr] = match sub.slice.as_ref() {
         Expr::Tuple(t) => &t.elts,
         other => std::slice::from_ref(other),
     };
-    let (base, offset, size) = elements.iter().find_map(memref)?;
-    let space = elements.iter().find_map(mem_space)?;
+    let Some(space) = elements.iter().find_map(mem_space) else { return Ok(None) };
     if space == "DDR" {
-        return None;
+        return Ok(None);
     }
-    Some(Tile {
+    let Some((base, offset, size)) = elements.iter().find_map(memref) else { return Ok(None) };
+    let (offset, size) = (offset?, size?);
+    Ok(Some(Tile {
         name: name.to_string(),
         space,
         base,
@@ -284,7 +374,7 @@ fn tile_from(name: &str, annotation: &Expr, op: &str, start: u32, end: u32, text
         end,
         uses: Vec::new(),
         layout: elements.iter().find_map(|e| tile_view(e, text)).unwrap_or_default(),
-    })
+    }))
 }
 
 /// The arguments of `pl.TileView(...)` as written, without the `pl.` prefixes: what the tooltip shows
@@ -302,8 +392,12 @@ fn tile_view(expr: &Expr, text: &str) -> Option<String> {
     Some(flat.trim_end_matches(',').trim().to_string())
 }
 
-/// `pl.MemRef(base, offset, size)` with a name or string base and integer offset and size.
-fn memref(expr: &Expr) -> Option<(String, i64, i64)> {
+/// A byte count read from a MemRef: an integer within [`MAX_BYTES`], or where it fails to be one.
+type Bytes = std::result::Result<i64, BadNumber>;
+
+/// `pl.MemRef(base, offset, size)` with a name or string base; offset and size are read as
+/// [`bytes_value`]s.
+fn memref(expr: &Expr) -> Option<(String, Bytes, Bytes)> {
     let Expr::Call(call) = expr else { return None };
     if !dotted(&call.func).is_some_and(|n| n == "MemRef" || n.ends_with(".MemRef")) {
         return None;
@@ -314,7 +408,27 @@ fn memref(expr: &Expr) -> Option<(String, i64, i64)> {
         Expr::StringLiteral(s) => s.value.to_str().to_string(),
         _ => return None,
     };
-    Some((base, int_value(offset)?, int_value(size)?))
+    Some((base, bytes_value(offset), bytes_value(size)))
+}
+
+/// An offset or size: an integer within [`MAX_BYTES`], or the place of what is not one (a float,
+/// an integer beyond i64, a name, an expression).
+fn bytes_value(expr: &Expr) -> Bytes {
+    let value = int_value(expr).ok_or(BadNumber { at: expr.start(), beyond: is_big_int(expr) })?;
+    if value.unsigned_abs() > MAX_BYTES as u64 {
+        return Err(BadNumber { at: expr.start(), beyond: true });
+    }
+    Ok(value)
+}
+
+/// An integer literal too large for i64 (possibly negated or wrapped in `pl.const`).
+fn is_big_int(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(ast::ExprNumberLiteral { value: Number::Int(_), .. }) => true,
+        Expr::UnaryOp(u) => is_big_int(&u.operand),
+        Expr::Call(call) => call.arguments.args.first().is_some_and(is_big_int),
+        _ => false,
+    }
 }
 
 /// `pl.Mem.Vec` gives `Vec`.

@@ -25,6 +25,7 @@ pub struct Metadata<'a> {
 /// Rasterizes `svg` at `scale` device pixels per px and encodes it as PNG.
 pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
     let tree = parse(svg)?;
+    crate::budget::checkpoint()?;
     let size = tree.size();
     let (w, h) = ((size.width() as f64 * scale).ceil() as u64, (size.height() as f64 * scale).ceil() as u64);
     if w * h > MAX_PIXELS || w == 0 || h == 0 {
@@ -40,6 +41,7 @@ pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
         ));
     }
     let pixmap = rasterize(&tree, w as u32, h as u32, scale as f32)?;
+    crate::budget::checkpoint()?;
     encode(&pixmap, meta)
 }
 

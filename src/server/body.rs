@@ -3,12 +3,19 @@
 //! Every byte read is counted against one limit, and so is every byte inflated: a 40 KB gzip body
 //! that would inflate to 4 GB stops at the limit plus one byte. Reading happens on the async worker
 //! (it is I/O); inflating is CPU work and runs on a render thread with the rest ([`inflate`]).
+//!
+//! Reading is also bounded in time: a client that trickles its body (one byte a second holds a
+//! connection and its buffer for hours) is answered 408 once the read timeout has passed.
+//!
+//! A form has one rule for its fields: each option at most once (as in a query string), the dump in
+//! exactly one file field (`dump`, or the form's only file), and any other field is a 400 naming it.
 
 use std::io::Read;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use actix_multipart::Multipart;
 use actix_web::error::PayloadError;
@@ -76,7 +83,10 @@ fn classify(req: &HttpRequest) -> Result<Kind, ApiError> {
             "unsupported_encoding",
             "a multipart upload cannot be gzip-encoded as a whole; gzip the file inside it instead",
         )),
-        ("multipart", "form-data") => Ok(Kind::Multipart),
+        ("multipart", "form-data") => {
+            check_boundary(mime.get_param("boundary").map(|b| b.as_str()))?;
+            Ok(Kind::Multipart)
+        }
         _ => Err(ApiError::unsupported(
             "unsupported_media_type",
             format!(
@@ -89,8 +99,40 @@ fn classify(req: &HttpRequest) -> Result<Kind, ApiError> {
     }
 }
 
-/// Reads the dump (and any form fields) from the request, at most `limit` bytes on the wire.
-pub async fn read(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<Upload, ApiError> {
+/// The multipart parser (actix-multipart 0.7) panics on a line shorter than a boundary of 1 to 3
+/// characters (found by the `body` fuzz target). RFC 2046 allows 1 to 70, but clients send long
+/// ones (curl and browsers some 40 characters), so 4 to 70 are taken and the rest refused.
+fn check_boundary(boundary: Option<&str>) -> Result<(), ApiError> {
+    match boundary.map(str::len) {
+        Some(4..=70) => Ok(()),
+        _ => Err(ApiError::bad_request(
+            "bad_multipart",
+            "the multipart boundary must be 4 to 70 characters (curl and browsers choose one)",
+        )),
+    }
+}
+
+/// The answer to a body that did not arrive in time.
+fn too_slow(timeout: Duration) -> ApiError {
+    ApiError::new(
+        actix_web::http::StatusCode::REQUEST_TIMEOUT,
+        "request_timeout",
+        format!("the request body did not arrive within {:.3} s; send it at once", timeout.as_secs_f64()),
+    )
+}
+
+/// Reads the dump (and any form fields) from the request, at most `limit` bytes on the wire, within
+/// `timeout`.
+pub async fn read(
+    req: &HttpRequest,
+    payload: web::Payload,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Upload, ApiError> {
+    actix_web::rt::time::timeout(timeout, read_untimed(req, payload, limit)).await.map_err(|_| too_slow(timeout))?
+}
+
+async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<Upload, ApiError> {
     let kind = classify(req)?;
     let declared = req
         .headers()
@@ -166,15 +208,16 @@ impl Stream for Capped {
     }
 }
 
-/// Takes the field named `dump`, else the first file field, as the dump; known option names among
-/// the other text fields become options (the upload form's format select). Other files are skipped.
+/// Takes the field named `dump`, or the form's only file field, as the dump; the text fields are
+/// options (the upload form's format select), checked with the query's. A second dump, or a file
+/// field that is not the dump, is a 400 naming it.
 async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<Upload, ApiError> {
     let tripped = Arc::new(AtomicBool::new(false));
     let capped = Capped { inner: payload, seen: 0, limit, tripped: tripped.clone() };
     let mut form = Multipart::new(req.headers(), capped);
     let mut upload = Upload::default();
-    let mut have_dump = false;
-    let mut from_dump_field = false;
+    // The name of the field the dump came from.
+    let mut dump_field: Option<String> = None;
     let fail = |e: actix_multipart::MultipartError| {
         if tripped.load(Ordering::Relaxed) {
             ApiError::too_large(limit, "the request body")
@@ -186,39 +229,34 @@ async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) 
         let mut field = field.map_err(&fail)?;
         let name = field.name().unwrap_or("").to_string();
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
-        let is_dump = name == "dump";
-        let take_as_dump = (is_dump && !from_dump_field) || (filename.is_some() && !have_dump);
-        let is_option = !take_as_dump && filename.is_none() && params::is_known(&name);
-        let mut data = Vec::new();
-        while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(&fail)?;
-            if take_as_dump || is_option {
-                let cap = if is_option { MAX_FIELD } else { limit };
-                if data.len() + chunk.len() > cap {
-                    return Err(if is_option {
-                        ApiError::bad_request("bad_option", format!("form field '{name}' is too long"))
-                    } else {
-                        ApiError::too_large(limit, "the uploaded dump")
-                    });
-                }
-                data.extend_from_slice(&chunk);
-            }
+        let is_dump = name == "dump" || filename.is_some();
+        if is_dump && let Some(first) = &dump_field {
+            return Err(ApiError::bad_request(
+                "bad_multipart",
+                format!(
+                    "the form has a second dump (field '{}' after '{}'): send one dump, in the field 'dump'",
+                    clip(&name),
+                    clip(first)
+                ),
+            ));
         }
-        if take_as_dump {
+        let cap = if is_dump { limit } else { MAX_FIELD };
+        let data = read_field(&mut field, cap, &fail).await?.ok_or_else(|| {
+            if is_dump {
+                ApiError::too_large(limit, "the uploaded dump")
+            } else {
+                ApiError::bad_request("bad_option", format!("form field '{}' is too long", clip(&name)))
+            }
+        })?;
+        if is_dump {
             upload.bytes = data;
             upload.filename = filename.as_deref().and_then(params::name_from_upload);
-            have_dump = true;
-            from_dump_field |= is_dump;
-        } else if is_option {
-            let value = String::from_utf8(data)
-                .map_err(|_| ApiError::bad_request("bad_option", format!("form field '{name}' is not UTF-8")))?;
-            // An empty select or text box means "default", as in a query string without the key.
-            if !value.trim().is_empty() {
-                upload.fields.push((name, value));
-            }
+            dump_field = Some(name);
+        } else {
+            push_option(&mut upload.fields, name, data)?;
         }
     }
-    if !have_dump {
+    if dump_field.is_none() {
         return Err(ApiError::bad_request(
             "no_dump",
             "the form has no dump: put the file in the field 'dump' (curl: -F dump=@dump.py)",
@@ -227,9 +265,52 @@ async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) 
     Ok(upload)
 }
 
-/// Two dumps from one form, for `POST /diff`: the file fields `old` and `new`; known option names
-/// among the text fields become options.
-pub async fn read_pair(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<(Upload, Upload), ApiError> {
+/// A field's bytes, or `None` past `cap`.
+async fn read_field(
+    field: &mut actix_multipart::Field,
+    cap: usize,
+    fail: &impl Fn(actix_multipart::MultipartError) -> ApiError,
+) -> Result<Option<Vec<u8>>, ApiError> {
+    let mut data = Vec::new();
+    while let Some(chunk) = field.next().await {
+        let chunk = chunk.map_err(fail)?;
+        if data.len() + chunk.len() > cap {
+            return Ok(None);
+        }
+        data.extend_from_slice(&chunk);
+    }
+    Ok(Some(data))
+}
+
+/// A text field as an option; unknown names and repeats are refused later, with the query's, by
+/// `Params::from_pairs`. An empty value means "default", as a query string without the key.
+fn push_option(fields: &mut Vec<(String, String)>, name: String, data: Vec<u8>) -> Result<(), ApiError> {
+    let value = String::from_utf8(data)
+        .map_err(|_| ApiError::bad_request("bad_option", format!("form field '{}' is not UTF-8", clip(&name))))?;
+    if !value.trim().is_empty() {
+        fields.push((name, value));
+    }
+    Ok(())
+}
+
+/// Two dumps from one form, for `POST /diff`: the file fields `old` and `new` (each once); the text
+/// fields are options. Any other file field is a 400 naming it. Within `timeout`.
+pub async fn read_pair(
+    req: &HttpRequest,
+    payload: web::Payload,
+    limit: usize,
+    timeout: Duration,
+) -> Result<(Upload, Upload), ApiError> {
+    actix_web::rt::time::timeout(timeout, read_pair_untimed(req, payload, limit))
+        .await
+        .map_err(|_| too_slow(timeout))?
+}
+
+async fn read_pair_untimed(
+    req: &HttpRequest,
+    payload: web::Payload,
+    limit: usize,
+) -> Result<(Upload, Upload), ApiError> {
     if !matches!(classify(req)?, Kind::Multipart) {
         return Err(ApiError::new(
             actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -241,6 +322,7 @@ pub async fn read_pair(req: &HttpRequest, payload: web::Payload, limit: usize) -
     let capped = Capped { inner: payload, seen: 0, limit, tripped: tripped.clone() };
     let mut form = Multipart::new(req.headers(), capped);
     let (mut old, mut new) = (Upload::default(), Upload::default());
+    let (mut have_old, mut have_new) = (false, false);
     let fail = |e: actix_multipart::MultipartError| {
         if tripped.load(Ordering::Relaxed) {
             ApiError::too_large(limit, "the request body")
@@ -252,33 +334,29 @@ pub async fn read_pair(req: &HttpRequest, payload: web::Payload, limit: usize) -
         let mut field = field.map_err(&fail)?;
         let name = field.name().unwrap_or("").to_string();
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
-        let is_option =
-            filename.is_none() && (params::is_known(&name) || super::diff::SIDE_OPTIONS.contains(&name.as_str()));
-        let keep = name == "old" || name == "new" || is_option;
-        let cap = if is_option { MAX_FIELD } else { limit };
-        let mut data = Vec::new();
-        while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(&fail)?;
-            if keep {
-                if data.len() + chunk.len() > cap {
-                    return Err(ApiError::too_large(cap, &format!("the field '{}'", clip(&name))));
-                }
-                data.extend_from_slice(&chunk);
+        let (target, seen) = match name.as_str() {
+            "old" => (&mut old, &mut have_old),
+            "new" => (&mut new, &mut have_new),
+            _ if filename.is_some() => {
+                return Err(ApiError::bad_request(
+                    "bad_multipart",
+                    format!("unknown file field '{}': a diff takes the dumps in 'old' and 'new'", clip(&name)),
+                ));
             }
-        }
-        let target = match name.as_str() {
-            "old" => &mut old,
-            "new" => &mut new,
-            _ if is_option => {
-                let value = String::from_utf8(data)
-                    .map_err(|_| ApiError::bad_request("bad_option", format!("form field '{name}' is not UTF-8")))?;
-                if !value.trim().is_empty() {
-                    old.fields.push((name, value));
-                }
+            _ => {
+                let data = read_field(&mut field, MAX_FIELD, &fail)
+                    .await?
+                    .ok_or_else(|| ApiError::too_large(MAX_FIELD, &format!("the field '{}'", clip(&name))))?;
+                push_option(&mut old.fields, name, data)?;
                 continue;
             }
-            _ => continue,
         };
+        if std::mem::replace(seen, true) {
+            return Err(ApiError::bad_request("bad_multipart", format!("the field '{name}' is given more than once")));
+        }
+        let data = read_field(&mut field, limit, &fail)
+            .await?
+            .ok_or_else(|| ApiError::too_large(limit, &format!("the field '{name}'")))?;
         target.gzip = data.starts_with(&[0x1f, 0x8b]);
         target.bytes = data;
         target.filename = filename.as_deref().and_then(params::name_from_upload);
@@ -310,6 +388,19 @@ pub fn dump_bytes(upload_bytes: Vec<u8>, gzip: bool, limit: usize) -> Result<Vec
     if gzip { inflate(&upload_bytes, limit) } else { Ok(upload_bytes) }
 }
 
+/// Both dumps of a diff, inflated within one `limit` for the whole request, as one dump would be.
+pub fn dump_pair(old: Upload, new: Upload, limit: usize) -> Result<(Vec<u8>, Vec<u8>), ApiError> {
+    let old = dump_bytes(old.bytes, old.gzip, limit)?;
+    let rest = limit.saturating_sub(old.len());
+    let new = dump_bytes(new.bytes, new.gzip, rest).map_err(|e| {
+        if e.code == "too_large" { ApiError::too_large(limit, "the two inflated dumps together") } else { e }
+    })?;
+    if !new.is_empty() && old.len() + new.len() > limit {
+        return Err(ApiError::too_large(limit, "the two dumps together"));
+    }
+    Ok((old, new))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,5 +418,13 @@ mod tests {
         assert_eq!(inflate(&bomb, 1000).unwrap_err().code, "too_large");
         assert_eq!(inflate(&bomb, 1 << 20).unwrap().len(), 1 << 20);
         assert_eq!(inflate(b"\x1f\x8bnot really", 1000).unwrap_err().code, "bad_gzip");
+    }
+
+    #[test]
+    fn a_pair_inflates_within_one_limit() {
+        let half = |n: usize| Upload { bytes: gz(&vec![b'x'; n]), gzip: true, ..Upload::default() };
+        assert!(dump_pair(half(600), half(600), 1000).is_err_and(|e| e.code == "too_large"));
+        let (a, b) = dump_pair(half(400), half(600), 1000).unwrap();
+        assert_eq!((a.len(), b.len()), (400, 600));
     }
 }

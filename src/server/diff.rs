@@ -13,9 +13,6 @@ use super::params::{self, Params};
 use super::{AppState, body, store};
 use crate::{DiffFormat, Dump, MemoryMap, backend, build, render_diff};
 
-/// Options only a diff has, besides `format`: the backend of each side.
-pub const SIDE_OPTIONS: &[&str] = &["old_backend", "new_backend"];
-
 /// What a diff is asked for beyond a map's options: its format (a diff also knows `md`) and a
 /// backend per side (`old_backend`, `new_backend`: one kernel on two chips).
 struct DiffOptions {
@@ -104,7 +101,7 @@ pub async fn post(
 ) -> Result<HttpResponse, ApiError> {
     let query = params::query_pairs(req.query_string())?;
     split_options(query.clone(), DiffFormat::Markdown)?;
-    let (mut old, new) = body::read_pair(&req, payload, state.max_body).await?;
+    let (mut old, new) = body::read_pair(&req, payload, state.max_body, state.read_timeout).await?;
     let mut pairs = query;
     pairs.append(&mut old.fields);
     let options = split_options(pairs, DiffFormat::Markdown)?;
@@ -116,16 +113,9 @@ pub async fn post(
     );
     let out = run(&state, options, move |o| {
         let backend = |side: &Option<String>| side.clone().or_else(|| o.params.backend.clone());
-        let old = SideInput {
-            name: names.0,
-            dump: body::dump_bytes(old.bytes, old.gzip, limit)?,
-            backend: backend(&o.old_backend),
-        };
-        let new = SideInput {
-            name: names.1,
-            dump: body::dump_bytes(new.bytes, new.gzip, limit)?,
-            backend: backend(&o.new_backend),
-        };
+        let (old_dump, new_dump) = body::dump_pair(old, new, limit)?;
+        let old = SideInput { name: names.0, dump: old_dump, backend: backend(&o.old_backend) };
+        let new = SideInput { name: names.1, dump: new_dump, backend: backend(&o.new_backend) };
         Ok((old, new))
     })
     .await?;

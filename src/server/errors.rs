@@ -5,6 +5,7 @@
 //! path can answer with an HTML or plain-text error by accident.
 
 use std::fmt;
+use std::io::Write;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
@@ -80,9 +81,30 @@ impl ApiError {
         )
     }
 
+    pub fn unauthorized() -> ApiError {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "storing maps needs the service's write token: send Authorization: Bearer <token>",
+        )
+    }
+
+    /// A store failure: a full store (or disk) is 507, anything else 500.
+    pub fn from_store(err: std::io::Error) -> ApiError {
+        if err.kind() == std::io::ErrorKind::StorageFull {
+            return ApiError::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                "insufficient_storage",
+                format!("the map cannot be stored: {err}"),
+            );
+        }
+        ApiError::internal(err)
+    }
+
     /// A failure on our side; the detail goes to the log, not to the client.
     pub fn internal(detail: impl fmt::Display) -> ApiError {
-        eprintln!("{}", serde_json::json!({ "level": "error", "message": detail.to_string() }));
+        let line = serde_json::json!({ "level": "error", "message": detail.to_string() });
+        let _ = writeln!(std::io::stderr(), "{line}"); // a closed stderr must not take a worker down
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the server failed; see its log")
     }
 
@@ -117,6 +139,8 @@ impl From<Error> for ApiError {
             ErrorKind::Refused => (StatusCode::UNPROCESSABLE_ENTITY, "nothing_to_draw"),
             ErrorKind::NotFound => (StatusCode::NOT_FOUND, "not_found"),
             ErrorKind::TooLarge => (StatusCode::UNPROCESSABLE_ENTITY, "picture_too_large"),
+            ErrorKind::OverLimit => (StatusCode::UNPROCESSABLE_ENTITY, "over_limit"),
+            ErrorKind::Cancelled => (StatusCode::GATEWAY_TIMEOUT, "render_timeout"),
             ErrorKind::Io => return ApiError::internal(err.message),
         };
         ApiError::new(status, code, err.message)
@@ -145,6 +169,12 @@ impl ResponseError for ApiError {
         }
         if self.status == StatusCode::SERVICE_UNAVAILABLE {
             res.insert_header((header::RETRY_AFTER, "1"));
+        }
+        if self.status == StatusCode::UNAUTHORIZED {
+            res.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        if self.status == StatusCode::REQUEST_TIMEOUT {
+            res.insert_header((header::CONNECTION, "close"));
         }
         res.body(body.to_string())
     }

@@ -5,8 +5,9 @@
 //!   multipart) within the size limit;
 //! - `pool`: the render threads and their bounded queue (CPU work never runs on async workers);
 //! - `store`: where stored dumps live, behind [`MapStore`]; `cache`: recent renders in memory;
-//! - `errors`: the one JSON error shape; `observe`: request logs and counters; `metrics`:
-//!   the Prometheus page; `page`: the upload form at `/`.
+//! - `errors`: the one JSON error shape; `wire`: the same shape for what the HTTP layer answers on
+//!   its own; `observe`: request logs and counters; `metrics`: the Prometheus page; `page`: the
+//!   upload form at `/`.
 
 mod body;
 mod cache;
@@ -20,6 +21,7 @@ mod params;
 mod pool;
 mod routes;
 mod store;
+mod wire;
 
 pub use store::{FsStore, MapStore};
 
@@ -28,8 +30,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actix_service::IntoServiceFactory;
+use actix_service::ServiceFactoryExt;
 use actix_web::http::StatusCode;
-use actix_web::{App, HttpServer, ResponseError, middleware, web};
+use actix_web::{App, ResponseError, middleware, web};
 
 use cache::RenderCache;
 use metrics::Metrics;
@@ -52,11 +56,22 @@ pub struct ServeConfig {
     pub render_timeout: Duration,
     /// Memory for recent renders of stored maps.
     pub cache_bytes: usize,
+    /// How long a client may take to send its headers, and then its body (408 past it).
+    pub read_timeout: Duration,
+    /// Disk for stored maps; least recently used maps are evicted past it.
+    pub max_store_bytes: u64,
+    /// Work limits of every render.
+    pub limits: crate::budget::Limits,
+    /// When set, `POST /maps` needs `Authorization: Bearer <token>` (from `PMM_WRITE_TOKEN`).
+    pub write_token: Option<String>,
 }
 
 /// What every handler shares.
 pub(crate) struct AppState {
     pub max_body: usize,
+    /// How long reading a request body may take.
+    pub read_timeout: Duration,
+    pub write_token: Option<String>,
     pub pool: RenderPool,
     pub store: Arc<dyn MapStore>,
     pub cache: RenderCache,
@@ -68,58 +83,105 @@ pub(crate) struct AppState {
 /// Prints `listening on http://ADDR` on standard output once bound, so a caller that asked for port
 /// 0 learns the port.
 pub fn serve(config: ServeConfig) -> io::Result<()> {
-    let store = FsStore::open(&config.data_dir).map_err(|e| {
+    let store = FsStore::open(&config.data_dir, config.max_store_bytes).map_err(|e| {
         io::Error::new(e.kind(), format!("cannot open the data directory {}: {e}", config.data_dir.display()))
     })?;
     let state = web::Data::new(AppState {
         max_body: config.max_body_bytes,
-        pool: RenderPool::start(config.render_threads, config.queue_depth, config.render_timeout)?,
+        read_timeout: config.read_timeout,
+        write_token: config.write_token.clone(),
+        pool: RenderPool::start(config.render_threads, config.queue_depth, config.render_timeout, config.limits)?,
         store: Arc::new(store),
         cache: RenderCache::new(config.cache_bytes),
         metrics: Arc::new(Metrics::default()),
     });
     let max_body = config.max_body_bytes;
+    let app = move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(
+                web::QueryConfig::default().error_handler(|e, _| errors::extractor_error(e, StatusCode::BAD_REQUEST)),
+            )
+            .app_data(
+                web::PathConfig::default().error_handler(|e, _| errors::extractor_error(e, StatusCode::NOT_FOUND)),
+            )
+            .app_data(web::JsonConfig::default().limit(max_body).error_handler(|e, _| {
+                let status = e.status_code();
+                errors::extractor_error(e, status)
+            }))
+            .app_data(web::PayloadConfig::default().limit(max_body))
+            .configure(routes::configure)
+            .default_service(web::to(routes::not_found))
+            .wrap(middleware::from_fn(observe::observe))
+    };
+    let listener = std::net::TcpListener::bind(&config.bind)?;
+    let addr = listener.local_addr()?;
+    let read_timeout = config.read_timeout;
     actix_web::rt::System::new().block_on(async move {
-        let server = HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .app_data(
-                    web::QueryConfig::default()
-                        .error_handler(|e, _| errors::extractor_error(e, StatusCode::BAD_REQUEST)),
-                )
-                .app_data(
-                    web::PathConfig::default().error_handler(|e, _| errors::extractor_error(e, StatusCode::NOT_FOUND)),
-                )
-                .app_data(web::JsonConfig::default().limit(max_body).error_handler(|e, _| {
-                    let status = e.status_code();
-                    errors::extractor_error(e, status)
-                }))
-                .app_data(web::PayloadConfig::default().limit(max_body))
-                .configure(routes::configure)
-                .default_service(web::to(routes::not_found))
-                .wrap(middleware::from_fn(observe::observe))
-        })
-        .shutdown_timeout(5)
-        .bind(&config.bind)?;
+        // actix-web's HttpServer, spelled out, so that each connection can be wrapped in `JsonErrors`.
+        let server = actix_server::Server::build()
+            .shutdown_timeout(5)
+            .listen("pto-memory-map", listener, move || {
+                let factory = app().into_factory().map_err(|err: actix_web::Error| err.error_response());
+                let http = actix_http::HttpService::build()
+                    .client_request_timeout(read_timeout)
+                    .local_addr(addr)
+                    .h1(actix_service::map_config(factory, |_| actix_web::dev::AppConfig::default()));
+                actix_service::fn_service(|io: actix_web::rt::net::TcpStream| {
+                    let peer = io.peer_addr().ok();
+                    std::future::ready(Ok::<_, actix_http::error::DispatchError>((wire::JsonErrors::new(io), peer)))
+                })
+                .and_then(http)
+            })?
+            .run();
         let mut out = io::stdout().lock();
-        for addr in server.addrs() {
-            writeln!(out, "listening on http://{addr}")?;
-        }
+        writeln!(out, "listening on http://{addr}")?;
         out.flush()?;
         drop(out);
-        eprintln!(
-            "{}",
-            serde_json::json!({
-                "level": "info",
-                "message": "serving",
-                "data_dir": config.data_dir.display().to_string(),
-                "max_body_bytes": config.max_body_bytes,
-                "render_threads": config.render_threads,
-                "queue_depth": config.queue_depth,
-                "render_timeout_ms": config.render_timeout.as_millis() as u64,
-                "cache_bytes": config.cache_bytes,
-            })
-        );
-        server.run().await
+        let line = serde_json::json!({
+            "level": "info",
+            "message": "serving",
+            "data_dir": config.data_dir.display().to_string(),
+            "max_body_bytes": config.max_body_bytes,
+            "render_threads": config.render_threads,
+            "queue_depth": config.queue_depth,
+            "render_timeout_ms": config.render_timeout.as_millis() as u64,
+            "cache_bytes": config.cache_bytes,
+            "read_timeout_ms": config.read_timeout.as_millis() as u64,
+            "max_store_bytes": config.max_store_bytes,
+            "write_token": config.write_token.is_some(),
+        });
+        let _ = writeln!(io::stderr(), "{line}");
+        server.await
+    })
+}
+
+/// Reads `body` as the service reads a request to `/render` (`pair`: to `/diff`) with these headers,
+/// inflating what is gzip, within `limit` bytes: the body readers without a socket, for the fuzz
+/// target in `fuzz/`. Returns the dump bytes (both, for a pair) or the error's code.
+#[doc(hidden)]
+pub fn read_body_for_fuzzing(
+    headers: &[(&str, &str)],
+    body: &[u8],
+    limit: usize,
+    pair: bool,
+) -> Result<Vec<Vec<u8>>, &'static str> {
+    use actix_web::FromRequest;
+    let mut request = actix_web::test::TestRequest::post();
+    for &(name, value) in headers {
+        request = request.insert_header((name, value));
+    }
+    let (req, mut payload) = request.set_payload(body.to_vec()).to_http_parts();
+    actix_web::rt::System::new().block_on(async move {
+        let payload = web::Payload::from_request(&req, &mut payload).await.map_err(|_| "payload")?;
+        let timeout = Duration::from_secs(10);
+        if pair {
+            let (old, new) = body::read_pair(&req, payload, limit, timeout).await.map_err(|e| e.code)?;
+            let (old, new) = body::dump_pair(old, new, limit).map_err(|e| e.code)?;
+            Ok(vec![old, new])
+        } else {
+            let upload = body::read(&req, payload, limit, timeout).await.map_err(|e| e.code)?;
+            Ok(vec![body::dump_bytes(upload.bytes, upload.gzip, limit).map_err(|e| e.code)?])
+        }
     })
 }

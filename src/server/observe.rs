@@ -78,5 +78,6 @@ fn log_line(method: &str, path: &str, route: &str, status: u16, bytes: i64, star
         "bytes": bytes,
         "ms": ms,
     });
-    eprintln!("{line}");
+    // A closed stderr (the log reader went away) must not take the worker down.
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("{line}\n"));
 }

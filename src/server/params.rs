@@ -23,11 +23,6 @@ pub fn known() -> Vec<&'static str> {
     names
 }
 
-/// Whether `name` is an option (a form field so named is read as one).
-pub fn is_known(name: &str) -> bool {
-    canonical(name).is_some()
-}
-
 /// The option table's name of `name`, given in either spelling.
 fn canonical(name: &str) -> Option<&'static str> {
     OPTIONS.iter().find(|o| o.http == name || o.cli == Some(name)).map(|o| o.http)

@@ -4,17 +4,20 @@
 //! a deep syntax tree needs a large stack; on an async worker it would stall every other connection
 //! that worker serves. Why a bounded queue: under overload the service should say "busy" (503) at
 //! once rather than pile up requests, each holding its body in memory, until memory runs out. Why a
-//! time limit: the client gets an answer (504) even when a render is pathologically slow; the render
-//! itself cannot be interrupted, but its result is dropped and a job whose client has gone is never
-//! started.
+//! time limit: the client gets an answer (504) even when a render is pathologically slow. The render
+//! runs under a [`Budget`] whose deadline is the client's, and which is cancelled when the client is
+//! answered 504, so it stops at its next checkpoint (parse, analysis, layout, rasterizing) and frees
+//! its thread; a job whose client has gone is never started.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
+
+use crate::budget::{self, Budget, Limits};
 
 use super::errors::ApiError;
 
@@ -37,11 +40,13 @@ pub struct RenderPool {
     pub stats: Arc<PoolStats>,
     pub capacity: usize,
     pub timeout: Duration,
+    /// Work limits every render runs under.
+    pub limits: Limits,
 }
 
 impl RenderPool {
     /// Starts `threads` render threads behind a queue of `capacity` waiting jobs.
-    pub fn start(threads: usize, capacity: usize, timeout: Duration) -> std::io::Result<RenderPool> {
+    pub fn start(threads: usize, capacity: usize, timeout: Duration, limits: Limits) -> std::io::Result<RenderPool> {
         let (sender, receiver) = mpsc::sync_channel::<Job>(capacity);
         let receiver = Arc::new(Mutex::new(receiver));
         let stats = Arc::new(PoolStats::default());
@@ -52,13 +57,14 @@ impl RenderPool {
                 .stack_size(STACK_BYTES)
                 .spawn(move || work(&receiver))?;
         }
-        Ok(RenderPool { sender, stats, capacity, timeout })
+        Ok(RenderPool { sender, stats, capacity, timeout, limits })
     }
 
     /// Runs `f` on a render thread and waits for it without blocking the async worker.
     ///
     /// Errors: 503 when the queue is full, 504 past the time limit (counted from the moment the job
-    /// is queued: that is what the client waits), 500 if `f` panicked.
+    /// is queued: that is what the client waits), 500 if `f` panicked. `f` runs under a budget with
+    /// the same deadline, cancelled on the 504 (or when the client goes away), so it stops too.
     pub async fn run<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
@@ -66,13 +72,21 @@ impl RenderPool {
     {
         let (reply, answer) = oneshot::channel::<std::thread::Result<T>>();
         let stats = self.stats.clone();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let budget = Budget {
+            limits: self.limits,
+            deadline: Instant::now().checked_add(self.timeout),
+            cancelled: cancelled.clone(),
+        };
+        // Dropped with this future, whether it ends in an answer, a 504 or a client that went away.
+        let _cancel_on_drop = CancelOnDrop(cancelled);
         let job: Job = Box::new(move || {
             stats.queued.fetch_sub(1, Ordering::Relaxed);
             if reply.is_closed() {
                 return; // the client timed out or went away while the job waited
             }
             stats.running.fetch_add(1, Ordering::Relaxed);
-            let result = catch_unwind(AssertUnwindSafe(f));
+            let result = catch_unwind(AssertUnwindSafe(|| budget::run(budget, f)));
             stats.running.fetch_sub(1, Ordering::Relaxed);
             let _ = reply.send(result);
         });
@@ -90,6 +104,15 @@ impl RenderPool {
             Ok(Ok(Err(panic))) => Err(ApiError::internal(format!("a render panicked: {}", panic_message(&panic)))),
             Ok(Ok(Ok(value))) => Ok(value),
         }
+    }
+}
+
+/// Sets the flag when dropped: the render's waiter has stopped waiting.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -125,7 +148,7 @@ mod tests {
     #[test]
     fn full_queue_is_busy_and_a_panic_is_an_error() {
         actix_web::rt::System::new().block_on(async {
-            let pool = Arc::new(RenderPool::start(1, 1, Duration::from_secs(5)).unwrap());
+            let pool = Arc::new(RenderPool::start(1, 1, Duration::from_secs(5), Limits::default()).unwrap());
             assert_eq!(pool.run(|| 2 + 2).await.unwrap(), 4);
             let err = pool.run(|| -> u8 { panic!("boom") }).await.unwrap_err();
             assert_eq!(err.code, "internal");
@@ -152,9 +175,37 @@ mod tests {
     #[test]
     fn slow_job_times_out() {
         actix_web::rt::System::new().block_on(async {
-            let pool = RenderPool::start(1, 4, Duration::from_millis(50)).unwrap();
+            let pool = RenderPool::start(1, 4, Duration::from_millis(50), Limits::default()).unwrap();
             let err = pool.run(|| std::thread::sleep(Duration::from_millis(400))).await.unwrap_err();
             assert_eq!(err.code, "render_timeout");
+        });
+    }
+
+    #[test]
+    fn a_timed_out_job_is_cancelled_and_frees_its_thread() {
+        actix_web::rt::System::new().block_on(async {
+            let pool = RenderPool::start(1, 4, Duration::from_millis(100), Limits::default()).unwrap();
+            let spun = Arc::new(AtomicUsize::new(0));
+            let counter = spun.clone();
+            // A job that would spin for a minute, but checks its budget as the stages do.
+            let err = pool
+                .run(move || -> Result<(), ApiError> {
+                    let started = Instant::now();
+                    while started.elapsed() < Duration::from_secs(60) {
+                        budget::checkpoint()?; // past the deadline: the render's own 504
+                        counter.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(())
+                })
+                .await
+                .and_then(|r| r)
+                .unwrap_err();
+            assert_eq!(err.code, "render_timeout");
+            // The thread is free again well within a second.
+            let started = Instant::now();
+            let pool = RenderPool { timeout: Duration::from_secs(5), ..pool };
+            assert_eq!(pool.run(|| 7).await.unwrap(), 7);
+            assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
         });
     }
 }

@@ -132,7 +132,7 @@ async fn read_request(
 ) -> Result<(Params, body::Upload), ApiError> {
     let mut pairs = params::query_pairs(req.query_string())?;
     Params::from_pairs(&pairs)?;
-    let mut upload = body::read(req, payload, state.max_body).await?;
+    let mut upload = body::read(req, payload, state.max_body, state.read_timeout).await?;
     pairs.append(&mut upload.fields);
     Ok((Params::from_pairs(&pairs)?, upload))
 }
@@ -195,38 +195,81 @@ fn links(id: &str, query: &str) -> serde_json::Value {
 }
 
 /// `POST /maps`: stores the dump under its SHA-256. 201 the first time, 200 when it was already
-/// stored (same id, same links). A dump that cannot be drawn is refused (400/422) and not stored.
+/// stored (same id, same links). A dump that cannot be drawn is refused (400/422) and not stored, and
+/// so is one whose render timed out: the map is written only after its render succeeded, outside
+/// the render job, so a 504 can never be followed by a store.
 async fn store_map(
     req: HttpRequest,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    may_store(&req, &state)?;
     let (params, upload) = read_request(&req, payload, &state).await?;
     let name = params.name.clone().or(upload.filename);
     let link_params = Params { name: name.clone(), backend: params.backend.clone(), ..Params::default() };
     let opts = RenderOptions { format: Format::Json, backend: params.backend.clone(), ..Default::default() };
     let (limit, metrics, store) = (state.max_body, state.metrics.clone(), state.store.clone());
     let (bytes, gzip) = (upload.bytes, upload.gzip);
-    let (id, created) = state
+    let (id, dump) = state
         .pool
-        .run(move || -> Result<(String, bool), ApiError> {
+        .run(move || -> Result<(String, Option<Vec<u8>>), ApiError> {
             let dump = body::dump_bytes(bytes, gzip, limit)?;
             let id = store::id_of(&dump);
             if store.contains(&id).map_err(ApiError::internal)? {
-                return Ok((id, false));
+                return Ok((id, None));
             }
             timed_render(&metrics, name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
+            // The map's name and backend go with it, in the one stored unit (see `store::encode`).
             let meta = store::MapMeta { name, backend: opts.backend.clone() };
-            store.put(&id, &store::encode(&meta, &dump)).map_err(ApiError::internal)?;
-            Ok((id, true))
+            Ok((id, Some(store::encode(&meta, &dump))))
         })
         .await??;
+    let created = dump.is_some();
+    if let Some(dump) = dump {
+        let (store, owned_id) = (state.store.clone(), id.clone());
+        web::block(move || store.put(&owned_id, &dump))
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::from_store)?;
+    }
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok(HttpResponse::build(status)
         .content_type("application/json")
         .insert_header((header::LOCATION, format!("/maps/{id}")))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .body(links(&id, &link_params.link_query()).to_string()))
+}
+
+/// Who may store: with a write token configured, only a request carrying it (401 otherwise); and
+/// never a page of another site (a form posted cross-site by a browser says so in `Origin` or
+/// `Sec-Fetch-Site`), whatever the token (403). Rendering stays open to all.
+fn may_store(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
+    let headers = req.headers();
+    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let cross_site = text(header::HeaderName::from_static("sec-fetch-site")) == "cross-site"
+        || headers.get(header::ORIGIN).is_some_and(|origin| {
+            let origin = origin.to_str().unwrap_or("");
+            let host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+            host != text(header::HOST)
+        });
+    if cross_site {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "maps are not stored from another site's page; post from a script, or from this service's own page",
+        ));
+    }
+    let Some(token) = &state.write_token else { return Ok(()) };
+    let given = text(header::AUTHORIZATION).strip_prefix("Bearer ").unwrap_or("");
+    if !same_secret(given.trim().as_bytes(), token.as_bytes()) {
+        return Err(ApiError::unauthorized());
+    }
+    Ok(())
+}
+
+/// Compares in time that does not depend on where the strings differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// `GET /maps/{id}` (links) and `GET /maps/{id}.{svg,png,html,json}` (the picture).

@@ -3,20 +3,27 @@
 //! The service only needs put/get/count, so that is the trait; the default implementation is files
 //! on local disk (no setup), and a shared object store can take its place when several instances
 //! serve one set of links. Content addressing makes every write idempotent and every link
-//! permanent: an id names exactly one dump, forever.
+//! permanent while the map is kept: an id names exactly one dump, forever.
+//!
+//! The disk is bounded (`--max-store-bytes`): storing a map past the quota evicts the least recently
+//! used maps first, and a map larger than the whole quota is refused (`StorageFull`, answered 507).
+//! A map is every file of its shard named `<id>` or `<id>.<anything>` (the dump and anything kept
+//! beside it): it is counted, and evicted, as one unit.
 
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
 /// Storage for dumps by id (64 lowercase hex digits).
 pub trait MapStore: Send + Sync {
-    /// Stores `bytes` (a unit from `encode`, or a bare dump) under `id`. Once this returns, the
-    /// bytes survive a crash of the process.
+    /// Stores `bytes` (a unit from `encode`, or a bare dump) under `id`, evicting the least recently
+    /// used maps if the store is full. Once this returns, the bytes survive a crash of the process.
+    /// `StorageFull` when no room can be made.
     fn put(&self, id: &str, bytes: &[u8]) -> io::Result<()>;
     /// The bytes stored under `id`, or `None`.
     fn get(&self, id: &str) -> io::Result<Option<Vec<u8>>>;
@@ -82,37 +89,92 @@ pub fn is_id(s: &str) -> bool {
 /// directory small.
 pub struct FsStore {
     root: PathBuf,
-    count: AtomicUsize,
-    /// Makes "is it new?" and the rename one step, so the count stays exact.
-    publish: Mutex<()>,
+    max_bytes: u64,
+    /// What is stored and in which order it was last used; one lock makes "make room, publish" a
+    /// single step, so the count and the bytes stay exact.
+    index: Mutex<Index>,
     temp_serial: AtomicU64,
 }
 
+/// Stored maps by id, with their bytes on disk and their place in the use order.
+#[derive(Default)]
+struct Index {
+    maps: HashMap<String, (u64, u64)>,
+    /// Use stamp to id: the first entry is the least recently used map.
+    order: BTreeMap<u64, String>,
+    bytes: u64,
+    clock: u64,
+}
+
+impl Index {
+    fn insert(&mut self, id: String, bytes: u64) {
+        self.clock += 1;
+        self.order.insert(self.clock, id.clone());
+        if let Some((old_bytes, old_stamp)) = self.maps.insert(id, (bytes, self.clock)) {
+            self.order.remove(&old_stamp);
+            self.bytes -= old_bytes;
+        }
+        self.bytes += bytes;
+    }
+
+    fn touch(&mut self, id: &str) {
+        self.clock += 1;
+        if let Some((_, stamp)) = self.maps.get_mut(id) {
+            self.order.remove(stamp);
+            *stamp = self.clock;
+            self.order.insert(self.clock, id.to_string());
+        }
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some((bytes, stamp)) = self.maps.remove(id) {
+            self.order.remove(&stamp);
+            self.bytes -= bytes;
+        }
+    }
+}
+
 impl FsStore {
-    /// Opens (creating if needed) the store under `data_dir`; removes temporary files that a crash
-    /// left behind and counts what is stored.
-    pub fn open(data_dir: &Path) -> io::Result<FsStore> {
+    /// Opens (creating if needed) the store under `data_dir`, holding at most `max_bytes`; removes
+    /// temporary files that a crash left behind and indexes what is stored (oldest first). A store
+    /// already over a smaller quota is trimmed on the next put.
+    pub fn open(data_dir: &Path, max_bytes: u64) -> io::Result<FsStore> {
         let root = data_dir.join("maps");
         fs::create_dir_all(&root)?;
         sync_dir(data_dir)?;
-        let mut count = 0;
+        let mut found: Vec<(std::time::SystemTime, String, u64)> = Vec::new();
         for shard in fs::read_dir(&root)? {
             let shard = shard?;
             if !shard.file_type()?.is_dir() {
                 continue;
             }
+            let mut sizes: HashMap<String, (std::time::SystemTime, u64)> = HashMap::new();
             for entry in fs::read_dir(shard.path())? {
                 let entry = entry?;
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
                 if name.starts_with(".tmp-") {
                     let _ = fs::remove_file(entry.path());
-                } else if is_id(&name) {
-                    count += 1;
+                    continue;
+                }
+                let id = name.split('.').next().unwrap_or("");
+                if is_id(id) {
+                    let meta = entry.metadata()?;
+                    let slot = sizes.entry(id.to_string()).or_insert((std::time::SystemTime::UNIX_EPOCH, 0));
+                    slot.1 += meta.len();
+                    if name == id {
+                        slot.0 = meta.modified().unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+                    }
                 }
             }
+            found.extend(sizes.into_iter().map(|(id, (when, bytes))| (when, id, bytes)));
         }
-        Ok(FsStore { root, count: AtomicUsize::new(count), publish: Mutex::new(()), temp_serial: AtomicU64::new(0) })
+        found.sort();
+        let mut index = Index::default();
+        for (_, id, bytes) in found {
+            index.insert(id, bytes);
+        }
+        Ok(FsStore { root, max_bytes, index: Mutex::new(index), temp_serial: AtomicU64::new(0) })
     }
 
     fn path_of(&self, id: &str) -> io::Result<PathBuf> {
@@ -121,15 +183,58 @@ impl FsStore {
         }
         Ok(self.root.join(&id[..2]).join(id))
     }
+
+    fn index(&self) -> std::sync::MutexGuard<'_, Index> {
+        self.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Removes the map `id`: its dump and every `<id>.*` file beside it.
+    fn evict(&self, index: &mut Index, id: &str) -> io::Result<()> {
+        let dump = self.path_of(id)?;
+        let dir = dump.parent().unwrap_or(&self.root).to_path_buf();
+        let prefix = format!("{id}.");
+        for entry in fs::read_dir(&dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name == id || name.starts_with(&prefix) {
+                match fs::remove_file(entry.path()) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                    _ => {}
+                }
+            }
+        }
+        index.remove(id);
+        sync_dir(&dir)
+    }
+
+    /// The bytes stored, and the quota.
+    pub fn usage(&self) -> (u64, u64) {
+        (self.index().bytes, self.max_bytes)
+    }
 }
 
 impl MapStore for FsStore {
     /// Temp file in the same directory, write, fsync, rename over the final name, fsync the
-    /// directory: after a crash the map is either complete or absent, never half written.
+    /// directory: after a crash the map is either complete or absent, never half written. Room is
+    /// made first, least recently used maps out.
     fn put(&self, id: &str, bytes: &[u8]) -> io::Result<()> {
         let target = self.path_of(id)?;
-        if target.exists() {
+        let size = bytes.len() as u64;
+        if size > self.max_bytes {
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                format!("a map of {size} bytes is larger than the whole store ({} bytes)", self.max_bytes),
+            ));
+        }
+        let mut index = self.index();
+        if index.maps.contains_key(id) && target.exists() {
+            index.touch(id);
             return Ok(()); // same id, same bytes
+        }
+        while index.bytes + size > self.max_bytes {
+            let Some(oldest) = index.order.values().next().cloned() else { break };
+            self.evict(&mut index, &oldest)?;
         }
         let dir = target.parent().unwrap_or(&self.root).to_path_buf();
         if !dir.is_dir() {
@@ -141,22 +246,15 @@ impl MapStore for FsStore {
         let written = (|| {
             let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
             file.write_all(bytes)?;
-            file.sync_all()
+            file.sync_all()?;
+            fs::rename(&temp, &target)?;
+            sync_dir(&dir)
         })();
         if let Err(e) = written {
             let _ = fs::remove_file(&temp);
             return Err(e);
         }
-        let _guard = self.publish.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let fresh = !target.exists();
-        if let Err(e) = fs::rename(&temp, &target) {
-            let _ = fs::remove_file(&temp);
-            return Err(e);
-        }
-        sync_dir(&dir)?;
-        if fresh {
-            self.count.fetch_add(1, Ordering::Relaxed);
-        }
+        index.insert(id.to_string(), size);
         Ok(())
     }
 
@@ -174,11 +272,12 @@ impl MapStore for FsStore {
                 format!("{}: contents do not match the id", path.display()),
             ));
         }
+        self.index().touch(id);
         Ok(Some(bytes))
     }
 
     fn count(&self) -> usize {
-        self.count.load(Ordering::Relaxed)
+        self.index().maps.len()
     }
 
     fn contains(&self, id: &str) -> io::Result<bool> {
@@ -203,7 +302,7 @@ mod tests {
     fn put_get_count_and_reopen() {
         let dir = std::env::temp_dir().join(format!("pto-mm-store-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        let store = FsStore::open(&dir).unwrap();
+        let store = FsStore::open(&dir, 1 << 20).unwrap();
         let id = id_of(b"hello");
         assert_eq!(store.get(&id).unwrap(), None);
         store.put(&id, b"hello").unwrap();
@@ -211,7 +310,7 @@ mod tests {
         assert_eq!(store.count(), 1);
         assert!(store.contains(&id).unwrap());
         fs::write(dir.join("maps").join(&id[..2]).join(".tmp-junk"), b"x").unwrap();
-        let again = FsStore::open(&dir).unwrap();
+        let again = FsStore::open(&dir, 1 << 20).unwrap();
         assert_eq!(again.count(), 1);
         assert_eq!(again.get(&id).unwrap().as_deref(), Some(&b"hello"[..]));
         assert!(!dir.join("maps").join(&id[..2]).join(".tmp-junk").exists());
@@ -223,6 +322,32 @@ mod tests {
         assert_eq!(decode(&id2, &unit), Some((meta, &b"dump"[..])));
         assert_eq!(decode(&id, b"hello"), Some((MapMeta::default(), &b"hello"[..])));
         assert_eq!(decode(&id2, b"#pto-memory-map {}\nother"), None);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_full_store_evicts_the_least_recently_used_map_with_its_files() {
+        let dir = std::env::temp_dir().join(format!("pto-mm-quota-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let store = FsStore::open(&dir, 250).unwrap();
+        let maps: Vec<Vec<u8>> = (0..3u8).map(|i| vec![i; 100]).collect();
+        let ids: Vec<String> = maps.iter().map(|m| id_of(m)).collect();
+        store.put(&ids[0], &maps[0]).unwrap();
+        let beside = dir.join("maps").join(&ids[0][..2]).join(format!("{}.meta", ids[0]));
+        fs::write(&beside, b"x").unwrap();
+        store.put(&ids[1], &maps[1]).unwrap();
+        store.get(&ids[0]).unwrap(); // 0 is now used more recently than 1
+        store.put(&ids[2], &maps[2]).unwrap();
+        assert_eq!(store.count(), 2);
+        assert!(!store.contains(&ids[1]).unwrap(), "the least recently used map is evicted");
+        assert!(store.contains(&ids[0]).unwrap() && store.contains(&ids[2]).unwrap());
+        // Reopened, the index is rebuilt from disk (the file beside a map counts with it).
+        let again = FsStore::open(&dir, 250).unwrap();
+        assert_eq!(again.usage().0, 201);
+        let err = again.put(&id_of(&[7; 300]), &[7; 300]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::StorageFull);
+        again.put(&ids[1], &maps[1]).unwrap();
+        assert!(!beside.exists(), "a map's files go together");
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -1,0 +1,131 @@
+//! Work limits and the deadline of one run, checked at the stages' checkpoints.
+//!
+//! A hostile dump a few kilobytes long (gzip makes it a few hundred bytes) can ask for millions of
+//! tiles, lines or syntax nodes; byte limits alone do not bound the work. So every run carries
+//! [`Limits`] that no real dump comes near, and each stage refuses what is over them with the name of
+//! the limit and the option that raises it. A run may also carry a deadline (the service's render
+//! timeout): parse, analysis, layout and rasterizing call [`checkpoint`], which stops a run past it, so
+//! a render the client has given up on frees its thread instead of burning it.
+//!
+//! Why a thread-local rather than a parameter: limits and the deadline belong to the run, not to any
+//! stage's data, and every stage (owned by different modules) would otherwise grow an argument it
+//! only passes on. The run installs its budget with [`run`]; code outside a run gets the defaults and
+//! no deadline.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// How much one run may do. The defaults are far above the largest real dumps (a 481 KB dump has at
+/// most 160 lines and 54 tiles per function, and statements of a few hundred tokens).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Tiles bound in one function (`--max-tiles`).
+    pub tiles_per_function: usize,
+    /// Lines of one function (`--max-lines`).
+    pub lines_per_function: usize,
+    /// Tokens (names, numbers, operators) of one statement: bounds the syntax nodes, and so the
+    /// memory, that one line of input can make the parser allocate (`--max-statement-tokens`).
+    pub tokens_per_statement: usize,
+    /// Tokens of the whole dump (`--max-tokens`): the parser's syntax tree takes about 100 bytes a
+    /// token, so this bounds a render's memory (a 100 000-tile dump has 4.3 million).
+    pub tokens_per_dump: usize,
+    /// Bytes of one output (`--max-output-bytes`).
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            tiles_per_function: 250_000,
+            lines_per_function: 250_000,
+            tokens_per_statement: 20_000,
+            tokens_per_dump: 5_000_000,
+            output_bytes: 512 * 1024 * 1024,
+        }
+    }
+}
+
+impl Limits {
+    /// The refusal for `what` (`"tiles in function f"`) at `count`, over the limit `limit` that
+    /// `option` raises.
+    pub fn refuse(what: &str, count: usize, limit: usize, option: &str) -> Error {
+        Error::new(
+            ErrorKind::OverLimit,
+            format!(
+                "{what}: {count} is over the limit of {limit}; no real pass dump comes near it. If this \
+                 input is meant, raise it with {option}"
+            ),
+        )
+    }
+}
+
+/// One run's limits, deadline and cancel flag.
+#[derive(Debug, Clone, Default)]
+pub struct Budget {
+    /// What one run may use.
+    pub limits: Limits,
+    /// When it must have finished, if ever.
+    pub deadline: Option<Instant>,
+    /// Set by whoever gave up waiting (the service on a timeout): the run stops at its next checkpoint.
+    pub cancelled: Arc<AtomicBool>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Budget> = RefCell::new(Budget::default());
+}
+
+/// Runs `f` with `budget` installed on this thread, restoring the previous one after.
+pub fn run<T>(budget: Budget, f: impl FnOnce() -> T) -> T {
+    let previous = CURRENT.with(|c| c.replace(budget));
+    let out = f();
+    CURRENT.with(|c| *c.borrow_mut() = previous);
+    out
+}
+
+/// The budget of the run on this thread, to carry onto a helper thread with [`run`].
+pub fn current() -> Budget {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// The limits of the run on this thread.
+pub fn limits() -> Limits {
+    CURRENT.with(|c| c.borrow().limits)
+}
+
+/// Whether the run should stop, for loops that cannot return an error: they stop early, and the
+/// next [`checkpoint`] reports it (what they produced is never used).
+pub fn expired() -> bool {
+    checkpoint().is_err()
+}
+
+/// Stops the run when it was cancelled or its deadline has passed; cheap enough to call per line.
+pub fn checkpoint() -> Result<()> {
+    CURRENT.with(|c| {
+        let b = c.borrow();
+        let late = b.deadline.is_some_and(|d| Instant::now() >= d);
+        if late || b.cancelled.load(Ordering::Relaxed) {
+            return Err(Error::new(ErrorKind::Cancelled, "the render passed its time limit and was stopped"));
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_past_its_deadline_stops_at_the_next_checkpoint() {
+        assert!(checkpoint().is_ok());
+        let budget = Budget { deadline: Some(Instant::now()), ..Budget::default() };
+        let err = run(budget, checkpoint).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Cancelled);
+        let flag = Arc::new(AtomicBool::new(true));
+        assert!(run(Budget { cancelled: flag, ..Budget::default() }, checkpoint).is_err());
+        assert!(checkpoint().is_ok(), "the budget is restored after the run");
+    }
+}

@@ -1,0 +1,145 @@
+//! The connection under the HTTP layer, so that even the answers actix-http writes on its own carry
+//! the service's JSON error shape.
+//!
+//! actix-http answers a request it cannot take before any handler runs: 400 for a malformed request,
+//! 408 for headers that do not arrive in time, 431 for headers too large. It writes those with an
+//! empty body and offers no hook to change them. So each connection is wrapped in [`JsonErrors`],
+//! which recognises such a head at the start of a write (`HTTP/1.x 400|408|431 ...` with
+//! `content-length: 0`: no answer of the service's own looks like that, since every error it writes
+//! has a JSON body) and writes the same head with the JSON body in its place.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use actix_web::http::StatusCode;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// A connection whose protocol-level error answers are rewritten to carry a JSON body.
+pub struct JsonErrors<T> {
+    io: T,
+    /// A rewritten answer still being written: the bytes, how many are written, and how many of the
+    /// caller's bytes they stand for.
+    pending: Option<(Vec<u8>, usize, usize)>,
+}
+
+impl<T> JsonErrors<T> {
+    pub fn new(io: T) -> JsonErrors<T> {
+        JsonErrors { io, pending: None }
+    }
+}
+
+/// The JSON body for a status actix-http answers on its own.
+fn body_for(status: u16) -> Option<String> {
+    let (code, message) = match status {
+        400 => ("bad_request", "the request is not valid HTTP/1.1"),
+        408 => ("request_timeout", "the request headers did not arrive in time; send them at once"),
+        431 => ("headers_too_large", "the request headers are too large"),
+        _ => return None,
+    };
+    let _ = StatusCode::from_u16(status).ok()?;
+    Some(serde_json::json!({ "error": { "code": code, "message": message } }).to_string())
+}
+
+/// `buf` with its head rewritten to carry the JSON body, when it starts with a protocol-level error
+/// answer with an empty body.
+pub fn rewrite(buf: &[u8]) -> Option<Vec<u8>> {
+    if !buf.starts_with(b"HTTP/1.") || buf.len() < 13 {
+        return None;
+    }
+    let status: u16 = std::str::from_utf8(&buf[9..12]).ok()?.parse().ok()?;
+    let body = body_for(status)?;
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 2;
+    let head = std::str::from_utf8(&buf[..end]).ok()?;
+    let empty = head.lines().any(|l| l.eq_ignore_ascii_case("content-length: 0"));
+    if !empty {
+        return None;
+    }
+    let mut out = String::with_capacity(head.len() + body.len() + 64);
+    for line in head.split_inclusive("\r\n") {
+        if line.trim_end().eq_ignore_ascii_case("content-length: 0") {
+            out.push_str(&format!("content-type: application/json\r\ncontent-length: {}\r\n", body.len()));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out.push_str("\r\n");
+    out.push_str(&body);
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(&buf[end + 2..]);
+    Some(bytes)
+}
+
+impl<T: AsyncWrite + Unpin> JsonErrors<T> {
+    /// Writes what is pending; ready with the number of caller bytes it stood for once all is out.
+    fn drive(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Option<usize>>> {
+        while let Some((bytes, written, _)) = &mut self.pending {
+            if *written == bytes.len() {
+                let (_, _, stands_for) = self.pending.take().unwrap_or_default();
+                return Poll::Ready(Ok(Some(stands_for)));
+            }
+            let n = ready!(Pin::new(&mut self.io).poll_write(cx, &bytes[*written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            *written += n;
+        }
+        Poll::Ready(Ok(None))
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for JsonErrors<T> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for JsonErrors<T> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if this.pending.is_none()
+            && let Some(bytes) = rewrite(buf)
+        {
+            this.pending = Some((bytes, 0, buf.len()));
+        }
+        if this.pending.is_some() {
+            // The caller retries with the same bytes until told they are written.
+            return match ready!(this.drive(cx))? {
+                Some(n) => Poll::Ready(Ok(n)),
+                None => Poll::Ready(Ok(0)),
+            };
+        }
+        Pin::new(&mut this.io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.drive(cx))?;
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.drive(cx))?;
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocol_errors_get_the_json_body() {
+        let head = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\ndate: x\r\n\r\n";
+        let out = String::from_utf8(rewrite(head).unwrap()).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains("content-type: application/json"), "{out}");
+        assert!(head.contains(&format!("content-length: {}", body.len())), "{out}");
+        assert!(head.contains("connection: close"), "{out}");
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["error"]["code"], "request_timeout");
+        // The service's own answers, with bodies, and other statuses pass as they are.
+        assert!(rewrite(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 57\r\n\r\n{...}").is_none());
+        assert!(rewrite(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
+        assert!(rewrite(b"<svg").is_none());
+    }
+}

@@ -1,0 +1,302 @@
+//! Bounded work: every input finishes or is refused, in bounded time and memory (issue 16). Each
+//! test generates its input; none is committed.
+
+use std::time::{Duration, Instant};
+
+use pto_memory_map::budget::{self, Budget, Limits};
+use pto_memory_map::{Dump, ErrorKind, Format, RenderOptions, backend, build, render_bytes, render_map};
+
+/// A valid dump whose one AIV function binds `n` tiles, each live for a line or two.
+pub fn many_tiles(n: usize) -> String {
+    let mut text = String::from(
+        "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n",
+    );
+    for i in 0..n {
+        let offset = (i % 2048) * 64;
+        text.push_str(&format!(
+            "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {offset}, 64), pl.Mem.Vec] = pl.tile.load(x)\n"
+        ));
+    }
+    text.push_str("        return x\n");
+    text
+}
+
+fn svg_of(text: &str) -> pto_memory_map::Result<Vec<u8>> {
+    render_bytes("t.py", text.as_bytes().to_vec(), &RenderOptions { format: Format::Svg, ..Default::default() })
+}
+
+fn timed(text: &str) -> Duration {
+    let started = Instant::now();
+    let map = build(&Dump::from_bytes("t.py", text.as_bytes().to_vec()).unwrap(), backend::choose(None, None).unwrap())
+        .unwrap();
+    render_map(&map, &RenderOptions { format: Format::Svg, ..Default::default() }).unwrap();
+    started.elapsed()
+}
+
+#[test]
+fn a_hundred_thousand_tiles_render_in_linear_time() {
+    let (small, large) = (many_tiles(25_000), many_tiles(100_000));
+    timed(&small); // warm up the allocator and the font
+    let (t_small, t_large) = (timed(&small), timed(&large));
+    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
+    // Four times the tiles: linear is about 4, quadratic 16.
+    assert!(ratio < 8.0, "25k tiles {t_small:?}, 100k tiles {t_large:?}: ratio {ratio:.1}");
+    assert!(t_large < Duration::from_secs(30), "100k tiles took {t_large:?}");
+}
+
+/// A dump with one AIV function whose body is `body` (8-space indented lines).
+fn one_function(body: &str) -> String {
+    format!(
+        "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n        a: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, 64), pl.Mem.Vec] = pl.tile.load(x)\n{body}        return a\n"
+    )
+}
+
+fn refusal(text: &str) -> pto_memory_map::Error {
+    let started = Instant::now();
+    let err = svg_of(text).unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10), "refused only after {:?}", started.elapsed());
+    err
+}
+
+#[test]
+fn long_unary_chains_are_refused_before_parsing() {
+    // The reproducer: 128 lines of `x = ------...1`, 3.3 GB and 17 s before. Now a refusal at the first.
+    let line = format!("        x = {}1\n", "-".repeat(255 * 1024));
+    let err = refusal(&one_function(&line.repeat(128)));
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.starts_with("t.py:8:1: tokens in one statement"), "{err}");
+    assert!(err.message.contains("--max-statement-tokens"), "{err}");
+}
+
+#[test]
+fn a_function_of_millions_of_lines_is_refused() {
+    // A million comment lines are over the line limit of a function.
+    let err = refusal(&one_function(&format!("#\n{}", "#\n".repeat(1_000_000))));
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.contains("lines in function f") && err.message.contains("--max-lines"), "{err}");
+    // The reproducer's 16 M (a 780 MB SVG and a 5.1 GB peak before) are refused before parsing.
+    let err = refusal(&one_function(&"#\n".repeat(16_000_000)));
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.contains("tokens in the dump") && err.message.contains("--max-tokens"), "{err}");
+}
+
+#[test]
+fn tiles_per_function_and_output_bytes_have_limits() {
+    let text = many_tiles(50);
+    let limits = |l: Limits| Budget { limits: l, ..Budget::default() };
+    let err =
+        budget::run(limits(Limits { tiles_per_function: 10, ..Limits::default() }), || svg_of(&text)).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::OverLimit);
+    assert!(err.message.contains("tiles in function f: 50 is over the limit of 10"), "{err}");
+    assert!(err.message.contains("--max-tiles"), "{err}");
+    let err = budget::run(limits(Limits { output_bytes: 1000, ..Limits::default() }), || svg_of(&text)).unwrap_err();
+    assert!(err.message.contains("bytes of output") && err.message.contains("--max-output-bytes"), "{err}");
+    assert!(svg_of(&text).is_ok(), "the defaults take it");
+}
+
+#[test]
+fn a_run_past_its_deadline_stops() {
+    let text = many_tiles(2_000);
+    let past = Budget { deadline: Some(Instant::now()), ..Budget::default() };
+    assert_eq!(budget::run(past, || svg_of(&text)).unwrap_err().kind, ErrorKind::Cancelled);
+}
+
+#[test]
+fn memref_numbers_are_read_or_refused_at_their_place() {
+    let tile = |offset: &str, size: &str| {
+        format!(
+            "        b: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_1, {offset}, {size}), pl.Mem.Vec] = pl.tile.load(x)\n"
+        )
+    };
+    let col = "        b: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_1, ".len() + 1;
+    for (offset, size, says) in [
+        ("99999999999999999999", "64", "beyond"),
+        ("-99999999999999999999", "64", "beyond"),
+        ("pl.const(99999999999999999999, pl.INT64)", "64", "beyond"),
+        ("64.0", "64", "not an integer"),
+        ("float('nan')", "64", "not an integer"),
+        ("nan", "64", "not an integer"),
+        ("1e3", "64", "not an integer"),
+    ] {
+        let err = svg_of(&one_function(&tile(offset, size))).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unreadable, "{offset}");
+        assert!(err.message.starts_with(&format!("t.py:8:{col}: ")), "{offset}: {err}");
+        assert!(err.message.contains(says), "{offset}: {err}");
+    }
+    let size_col = col + "0, ".len();
+    let err = svg_of(&one_function(&tile("0", "64.5"))).unwrap_err();
+    assert!(err.message.starts_with(&format!("t.py:8:{size_col}: ")), "{err}");
+    // A DDR tensor may have a computed offset: it is not drawn, so it is not read.
+    let ddr = "        d: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_ddr_0, i * 64, 64), pl.Mem.DDR] = pl.tile.load(x)\n";
+    assert!(svg_of(&one_function(ddr)).is_ok());
+}
+
+#[test]
+fn messages_fit_the_input() {
+    for empty in ["", "\n\n  \n"] {
+        let err = svg_of(empty).unwrap_err();
+        assert!(err.message.contains("the file is empty"), "{err}");
+    }
+    let err = svg_of("import os\nprint(os.getcwd())\n").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Refused);
+    assert!(err.message.contains("not a pass dump") && !err.message.contains("PTOAS"), "{err}");
+    // A real dump from before AllocateMemoryAddr still gets the advice about passes.
+    let early = one_function("").replace("pl.MemRef(mem_vec_0, 0, 64), ", "");
+    assert!(svg_of(&early).unwrap_err().message.contains("AllocateMemoryAddr"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line: the input is sacred, and no I/O condition is a panic.
+
+mod cli {
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output, Stdio};
+
+    const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/demo_case");
+    const DUMP: &str = "passes_dump/32_after_AllocateMemoryAddr.py";
+
+    /// A copy of the bundled example case in a fresh temporary folder.
+    fn case(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pto-mm-bounded-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("passes_dump")).unwrap();
+        std::fs::copy(Path::new(DEMO).join(DUMP), dir.join(DUMP)).unwrap();
+        dir
+    }
+
+    fn bin() -> Command {
+        Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+    }
+
+    fn run(cmd: &mut Command) -> Output {
+        cmd.stdin(Stdio::null()).output().expect("the binary runs")
+    }
+
+    /// Runs and checks the output was refused before anything was written: exit 2, the message,
+    /// and `dump` unchanged.
+    fn refused(cmd: &mut Command, dump: &Path) {
+        let before = std::fs::read(dump).unwrap();
+        let out = run(cmd);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("would destroy the dump"), "{stderr}");
+        assert_eq!(std::fs::read(dump).unwrap(), before, "the input is intact");
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_is_refused() {
+        let dir = case("sacred");
+        let dump = dir.join(DUMP);
+        refused(bin().arg(&dump).args(["-f", "svg", "-o"]).arg(&dump), &dump);
+        // Through a symbolic link, a hard link, and the case folder's resolution.
+        std::os::unix::fs::symlink(&dump, dir.join("link.svg")).unwrap();
+        refused(bin().arg(&dump).arg("-o").arg(dir.join("link.svg")), &dump);
+        std::fs::hard_link(&dump, dir.join("hard.svg")).unwrap();
+        refused(bin().arg(&dir).arg("-o").arg(dir.join("hard.svg")), &dump);
+        refused(bin().arg(&dir).args(["-f", "json", "-o"]).arg(dir.join("passes_dump/../").join(DUMP)), &dump);
+        // diff OLD NEW -o OLD, and -o NEW.
+        let other = dir.join("other.py");
+        std::fs::copy(&dump, &other).unwrap();
+        refused(bin().arg("diff").arg(&dump).arg(&other).arg("-o").arg(&dump), &dump);
+        refused(bin().arg("diff").arg(&dump).arg(&other).arg("-o").arg(&other), &other);
+        // A fresh name is written, through a temporary file renamed into place.
+        let out = run(bin().arg(&dump).arg("-o").arg(dir.join("map.svg")));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(std::fs::read_to_string(dir.join("map.svg")).unwrap().starts_with("<svg"));
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_failed_run_leaves_no_half_file() {
+        let dir = case("half");
+        let out = run(bin().arg(dir.join(DUMP)).args(["--max-output-bytes", "100", "-o"]).arg(dir.join("map.svg")));
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--max-output-bytes"));
+        assert!(!dir.join("map.svg").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A pipe whose reading end is already closed: every write to it fails with EPIPE.
+    fn closed_pipe() -> Stdio {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    }
+
+    #[test]
+    fn closed_pipes_end_quietly() {
+        let dir = case("pipe");
+        let dump = dir.join(DUMP);
+        // The "wrote" line to a reader that went away (`... -o x.svg | true`).
+        let status = bin().arg(&dump).arg("-o").arg(dir.join("x.svg")).stdout(closed_pipe()).status().unwrap();
+        assert_eq!(status.code(), Some(0));
+        // The map itself to standard output.
+        let status = bin().arg(&dump).args(["-f", "svg", "-o", "-"]).stdout(closed_pipe()).status().unwrap();
+        assert_eq!(status.code(), Some(0));
+        // An error message to a closed standard error: still exit 1, not a panic (101).
+        let status = bin().arg(dir.join("missing.py")).stderr(closed_pipe()).status().unwrap();
+        assert_eq!(status.code(), Some(1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn service_numbers_are_checked() {
+        for args in [
+            &["--render-threads", "100000"][..],
+            &["--render-threads", "0"],
+            &["--render-timeout-ms", "0"],
+            &["--queue-depth", "0"],
+            &["--read-timeout-ms", "99999999999"],
+        ] {
+            let out =
+                run(bin().arg("serve").args(["--bind", "127.0.0.1:0", "--data-dir", "/nonexistent/x"]).args(args));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains(args[0]) && stderr.contains("outside"), "{stderr}");
+        }
+    }
+
+    #[test]
+    fn soc_files_go_through_the_file_guard() {
+        let dir = case("soc");
+        let out = run(bin().arg(dir.join(DUMP)).args(["--soc", "/dev/zero", "-o", "-", "-f", "json"]));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("/dev/zero: the SoC file must be a regular file"), "{stderr}");
+        std::fs::write(dir.join("big.toml"), vec![b'#'; 2 << 20]).unwrap();
+        let out = run(bin().arg(dir.join(DUMP)).arg("--soc").arg(dir.join("big.toml")).args(["-o", "-"]));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("larger than the limit"));
+        // A device as the dump is not read either.
+        let out = run(bin().arg("/dev/zero").args(["-o", "-"]));
+        assert_eq!(out.status.code(), Some(1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// `n` tiles that all reuse one slot over disjoint lifetimes, as address reuse does at scale.
+fn reused_slot(n: usize) -> String {
+    let mut text = many_tiles(0).replace("        return x\n", "");
+    for i in 0..n {
+        text.push_str(&format!(
+            "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, 1024, 64), pl.Mem.Vec] = pl.tile.load(x)\n"
+        ));
+    }
+    text.push_str("        return x\n");
+    text
+}
+
+#[test]
+fn many_tiles_reusing_one_address_take_linear_time() {
+    // The overlap pass used to try every pair on one address: 40 000 tiles made 800 million pairs.
+    let (small, large) = (reused_slot(10_000), reused_slot(40_000));
+    timed(&small);
+    let (t_small, t_large) = (timed(&small), timed(&large));
+    let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
+    assert!(ratio < 8.0, "10k tiles {t_small:?}, 40k tiles {t_large:?}: ratio {ratio:.1}");
+}
