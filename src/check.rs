@@ -268,39 +268,13 @@ fn load(case: &Path, input: &Input) -> Result<(PathBuf, MemoryMap)> {
     Ok((file, map))
 }
 
-/// How deep below a tree's root case folders are looked for, and how many folders at most are
-/// visited: a tree is a build output, not a whole disk.
-const TREE_DEPTH: usize = 8;
-const TREE_FOLDERS: usize = 20_000;
-
 /// The case folders under `root` (folders holding a `passes_dump/`), sorted. Symbolic links are
 /// not followed, so a link cycle cannot make the walk endless.
 pub fn list_cases(root: &Path) -> Vec<PathBuf> {
-    let mut cases = Vec::new();
-    let mut stack = vec![(root.to_path_buf(), 0usize)];
-    let mut visited = 0;
-    while let Some((dir, depth)) = stack.pop() {
-        visited += 1;
-        if visited > TREE_FOLDERS {
-            break;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut subdirs = Vec::new();
-        for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                subdirs.push(entry.path());
-            }
-        }
-        if subdirs.iter().any(|d| d.file_name().is_some_and(|n| n == "passes_dump")) {
-            cases.push(dir);
-            continue;
-        }
-        if depth < TREE_DEPTH {
-            stack.extend(subdirs.into_iter().map(|d| (d, depth + 1)));
-        }
+    if root.join("passes_dump").is_dir() {
+        return vec![root.to_path_buf()];
     }
-    cases.sort();
-    cases
+    crate::tree::case_folders(root)
 }
 
 impl Report {

@@ -21,6 +21,8 @@ use crate::{RenderOptions, dump, load_with, render_map};
 const MAX_DEPTH: usize = 6;
 /// A tree larger than this is refused rather than walked: it is not a build tree.
 const MAX_CASES: usize = 10_000;
+/// Most folders a tree walk visits.
+pub const MAX_FOLDERS: usize = 20_000;
 /// Name of the index page in the output folder.
 pub const INDEX: &str = "index.html";
 
@@ -41,12 +43,12 @@ pub fn is_tree(path: &Path, pass_name: &str) -> bool {
     path.is_dir()
         && !path.join("passes_dump").is_dir()
         && dump::resolve(path, pass_name).is_err()
-        && !case_dirs(path).is_empty()
+        && !case_folders(path).is_empty()
 }
 
 /// Every case under `root`, sorted by name, each with its chosen dump for `pass_name`.
 pub fn cases(root: &Path, pass_name: &str) -> Result<Vec<Case>> {
-    let dirs = case_dirs(root);
+    let dirs = case_folders(root);
     if dirs.len() > MAX_CASES {
         return Err(Error::new(
             ErrorKind::Usage,
@@ -69,11 +71,19 @@ pub fn cases(root: &Path, pass_name: &str) -> Result<Vec<Case>> {
         .collect())
 }
 
-/// Folders under `root` that hold a `passes_dump/`, not looking inside a case or through symlinks.
-fn case_dirs(root: &Path) -> Vec<PathBuf> {
+/// Folders under `root` that hold a `passes_dump/`, sorted: the one walk every command that takes a
+/// tree uses (drawing a site, `diff`, `check`). It does not look inside a case, into hidden folders
+/// or through symlinks (so a link cycle cannot make it endless), and it visits at most
+/// `MAX_FOLDERS` folders `MAX_DEPTH` deep: a tree is a build output, not a whole disk.
+pub fn case_folders(root: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![(root.to_path_buf(), 0usize)];
+    let mut visited = 0;
     while let Some((dir, depth)) = stack.pop() {
+        visited += 1;
+        if visited > MAX_FOLDERS {
+            break;
+        }
         if dir != root && dir.join("passes_dump").is_dir() {
             found.push(dir);
             if found.len() > MAX_CASES {
@@ -86,7 +96,8 @@ fn case_dirs(root: &Path) -> Vec<PathBuf> {
         }
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            if !hidden && entry.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push((entry.path(), depth + 1));
             }
         }

@@ -9,11 +9,6 @@ use super::{MapDiff, plural};
 use crate::model::MemoryMap;
 use crate::units::signed_bytes;
 
-/// How deep below a tree's root case folders are looked for (`build_output/<chip>/<case>` is 2).
-const MAX_DEPTH: usize = 4;
-/// At most this many folders are visited per tree, so a wrong path (`/`) ends quickly.
-const MAX_FOLDERS: usize = 20_000;
-
 /// Two trees compared.
 #[derive(Debug, Clone, Serialize)]
 pub struct TreeDiff {
@@ -74,32 +69,7 @@ pub struct Case {
 /// The case folders under `root` (folders holding a `passes_dump/`), by name: their path below
 /// `root` with `/` between parts, sorted. A case folder is not searched further.
 pub fn list_cases(root: &Path) -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    let mut stack = vec![(root.to_path_buf(), 0usize)];
-    let mut visited = 0;
-    while let Some((dir, depth)) = stack.pop() {
-        visited += 1;
-        if visited > MAX_FOLDERS {
-            break;
-        }
-        if dir != root && dir.join("passes_dump").is_dir() {
-            out.push((case_name(root, &dir), dir));
-            continue;
-        }
-        if depth >= MAX_DEPTH {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if !hidden && path.is_dir() && entry.file_name() != "passes_dump" {
-                stack.push((path, depth + 1));
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::tree::case_folders(root).into_iter().map(|dir| (case_name(root, &dir), dir)).collect()
 }
 
 fn case_name(root: &Path, dir: &Path) -> String {

@@ -349,11 +349,20 @@ pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> s
     let mut values = std::collections::BTreeSet::new();
     for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
         for s in &f.spaces {
-            let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+            let mut mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
             values.extend(mine.iter().map(|b| b.tile.size));
             let capacity = super::plan::live_capacity(s);
+            // A sweep down the lines: `live_at` sees only the blocks live there, so a long function
+            // of short-lived tiles costs its lines plus its tiles, not their product.
+            mine.sort_by_key(|b| b.tile.start);
+            let (mut next, mut live) = (0, Vec::new());
             for line in f.src_start..=f.src_end {
-                let (total, largest) = super::plan::live_at(&mine, capacity, line);
+                while next < mine.len() && mine[next].tile.start <= line {
+                    live.push(mine[next]);
+                    next += 1;
+                }
+                live.retain(|b: &&Block| b.tile.end >= line);
+                let (total, largest) = super::plan::live_at(&live, capacity, line);
                 values.insert(total);
                 values.insert(largest.size);
             }

@@ -257,9 +257,20 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
 fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], pal: &Palette) -> Vec<(String, &'a BoxPlan)> {
     let px = plan::px_rules();
     let mut keyed = Vec::new();
+    // Where each block was drawn, found once: a search per box would be quadratic in a lane of
+    // thousands of tiles.
+    let mut at: std::collections::HashMap<usize, (usize, usize)> = std::collections::HashMap::new();
+    for (li, lane) in lanes.iter().enumerate() {
+        for (bi, shape) in lane.blocks.iter().enumerate() {
+            at.insert(shape.index, (li, bi));
+        }
+    }
     for bp in &plan.boxes {
-        let Some(lane) = lanes.iter_mut().find(|l| l.space == plan.lanes[bp.lane].space) else { continue };
-        let Some(shape) = lane.blocks.iter_mut().find(|s| s.index == bp.index) else { continue };
+        let Some(&(li, bi)) = at.get(&bp.index) else { continue };
+        if lanes[li].space != plan.lanes[bp.lane].space {
+            continue;
+        }
+        let shape = &mut lanes[li].blocks[bi];
         let r = &shape.rect;
         if !plan::needs_key(&bp.label, r.w, &px) {
             continue;
