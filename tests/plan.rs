@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use common::drawable_corpus;
 use pto_memory_map::layout::plan::{self, fit_label, place, px_rules};
-use pto_memory_map::layout::{ViewOptions, XAxis, layout};
+use pto_memory_map::layout::{ScaleMode, ViewOptions, XAxis, layout};
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
@@ -34,16 +34,29 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
             assert_eq!(lane.span, lp.span[axis], "{} {}: span", card.function, lane.space);
             for b in &lane.blocks {
                 let bp = &cp.boxes[b.index];
-                let (x, w) = place(bp.bytes[0], bp.bytes[1], card.px_per_byte, lane.width, px.min_box);
+                // An inset lane has its own factor; the others have the card's.
+                let (x, w) = place(bp.bytes[0], bp.bytes[1], lane.factor, lane.width, px.min_box);
                 assert!(
                     (b.rect.x - lane.x - x).abs() < 1e-9 && (b.rect.w - w).abs() < 1e-9,
                     "{}: {}",
                     card.function,
                     b.name
                 );
-                let fitted = fit_label(&bp.label, b.rect.w, b.rect.h, &px);
-                let texts: Vec<String> = [fitted.name, fitted.badge, fitted.detail].into_iter().flatten().collect();
                 let drawn: Vec<String> = b.label.iter().map(|t| t.content.clone()).collect();
+                // A box too narrow for its whole name shows its key (a number the card's key lists).
+                let fitted = if plan::needs_key(&bp.label, b.rect.w, &px) {
+                    let key =
+                        drawn.first().filter(|k| k.chars().all(|c| c.is_ascii_digit())).cloned().unwrap_or_default();
+                    plan::keyed_label(&bp.label, &key, b.rect.w, b.rect.h, &px)
+                } else {
+                    fit_label(&bp.label, b.rect.w, b.rect.h, &px)
+                };
+                // (A box too narrow even for its key shows nothing; the key list has it.)
+                let texts: Vec<String> = [fitted.name, fitted.badge, fitted.detail]
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| !t.is_empty())
+                    .collect();
                 assert_eq!(drawn, texts, "{}: {} label", card.function, b.name);
                 assert_eq!(b.tooltip[1..], bp.tip[..], "{}: {} tooltip", card.function, b.name);
                 assert!(
@@ -101,7 +114,9 @@ fn the_over_capacity_lane_spans_its_high_water_mark_in_svg_png_and_plan() {
 fn a_small_space_sets_the_scale_and_hiding_it_gives_the_width_back() {
     let map = load(&fixture("layout_small_space.py"));
     let f = &map.functions[0];
-    let cp = plan::card_plan(f, &ViewOptions::default());
+    // Under the strict one-scale rule (the reference tool's); by default Bias is an inset instead.
+    let strict = ViewOptions { scale_mode: ScaleMode::Strict, ..Default::default() };
+    let cp = plan::card_plan(f, &strict);
     let all = (1usize << f.spaces.len()) - 1;
     let bias = f.spaces.iter().position(|s| s.space == "Bias").expect("a Bias lane");
     // With Bias shown, its 1 KiB lane is held at the minimum width: 72 px per KiB for every lane.
@@ -111,5 +126,6 @@ fn a_small_space_sets_the_scale_and_hiding_it_gives_the_width_back() {
     assert!((cp.factors[0][all & !(1 << bias)] * spans as f64 - 1180.0).abs() < 1e-6);
     let hidden = ViewOptions { hidden: vec!["Bias".into()], ..Default::default() };
     scene_follows_plan(&map, &hidden);
+    scene_follows_plan(&map, &strict);
     scene_follows_plan(&map, &ViewOptions::default());
 }
