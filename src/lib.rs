@@ -109,7 +109,11 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
         return render_map(&answered, &RenderOptions { view, ..opts.clone() });
     }
     match opts.format {
-        Format::Json => Ok(render::json::render(&chosen(map, &opts.view)).into_bytes()),
+        Format::Json => {
+            let out = render::json::render(&chosen(map, &opts.view));
+            budget::checkpoint()?; // writing stops early past the deadline (see `model`)
+            Ok(out.into_bytes())
+        }
         Format::Txt => Ok(render::txt::render(&chosen(map, &opts.view)).into_bytes()),
         Format::Svg => {
             let scene = layout::layout(map, &opts.view);
@@ -124,7 +128,9 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             budget::checkpoint()?;
             let cards: Vec<_> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
             let plan = layout::plan::plan(map, &every);
-            Ok(render::html::render(map, &cards, &layout::rules_json(), &plan).into_bytes())
+            let page = render::html::render(map, &cards, &layout::rules_json(), &plan);
+            budget::checkpoint()?;
+            Ok(page.into_bytes())
         }
         Format::Png => {
             if !layout::SCALE.contains(opts.scale) {

@@ -157,7 +157,7 @@ pub struct FunctionMap {
     /// In panel order.
     pub spaces: Vec<SpaceUsage>,
     /// Sorted by (panel order, offset, start).
-    #[serde(rename = "boxes")]
+    #[serde(rename = "boxes", serialize_with = "blocks_until_deadline")]
     pub blocks: Vec<Block>,
     /// Answers to `--fit` queries, when asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -287,4 +287,19 @@ pub const SPACE_ORDER: [&str; 8] = ["Vec", "Mat", "Left", "LeftScale", "Right", 
 pub fn space_rank(space: &str) -> (usize, &str) {
     let rank = SPACE_ORDER.iter().position(|s| *s == space).unwrap_or(SPACE_ORDER.len());
     (rank, if rank == SPACE_ORDER.len() { space } else { "" })
+}
+
+/// Writes a function's blocks, stopping every 1024 blocks if the run's deadline has passed: a
+/// function of tens of thousands of tiles must not hold a render thread long after its deadline
+/// (the render's next checkpoint then reports the cancellation).
+fn blocks_until_deadline<S: serde::Serializer>(blocks: &[Block], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error as _, SerializeSeq};
+    let mut seq = s.serialize_seq(Some(blocks.len()))?;
+    for (i, b) in blocks.iter().enumerate() {
+        if i % 1024 == 1023 && crate::budget::expired() {
+            return Err(S::Error::custom("the run's deadline passed"));
+        }
+        seq.serialize_element(b)?;
+    }
+    seq.end()
 }

@@ -126,11 +126,11 @@ fn no_option_is_silently_ignored() {
 
     let dir = std::env::temp_dir().join(format!("pmm-readable-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let txt = dir.join("map.txt");
+    let txt = dir.join("map.doc");
     let out = cli(&[demo, "-o", txt.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("not an output format") && err.contains(".svg, .png, .html, .json"), "{err}");
+    assert!(err.contains("not an output format") && err.contains(".svg, .png, .html, .json, .txt"), "{err}");
     assert!(!txt.exists(), "nothing written");
     std::fs::remove_dir_all(&dir).ok();
 
