@@ -360,17 +360,7 @@ impl Report {
 }
 
 fn dump_wide(code: &str, message: String) -> Finding {
-    Finding {
-        code: code.to_string(),
-        severity: Severity::Error,
-        function: None,
-        space: None,
-        tiles: Vec::new(),
-        line: None,
-        lines: Vec::new(),
-        message,
-        remedy: findings::info(code).map(|c| c.remedy.to_string()).unwrap_or_default(),
-    }
+    findings::finding(code, Severity::Error, message)
 }
 
 /// `function: space: L12: code: message`, leaving out what the finding does not have.

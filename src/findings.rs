@@ -137,8 +137,8 @@ pub fn info(code: &str) -> Option<&'static CodeInfo> {
     CODES.iter().find(|c| c.code == code)
 }
 
-/// A finding of `code`, with its table remedy.
-fn finding(code: &'static str, severity: Severity, message: String) -> Finding {
+/// A finding of `code`, with its table remedy (in no function or space until the caller says).
+pub(crate) fn finding(code: &str, severity: Severity, message: String) -> Finding {
     Finding {
         code: code.to_string(),
         severity,
