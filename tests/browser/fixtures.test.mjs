@@ -5,19 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near } from './helpers.mjs';
+import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf } from './helpers.mjs';
 
 const A2A3 = 'fx_a2a3_case';
 const A5 = 'fx_a5_case';
-
-/** The layout engine's rule, written out again independently of the page script. */
-function expectedFactor(rules, spaces) {
-  const spans = spaces.map((s) => s.limit);
-  let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
-  const narrowest = Math.min(...spans);
-  if (narrowest * f < rules.min_lane_px) f = rules.min_lane_px / narrowest;
-  return f;
-}
 
 test('fixture pages are self-contained and readable without JavaScript', async () => {
   for (const name of [A2A3, A5]) {
@@ -47,15 +38,19 @@ test('every space of both backends gets a lane, all on one px/byte factor, boxes
       const fn = data.functions.find((f) => f.name === fnName);
       const w = await laneWidths(c);
       assert.deepEqual(Object.keys(w).sort(), [...spaces].sort(), name);
-      const f = expectedFactor(rules, fn.spaces);
-      for (const s of fn.spaces) near(w[s.space], s.limit * f, 0.5, `${name} ${s.space} lane width`);
+      // One factor for every lane that can hold it; a lane too small for it is an inset at its own.
+      const { widths } = expectedScale(rules, fn.spaces, 'limit', 1, await panelOf(page, fnName));
+      for (const s of fn.spaces) near(w[s.space], widths[s.space], 0.5, `${name} ${s.space} lane width`);
+      const factor = Object.fromEntries(fn.spaces.map((s) => [s.space, widths[s.space] / Math.max(s.limit, 1)]));
       const geo = await c.locator('.box').evaluateAll((els) => els.map((e) => {
         const r = e.getBoundingClientRect();
-        const lane = e.closest('.lane').getBoundingClientRect();
-        return { name: e.dataset.name, x: r.left - lane.left, w: r.width, offset: +e.dataset.offset, size: +e.dataset.size };
+        const laneEl = e.closest('.lane');
+        const lane = laneEl.getBoundingClientRect();
+        return { name: e.dataset.name, space: laneEl.dataset.space, x: r.left - lane.left, w: r.width, offset: +e.dataset.offset, size: +e.dataset.size };
       }));
       assert.equal(geo.length, fn.boxes.length);
       for (const g of geo) {
+        const f = factor[g.space];
         near(g.x, g.offset * f, 0.6, `${g.name} x`);
         near(g.w, Math.max(rules.min_box_px, g.size * f), 0.6, `${g.name} width`);
       }
@@ -112,13 +107,11 @@ test('x axis: used spans each lane to its high-water mark, on every space of Asc
     const fn = data.functions.find((f) => f.name === 'fx_mx_matmul');
     await c.locator('.axis-toggle').click();
     assert.match(await c.locator('.axis-toggle').innerText(), /used/);
-    const spans = fn.spaces.map((s) => s.hwm);
-    let f = rules.panel_px / spans.reduce((a, b) => a + b, 0);
-    if (Math.min(...spans) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...spans);
+    const { widths } = expectedScale(rules, fn.spaces, 'used', 1, await panelOf(page, 'fx_mx_matmul'));
     const w = await laneWidths(c);
     for (const s of fn.spaces) {
       assert.equal(Number(await c.locator(`.lane[data-space="${s.space}"]`).getAttribute('data-span')), s.hwm, s.space);
-      near(w[s.space], s.hwm * f, 0.5, `${s.space} width`);
+      near(w[s.space], widths[s.space], 0.5, `${s.space} width`);
     }
   });
 });
@@ -135,8 +128,8 @@ test('show/hide: a hidden space gives its width to the others; the last one stay
     assert.equal(await c.locator('.box[data-space="Bias"]').count(), 0);
     const rest = fn.spaces.filter((s) => s.space !== 'Bias');
     const w = await laneWidths(c);
-    const f = expectedFactor(rules, rest);
-    for (const s of rest) near(w[s.space], s.limit * f, 0.5, `${s.space} after hiding Bias`);
+    const { widths } = expectedScale(rules, rest, 'limit', 1, await panelOf(page, 'fx_cube'));
+    for (const s of rest) near(w[s.space], widths[s.space], 0.5, `${s.space} after hiding Bias`);
     for (const s of ['Mat', 'Left', 'Right']) await c.locator(`.space-toggle[data-space="${s}"]`).click();
     assert.deepEqual(await spaces(), ['Acc']);
     assert.equal(await c.locator('.space-toggle[data-space="Acc"]').getAttribute('aria-disabled'), 'true');
