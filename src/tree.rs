@@ -459,15 +459,7 @@ fn href(page: &str, function: Option<&str>) -> String {
 }
 
 fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    crate::units::percent_encode(s, b"")
 }
 
 const INDEX_CSS: &str = "

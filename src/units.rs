@@ -63,6 +63,20 @@ pub fn parse_space_bytes(s: &str, what: &str) -> Result<(String, i64)> {
     Ok((space.to_string(), bytes))
 }
 
+/// Text for a URL: every byte but RFC 3986's unreserved characters (and those in `keep`, such as
+/// `/` for a path) percent-encoded. Links to stored maps, a site's pages and SARIF locations use it.
+pub fn percent_encode(s: &str, keep: &[u8]) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) || keep.contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

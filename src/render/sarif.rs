@@ -108,13 +108,7 @@ pub fn uri(path: &str) -> String {
     if path.starts_with('/') {
         out.push_str("file://");
     }
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
+    out.push_str(&crate::units::percent_encode(&path, b"/"));
     out
 }
 

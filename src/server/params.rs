@@ -262,15 +262,7 @@ pub fn name_from_upload(filename: &str) -> Option<String> {
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
 pub fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    crate::units::percent_encode(s, b"")
 }
 
 #[cfg(test)]

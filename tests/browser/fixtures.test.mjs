@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf } from './helpers.mjs';
+import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf, boxGeometry } from './helpers.mjs';
 
 const A2A3 = 'fx_a2a3_case';
 const A5 = 'fx_a5_case';
@@ -42,12 +42,7 @@ test('every space of both backends gets a lane, all on one px/byte factor, boxes
       const { widths } = expectedScale(rules, fn.spaces, 'limit', 1, await panelOf(page, fnName));
       for (const s of fn.spaces) near(w[s.space], widths[s.space], 0.5, `${name} ${s.space} lane width`);
       const factor = Object.fromEntries(fn.spaces.map((s) => [s.space, widths[s.space] / Math.max(s.limit, 1)]));
-      const geo = await c.locator('.box').evaluateAll((els) => els.map((e) => {
-        const r = e.getBoundingClientRect();
-        const laneEl = e.closest('.lane');
-        const lane = laneEl.getBoundingClientRect();
-        return { name: e.dataset.name, space: laneEl.dataset.space, x: r.left - lane.left, w: r.width, offset: +e.dataset.offset, size: +e.dataset.size };
-      }));
+      const geo = await boxGeometry(c);
       assert.equal(geo.length, fn.boxes.length);
       for (const g of geo) {
         const f = factor[g.space];

@@ -161,3 +161,13 @@ export function expectedScale(rules, spaces, axis, zoom, panel) {
 export async function panelOf(page, fn) {
   return page.evaluate((name) => JSON.parse(document.getElementById('pmm-plan').textContent).cards.find((c) => c.function === name).panel, fn);
 }
+
+/** Each box of a live card: its name, lane space, x and width relative to its lane, and its bytes. */
+export async function boxGeometry(c) {
+  return c.locator('.box').evaluateAll((els) => els.map((e) => {
+    const r = e.getBoundingClientRect();
+    const laneEl = e.closest('.lane');
+    const lane = laneEl.getBoundingClientRect();
+    return { name: e.dataset.name, space: laneEl.dataset.space, x: r.left - lane.left, w: r.width, offset: +e.dataset.offset, size: +e.dataset.size };
+  }));
+}

@@ -1,7 +1,7 @@
 // The map itself: one shared byte scale, zoom, the x axis, and showing/hiding spaces.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, card, openCard, pageData, laneWidths, near, expectedScale, panelOf, needsCorpus } from './helpers.mjs';
+import { withPage, card, openCard, pageData, laneWidths, near, expectedScale, panelOf, needsCorpus, boxGeometry } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 
@@ -16,11 +16,7 @@ test('lanes share one px/byte factor and boxes sit on their bytes', needsCorpus(
     for (const s of fn.spaces) near(w[s.space], s.limit * f, 0.5, `${s.space} lane width`);
     // 512 KB of Mat is exactly eight times 64 KB of Left.
     near(w.Mat / w.Left, 8, 0.01, 'Mat/Left');
-    const geo = await c.locator('.box').evaluateAll((els) => els.map((e) => {
-      const r = e.getBoundingClientRect();
-      const lane = e.closest('.lane').getBoundingClientRect();
-      return { name: e.dataset.name, x: r.left - lane.left, w: r.width, offset: +e.dataset.offset, size: +e.dataset.size };
-    }));
+    const geo = await boxGeometry(c);
     assert.equal(geo.length, fn.boxes.length);
     for (const g of geo) {
       near(g.x, g.offset * f, 0.6, `${g.name} x`);
