@@ -3,14 +3,14 @@
 // drawn past a capacity line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, openCard, pageData, card } from './helpers.mjs';
+import { withPage, openCard, pageData, card, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 
 const occupancy = (s) => (s.limit > 0 ? (s.hwm / s.limit) * 100 : 0);
 const worst = (f) => Math.max(0, ...f.spaces.map(occupancy));
 
-test('the overview lists every function, the worst first, and sorts by any column', async () => {
+test('the overview lists every function, the worst first, and sorts by any column', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const { data } = await pageData(page);
     const rows = page.locator('table.ov tbody tr');
@@ -51,7 +51,7 @@ test('the overview lists every function, the worst first, and sorts by any colum
   });
 });
 
-test('clicking a line number lists the tiles live there, their total and the largest free range', async () => {
+test('clicking a line number lists the tiles live there, their total and the largest free range', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     const { data } = await pageData(page);
     const f = data.functions.find((x) => x.name === 'down_proj');
