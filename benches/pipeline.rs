@@ -34,6 +34,9 @@ fn report(what: &str, t: Duration, bytes: Option<usize>) {
 /// The largest real dump, from `$PMM_CORPUS` (default `../shared/corpus`); without a corpus, the
 /// project's largest fixture, so the bench still runs (its figures are then not the README's).
 fn dump_path() -> PathBuf {
+    if let Some(path) = std::env::var_os("PMM_BENCH_DUMP") {
+        return PathBuf::from(path); // another dump, such as a repeated one (scripts/repeat_dump.py)
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let corpus = match std::env::var_os("PMM_CORPUS") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
@@ -69,6 +72,20 @@ fn main() {
     );
     report("dump to SVG", to_svg, Some(bytes));
     println!("dump-to-JSON / parse-only: {:.2}x", to_json.as_secs_f64() / parse.as_secs_f64());
+
+    // The page's stages, in the order `render_map` runs them.
+    let map = build(&dump, choice.clone()).unwrap();
+    let runs = if bytes > 4_000_000 { 3 } else { 21 };
+    report("page: build (parse + analyse)", median(|| drop(build(&dump, choice.clone()).unwrap()), runs), Some(bytes));
+    let scene = layout(&map, &view);
+    report("page: layout (scene)", median(|| drop(layout(&map, &view)), runs), None);
+    let cards: Vec<_> = scene.cards.iter().map(|c| svg::render_card(&scene, c)).collect();
+    report("page: static cards", median(|| scene.cards.iter().for_each(|c| drop(svg::render_card(&scene, c))), runs), None);
+    let plan = pto_memory_map::layout::plan::plan(&map, &view);
+    report("page: plan", median(|| drop(pto_memory_map::layout::plan::plan(&map, &view)), runs), None);
+    let rules = pto_memory_map::layout::rules_json();
+    let t_html = median(|| drop(pto_memory_map::render::html::render(&map, &cards, &rules, &plan)), runs);
+    report("page: HTML (data, plan JSON, writing)", t_html, None);
     println!("dump-to-SVG / dump-to-JSON: {:.2}x", to_svg.as_secs_f64() / to_json.as_secs_f64());
 
     // A diff reads both dumps, so "one render" is its yardstick: dump to SVG.

@@ -30,9 +30,11 @@ pub struct Limits {
     /// Tokens (names, numbers, operators) of one statement: bounds the syntax nodes, and so the
     /// memory, that one line of input can make the parser allocate (`--max-statement-tokens`).
     pub tokens_per_statement: usize,
-    /// Tokens of the whole dump (`--max-tokens`): the parser's syntax tree takes about 100 bytes a
-    /// token, so this bounds a render's memory (a 100 000-tile dump has 4.3 million).
-    pub tokens_per_dump: usize,
+    /// Tokens of one function (`--max-tokens`), more exactly of the stretch of the dump the parser
+    /// holds at a time (a function, or a class header with its first function). Its syntax tree
+    /// takes about 100 bytes a token, so this bounds the parser's memory per thread (a function of
+    /// 100 000 tiles has 4.3 million).
+    pub tokens_per_function: usize,
     /// Bytes of one output (`--max-output-bytes`).
     pub output_bytes: usize,
 }
@@ -43,7 +45,7 @@ impl Default for Limits {
             tiles_per_function: 250_000,
             lines_per_function: 250_000,
             tokens_per_statement: 20_000,
-            tokens_per_dump: 5_000_000,
+            tokens_per_function: 5_000_000,
             output_bytes: 512 * 1024 * 1024,
         }
     }

@@ -47,7 +47,7 @@ struct LimitArgs {
     /// Most tokens (names, numbers, operators) in one statement of the dump.
     #[arg(long = "max-statement-tokens", global = true, value_name = "N")]
     max_statement_tokens: Option<usize>,
-    /// Most tokens in the whole dump.
+    /// Most tokens in one function of the dump.
     #[arg(long = "max-tokens", global = true, value_name = "N")]
     max_tokens: Option<usize>,
     /// Largest output, in bytes.
@@ -62,7 +62,7 @@ impl LimitArgs {
             tiles_per_function: self.max_tiles.unwrap_or(d.tiles_per_function),
             lines_per_function: self.max_lines.unwrap_or(d.lines_per_function),
             tokens_per_statement: self.max_statement_tokens.unwrap_or(d.tokens_per_statement),
-            tokens_per_dump: self.max_tokens.unwrap_or(d.tokens_per_dump),
+            tokens_per_function: self.max_tokens.unwrap_or(d.tokens_per_function),
             output_bytes: self.max_output_bytes.unwrap_or(d.output_bytes),
         }
     }

@@ -7,8 +7,15 @@
 //!
 //! Bytes do not bound memory, though: each `-` of `x = ------1` is a syntax node of some 80 bytes.
 //! So the scan also counts tokens (names, numbers, strings, operators, comments, line ends), per
-//! statement and per dump, against the run's [`Limits`](crate::budget::Limits), which bounds the
-//! nodes the parser can allocate (about 100 bytes each).
+//! statement and per [`Unit`], against the run's [`Limits`](crate::budget::Limits), which bounds the
+//! nodes the parser can allocate (about 100 bytes each) for the one unit it holds at a time.
+//!
+//! The same pass finds the units: a dump is a class of independent functions, so it is cut before
+//! each member of a class after the first, and before each top-level definition. The parser then
+//! takes one unit at a time, on as many threads as there are cores, and drops each syntax tree as
+//! soon as its tiles are taken: a whole model's dump never holds its whole tree at once. The cuts
+//! only have to be right for real dumps; a cut in the wrong place leaves a unit with an unclosed
+//! string or bracket, which the parser reports, and the dump is then parsed whole.
 
 use crate::budget::{self, Limits};
 use crate::error::{Error, ErrorKind, Result};
@@ -20,13 +27,38 @@ pub const MAX_BRACKET_DEPTH: usize = 200;
 /// keeps the deepest possible expression within the parse thread's stack (see `parse::STACK_BYTES`).
 pub const MAX_STATEMENT_BYTES: usize = 256 * 1024;
 
-/// Checks bracket depth, statement length and token counts, outside strings and comments.
-pub fn check(text: &str, file: &str) -> Result<()> {
+/// A stretch of the dump that parses on its own: the text before and including a class's first
+/// member (or a whole top-level definition), or one later member of a class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit {
+    /// Byte range in the dump; units are in order and cover it.
+    pub start: usize,
+    /// End of the range (exclusive).
+    pub end: usize,
+    /// A class member cut from its class: it starts indented, which the parser reports (and the
+    /// caller forgives) as an unexpected indentation at its first token.
+    pub member: bool,
+}
+
+/// What the scan found: where to cut, and how many tokens there are.
+#[derive(Debug)]
+pub struct Scan {
+    /// The units, in order, covering the dump.
+    pub units: Vec<Unit>,
+    /// Tokens of the whole dump.
+    pub tokens: usize,
+}
+
+/// Checks bracket depth, statement length and token counts, outside strings and comments, and cuts
+/// the dump into [`Unit`]s.
+pub fn check(text: &str, file: &str) -> Result<Scan> {
     let limits = budget::limits();
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut statement_start = 0usize;
-    let (mut statement_tokens, mut tokens) = (0usize, 0usize);
+    let (mut statement_tokens, mut tokens, mut total) = (0usize, 0usize, 0usize);
+    let mut cuts = Cuts::default();
+    cuts.line(bytes, 0);
     let mut in_word = false;
     let mut i = 0;
     while i < bytes.len() {
@@ -45,8 +77,9 @@ pub fn check(text: &str, file: &str) -> Result<()> {
                 let err = Limits::refuse(what, statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
                 return Err(placed(text, file, statement_start, err));
             }
-            if tokens > limits.tokens_per_dump {
-                let err = Limits::refuse("tokens in the dump", tokens, limits.tokens_per_dump, "--max-tokens");
+            if tokens > limits.tokens_per_function {
+                let err =
+                    Limits::refuse("tokens in one function", tokens, limits.tokens_per_function, "--max-tokens");
                 return Err(placed(text, file, i, err));
             }
         }
@@ -74,6 +107,10 @@ pub fn check(text: &str, file: &str) -> Result<()> {
             b'\n' if depth == 0 => {
                 statement_start = i + 1;
                 statement_tokens = 0;
+                if cuts.line(bytes, i + 1) {
+                    total += tokens;
+                    tokens = 0;
+                }
                 i += 1;
             }
             _ => i += 1,
@@ -87,7 +124,75 @@ pub fn check(text: &str, file: &str) -> Result<()> {
             ));
         }
     }
-    Ok(())
+    Ok(Scan { units: cuts.units(bytes.len()), tokens: total + tokens })
+}
+
+/// Finds where the dump can be cut, one statement line at a time (lines inside brackets and strings
+/// never reach it).
+#[derive(Debug, Default)]
+struct Cuts {
+    /// Where each unit after the first starts, and whether it is a class member.
+    at: Vec<(usize, bool)>,
+    /// The last top-level definition is a class: its members are cut apart.
+    in_class: bool,
+    /// The indentation of the current class's members (that of its first statement).
+    member_indent: Option<usize>,
+    /// Members of the current class seen so far; the first stays with the class header.
+    members: usize,
+    /// The indentation of a decorator still waiting for its definition, which stays with it.
+    decorated: Option<usize>,
+}
+
+impl Cuts {
+    /// Looks at the statement line starting at `start`; true when a unit starts there.
+    fn line(&mut self, bytes: &[u8], start: usize) -> bool {
+        let indent = bytes[start..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        let rest = &bytes[start + indent..];
+        if rest.first().is_none_or(|b| matches!(b, b'\n' | b'\r' | b'#')) {
+            return false; // blank lines and comments belong to whatever is around them
+        }
+        let keyword = |k: &[u8]| {
+            rest.starts_with(k) && rest.get(k.len()).is_some_and(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+        };
+        let decorator = rest[0] == b'@';
+        let class = keyword(b"class");
+        let definition = decorator || class || keyword(b"def") || keyword(b"async");
+        let after_decorator = self.decorated == Some(indent);
+        self.decorated = decorator.then_some(indent);
+        let cut = if indent == 0 {
+            if definition && !decorator {
+                self.in_class = class;
+                self.member_indent = None;
+                self.members = 0;
+            } else if !definition {
+                self.in_class = false;
+            }
+            definition && !after_decorator && start > 0
+        } else {
+            if !self.in_class || *self.member_indent.get_or_insert(indent) != indent || !definition {
+                return false;
+            }
+            if !after_decorator {
+                self.members += 1;
+            }
+            !after_decorator && self.members > 1
+        };
+        if cut {
+            self.at.push((start, indent > 0));
+        }
+        cut
+    }
+
+    fn units(self, len: usize) -> Vec<Unit> {
+        let mut units = Vec::with_capacity(self.at.len() + 1);
+        let mut start = (0, false);
+        for next in self.at {
+            units.push(Unit { start: start.0, end: next.0, member: start.1 });
+            start = next;
+        }
+        units.push(Unit { start: start.0, end: len, member: start.1 });
+        units
+    }
 }
 
 fn skip_line(bytes: &[u8], i: usize) -> usize {
@@ -171,5 +276,83 @@ mod tests {
     fn a_long_operator_chain_is_refused() {
         let text = format!("x = a{}\n", format!(".{}", "a".repeat(200)).repeat(2_000));
         assert!(check(&text, "d.py").unwrap_err().message.contains("one statement runs over"));
+    }
+
+    /// The units of `text`, as (first line of each, member or not).
+    fn units(text: &str) -> Vec<(String, bool)> {
+        let scan = check(text, "d.py").unwrap();
+        let mut at = 0;
+        for u in &scan.units {
+            assert_eq!(u.start, at, "units cover the dump in order");
+            at = u.end;
+        }
+        assert_eq!(at, text.len());
+        scan.units.iter().map(|u| (text[u.start..].lines().next().unwrap_or("").to_string(), u.member)).collect()
+    }
+
+    #[test]
+    fn a_program_is_cut_before_each_member_after_the_first() {
+        let text = r#"import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(
+        type=pl.FunctionType.AIV,
+    )
+    def a(self):
+        x = 1
+
+    # a comment
+    @pl.function
+    @other
+    def b(self):
+        def inner():
+            pass
+        """
+    def not_a_member(self):
+        """
+    def c(self, y=(
+    1)):
+        pass
+
+
+def top():
+    def nested():
+        pass
+    @d
+    def nested2():
+        pass
+@pl.program
+class Q:
+    def d(self): pass
+    def e(self): pass
+"#;
+        let line = |s: &str, member| (s.to_string(), member);
+        assert_eq!(
+            units(text),
+            [
+                line("import pypto.language as pl", false),
+                line("@pl.program", false),
+                line("    @pl.function", true),
+                line("    def c(self, y=(", true),
+                line("def top():", false),
+                line("@pl.program", false),
+                line("    def e(self): pass", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn tokens_are_limited_per_unit_not_per_dump() {
+        let member = |i: usize| format!("    def f{i}(self):\n{}", "        x = 1\n".repeat(100));
+        let text = format!("class P:\n{}", (0..20).map(member).collect::<String>());
+        let limits = Limits { tokens_per_function: 600, ..Limits::default() };
+        let budget = || budget::Budget { limits, ..Default::default() };
+        let scan = budget::run(budget(), || check(&text, "d.py")).unwrap();
+        assert_eq!(scan.units.len(), 20);
+        assert!(scan.tokens > 20 * 400, "{}", scan.tokens);
+        let one = format!("class P:\n{}", member(0).replace("x = 1\n", "x = 1 + 2 + 3\n"));
+        let err = budget::run(budget(), || check(&one, "d.py")).unwrap_err();
+        assert!(err.message.contains("tokens in one function") && err.message.contains("--max-tokens"), "{err}");
     }
 }

@@ -4,12 +4,15 @@
 //! many lines, wrapped calls and nested blocks all come out the same.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Number, Stmt};
+use ruff_python_parser::{Mode, ParseError, ParseErrorType, ParseOptions};
 use ruff_source_file::LineIndex;
-use ruff_text_size::{Ranged, TextSize};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
+use super::guard::Unit;
 use crate::budget::Limits;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MAX_BYTES, Tile};
@@ -36,8 +39,14 @@ pub struct ParsedFunction {
     pub tiles: Vec<Tile>,
 }
 
+/// Dumps smaller than this are parsed on one thread: a thread costs more than the parse.
+const PARALLEL_BYTES: usize = 256 * 1024;
+
 /// Parses `text` and returns every compute function with its tiles (possibly none), in dump order.
 /// `file` names the dump in error messages.
+///
+/// The dump is parsed a [`Unit`] at a time (a function, or a class header with its first function),
+/// on up to one thread per core, and each unit's tree is dropped once its tiles are taken.
 pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     if text.trim().is_empty() {
         return Err(Error::new(
@@ -48,57 +57,22 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
             ),
         ));
     }
-    super::guard::check(text, file)?;
-    let budget = crate::budget::current();
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("dump-parser".into())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || crate::budget::run(budget, || parse_here(text, file)))
-            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot start the parser thread: {e}")))?
-            .join()
-            .unwrap_or_else(|_| {
-                Err(Error::new(ErrorKind::Unreadable, format!("{file}: the parser failed on this input")))
-            })
-    })
-}
-
-fn parse_here(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
+    let scan = super::guard::check(text, file)?;
     let lines = LineIndex::from_source_text(text);
-    let module = ruff_python_parser::parse_module(text).map_err(|err| {
-        let at = lines.line_column(err.location.start(), text);
-        Error::new(
-            ErrorKind::Unreadable,
-            format!(
-                "{file}:{}:{}: not valid Python: {}; a pass dump is the Python text PyPTO writes, unedited",
-                at.line, at.column, err.error
-            ),
-        )
-    })?;
-    crate::budget::checkpoint()?;
-    let mut out = Vec::new();
-    let mut program = false;
-    for stmt in &module.syntax().body {
-        match stmt {
-            Stmt::ClassDef(class) => {
-                program |= class.decorator_list.iter().any(|d| {
-                    let name = match &d.expression {
-                        Expr::Call(call) => dotted(&call.func),
-                        other => dotted(other),
-                    };
-                    name.is_some_and(|n| n == "program" || n.ends_with(".program"))
-                });
-                for inner in &class.body {
-                    if let Stmt::FunctionDef(func) = inner {
-                        out.extend(function(func, &lines, text, file));
-                    }
-                }
-            }
-            Stmt::FunctionDef(func) => out.extend(function(func, &lines, text, file)),
-            _ => {}
+    let units = &scan.units;
+    let threads = if text.len() < PARALLEL_BYTES { 1 } else { cores().min(units.len()) };
+    let found = on_threads(threads, units.len(), |i| parse_unit(text, units[i], &lines, file))?;
+    let found = match found.into_iter().collect::<Result<Result<Vec<Found>>>>()? {
+        Ok(found) => found,
+        // A unit that does not parse alone is a syntax error, or a cut the scan made in the wrong
+        // place: the whole dump, parsed at once when its tree is within the limit, tells which.
+        Err(_) if units.len() > 1 && scan.tokens <= crate::budget::limits().tokens_per_function => {
+            let whole = Unit { start: 0, end: text.len(), member: false };
+            vec![on_threads(1, 1, |_| parse_unit(text, whole, &lines, file))?.remove(0)??]
         }
-    }
-    if !program && out.is_empty() {
+        Err(syntax) => return Err(syntax),
+    };
+    if !found.iter().any(|f| f.program) && found.iter().all(|f| f.functions.is_empty()) {
         return Err(Error::new(
             ErrorKind::Refused,
             format!(
@@ -107,7 +81,103 @@ fn parse_here(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
             ),
         ));
     }
-    out.into_iter().collect()
+    found.into_iter().flat_map(|f| f.functions).collect()
+}
+
+/// The cores to parse on.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+}
+
+/// Runs `job` for `0..count` on `threads` threads with the parser's stack and this run's budget,
+/// and returns the results in order.
+fn on_threads<T: Send>(threads: usize, count: usize, job: impl Fn(usize) -> T + Sync) -> Result<Vec<T>> {
+    let budget = crate::budget::current();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        crate::budget::run(budget.clone(), || {
+            let mut done = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= count {
+                    return done;
+                }
+                done.push((i, job(i)));
+            }
+        })
+    };
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        for _ in 0..threads.max(1) {
+            let spawned = std::thread::Builder::new().name("dump-parser".into()).stack_size(STACK_BYTES).spawn_scoped(scope, work);
+            handles.push(spawned.map_err(|e| Error::new(ErrorKind::Io, format!("cannot start the parser thread: {e}")))?);
+        }
+        let mut out: Vec<Option<T>> = std::iter::repeat_with(|| None).take(count).collect();
+        for handle in handles {
+            let done = handle
+                .join()
+                .map_err(|_| Error::new(ErrorKind::Unreadable, "the parser failed on this input".to_string()))?;
+            for (i, result) in done {
+                out[i] = Some(result);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    })
+}
+
+/// What one unit holds: whether it has the `@pl.program` class, and its compute functions.
+struct Found {
+    program: bool,
+    functions: Vec<Result<ParsedFunction>>,
+}
+
+/// Parses and walks one unit. The outer error stops the run (it was cancelled); the inner one is the
+/// unit's first syntax error.
+fn parse_unit(text: &str, unit: Unit, lines: &LineIndex, file: &str) -> Result<Result<Found>> {
+    let range = TextRange::new(offset(unit.start), offset(unit.end));
+    let parsed = ruff_python_parser::parse_cells_unchecked(text, [range], &ParseOptions::from(Mode::Module));
+    // A member starts indented; the parser says so at its first token and reads it all the same.
+    let forgiven = |e: &&ParseError| {
+        unit.member && e.error == ParseErrorType::UnexpectedIndentation && text[unit.start..e.location.start().to_usize()].trim().is_empty()
+    };
+    if let Some(err) = parsed.errors().iter().find(|e| !forgiven(e)) {
+        let at = lines.line_column(err.location.start(), text);
+        return Ok(Err(Error::new(
+            ErrorKind::Unreadable,
+            format!(
+                "{file}:{}:{}: not valid Python: {}; a pass dump is the Python text PyPTO writes, unedited",
+                at.line, at.column, err.error
+            ),
+        )));
+    }
+    crate::budget::checkpoint()?;
+    let mut found = Found { program: false, functions: Vec::new() };
+    for stmt in &parsed.syntax().body {
+        match stmt {
+            Stmt::ClassDef(class) => {
+                found.program |= class.decorator_list.iter().any(|d| {
+                    let name = match &d.expression {
+                        Expr::Call(call) => dotted(&call.func),
+                        other => dotted(other),
+                    };
+                    name.is_some_and(|n| n == "program" || n.ends_with(".program"))
+                });
+                for inner in &class.body {
+                    if let Stmt::FunctionDef(func) = inner {
+                        found.functions.extend(function(func, lines, text, file));
+                    }
+                }
+            }
+            Stmt::FunctionDef(func) => found.functions.extend(function(func, lines, text, file)),
+            _ => {}
+        }
+    }
+    Ok(Ok(found))
+}
+
+/// A byte offset as the parser counts them; the file guard keeps dumps far below 4 GiB.
+fn offset(at: usize) -> TextSize {
+    TextSize::try_from(at).unwrap_or(TextSize::new(u32::MAX))
 }
 
 /// A MemRef number the model cannot hold, and where it is.
@@ -477,5 +547,52 @@ fn dotted(expr: &Expr) -> Option<String> {
             Some(head)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &str = include_str!("../../tests/fixtures/fx_a2a3_case/passes_dump/35_after_AllocateMemoryAddr.py");
+
+    /// The fixture's program, repeated until it is parsed in parallel (a class may be defined twice).
+    fn large() -> String {
+        let text = FIXTURE.repeat(PARALLEL_BYTES / FIXTURE.len() + 2);
+        assert!(text.len() > PARALLEL_BYTES);
+        text
+    }
+
+    /// The dump parsed whole, as one unit, on this thread.
+    fn whole(text: &str) -> Result<Vec<ParsedFunction>> {
+        let lines = LineIndex::from_source_text(text);
+        let found = parse_unit(text, Unit { start: 0, end: text.len(), member: false }, &lines, "d.py")??;
+        found.functions.into_iter().collect()
+    }
+
+    #[test]
+    fn parsing_by_units_gives_what_the_whole_dump_gives() {
+        let text = large();
+        let units = crate::dump::guard::check(&text, "d.py").unwrap().units;
+        assert!(units.iter().filter(|u| u.member).count() > 10, "members are cut apart");
+        let (by_units, at_once) = (parse(&text, "d.py").unwrap(), whole(&text).unwrap());
+        assert!(by_units.len() > 10);
+        assert_eq!(format!("{by_units:?}"), format!("{at_once:?}"));
+    }
+
+    #[test]
+    fn a_syntax_error_in_a_member_is_placed_in_the_dump() {
+        let text = large();
+        // Break the last function's last line: the error is reported where it is, whether the dump is
+        // parsed again whole (within --max-tokens) or not.
+        let cut = text.trim_end().rfind('\n').unwrap();
+        let broken = format!("{}\n        x = (\n", &text[..cut]);
+        let line = broken.lines().count();
+        let expected = whole(&broken).unwrap_err().message;
+        assert!(expected.starts_with(&format!("d.py:{}:", line + 1)) || expected.starts_with(&format!("d.py:{line}:")), "{expected}");
+        assert_eq!(parse(&broken, "d.py").unwrap_err().message, expected);
+        let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
+        let small = crate::budget::Budget { limits, ..Default::default() };
+        assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().message, expected);
     }
 }
