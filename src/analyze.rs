@@ -30,14 +30,13 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let hint = backends.implied_by(&used).map(|b| b.name.clone());
     let choice = backends.infer(choice, &used);
     let lines: Vec<&str> = dump.text.lines().collect();
-    let functions: Vec<FunctionMap> = parsed
-        .into_iter()
-        .filter(|f| !f.tiles.is_empty())
-        .map(|f| {
-            crate::budget::checkpoint()?;
-            Ok(function_map(f, &lines, |space| choice.capacities.get(space).copied()))
-        })
-        .collect::<Result<_>>()?;
+    let parsed: Vec<ParsedFunction> = parsed.into_iter().filter(|f| !f.tiles.is_empty()).collect();
+    let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
+        crate::budget::checkpoint()?;
+        Ok(function_map(f, &lines, |space| choice.capacities.get(space).copied()))
+    })
+    .into_iter()
+    .collect::<Result<_>>()?;
     crate::budget::checkpoint()?; // a pass that stopped early left its marks unfinished
     refuse_if_nothing_to_draw(&functions, &file)?;
     let mut map = MemoryMap {

@@ -22,6 +22,7 @@ pub mod layout;
 // Its fields are documented by the issues rewriting it now (#14, #15); until then, exempt.
 #[allow(missing_docs)]
 pub mod model;
+pub mod par;
 pub mod render;
 pub mod server;
 pub mod tree;
@@ -124,10 +125,14 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             // Every function gets a card, so the page can show any of them; the view options set the
             // static pictures' look.
             let every = ViewOptions { functions: Vec::new(), ..opts.view.clone() };
-            let scene = layout::layout(map, &every);
+            // Each card is planned once: the static pictures are laid out from the plans the
+            // script then draws.
+            let card_plans = layout::plan::card_plans(map, &every);
+            let scene = layout::layout_planned(map, &every, &card_plans);
             budget::checkpoint()?;
-            let cards: Vec<_> = scene.cards.iter().map(|c| render::svg::render_card(&scene, c)).collect();
-            let plan = layout::plan::plan(map, &every);
+            let cards = par::map_ref(&scene.cards, |c| render::svg::render_card(&scene, c));
+            drop(scene);
+            let plan = layout::plan::with_cards(map, &every, card_plans);
             let page = render::html::render(map, &cards, &layout::rules_json(), &plan);
             budget::checkpoint()?;
             Ok(page.into_bytes())

@@ -4,7 +4,6 @@
 //! many lines, wrapped calls and nested blocks all come out the same.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Number, Stmt};
@@ -60,15 +59,22 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     let scan = super::guard::check(text, file)?;
     let lines = LineIndex::from_source_text(text);
     let units = &scan.units;
-    let threads = if text.len() < PARALLEL_BYTES { 1 } else { cores().min(units.len()) };
-    let found = on_threads(threads, units.len(), |i| parse_unit(text, units[i], &lines, file))?;
+    let threads = if text.len() < PARALLEL_BYTES { 1 } else { crate::par::cores() };
+    let parse_units = |threads, units: &[Unit]| {
+        crate::par::run_on(threads, units.len(), Some(STACK_BYTES), |i| parse_unit(text, units[i], &lines, file))
+            .map_err(|e| match e.kind {
+                ErrorKind::Io => e,
+                _ => Error::new(ErrorKind::Unreadable, format!("{file}: the parser failed on this input")),
+            })
+    };
+    let found = parse_units(threads, units)?;
     let found = match found.into_iter().collect::<Result<Result<Vec<Found>>>>()? {
         Ok(found) => found,
         // A unit that does not parse alone is a syntax error, or a cut the scan made in the wrong
         // place: the whole dump, parsed at once when its tree is within the limit, tells which.
         Err(_) if units.len() > 1 && scan.tokens <= crate::budget::limits().tokens_per_function => {
             let whole = Unit { start: 0, end: text.len(), member: false };
-            vec![on_threads(1, 1, |_| parse_unit(text, whole, &lines, file))?.remove(0)??]
+            parse_units(1, &[whole])?.into_iter().collect::<Result<Result<Vec<Found>>>>()??
         }
         Err(syntax) => return Err(syntax),
     };
@@ -84,47 +90,6 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     found.into_iter().flat_map(|f| f.functions).collect()
 }
 
-/// The cores to parse on.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
-}
-
-/// Runs `job` for `0..count` on `threads` threads with the parser's stack and this run's budget,
-/// and returns the results in order.
-fn on_threads<T: Send>(threads: usize, count: usize, job: impl Fn(usize) -> T + Sync) -> Result<Vec<T>> {
-    let budget = crate::budget::current();
-    let next = AtomicUsize::new(0);
-    let work = || {
-        crate::budget::run(budget.clone(), || {
-            let mut done = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= count {
-                    return done;
-                }
-                done.push((i, job(i)));
-            }
-        })
-    };
-    std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(threads);
-        for _ in 0..threads.max(1) {
-            let spawned = std::thread::Builder::new().name("dump-parser".into()).stack_size(STACK_BYTES).spawn_scoped(scope, work);
-            handles.push(spawned.map_err(|e| Error::new(ErrorKind::Io, format!("cannot start the parser thread: {e}")))?);
-        }
-        let mut out: Vec<Option<T>> = std::iter::repeat_with(|| None).take(count).collect();
-        for handle in handles {
-            let done = handle
-                .join()
-                .map_err(|_| Error::new(ErrorKind::Unreadable, "the parser failed on this input".to_string()))?;
-            for (i, result) in done {
-                out[i] = Some(result);
-            }
-        }
-        Ok(out.into_iter().flatten().collect())
-    })
-}
-
 /// What one unit holds: whether it has the `@pl.program` class, and its compute functions.
 struct Found {
     program: bool,
@@ -138,7 +103,9 @@ fn parse_unit(text: &str, unit: Unit, lines: &LineIndex, file: &str) -> Result<R
     let parsed = ruff_python_parser::parse_cells_unchecked(text, [range], &ParseOptions::from(Mode::Module));
     // A member starts indented; the parser says so at its first token and reads it all the same.
     let forgiven = |e: &&ParseError| {
-        unit.member && e.error == ParseErrorType::UnexpectedIndentation && text[unit.start..e.location.start().to_usize()].trim().is_empty()
+        unit.member
+            && e.error == ParseErrorType::UnexpectedIndentation
+            && text[unit.start..e.location.start().to_usize()].trim().is_empty()
     };
     if let Some(err) = parsed.errors().iter().find(|e| !forgiven(e)) {
         let at = lines.line_column(err.location.start(), text);
@@ -589,7 +556,10 @@ mod tests {
         let broken = format!("{}\n        x = (\n", &text[..cut]);
         let line = broken.lines().count();
         let expected = whole(&broken).unwrap_err().message;
-        assert!(expected.starts_with(&format!("d.py:{}:", line + 1)) || expected.starts_with(&format!("d.py:{line}:")), "{expected}");
+        assert!(
+            expected.starts_with(&format!("d.py:{}:", line + 1)) || expected.starts_with(&format!("d.py:{line}:")),
+            "{expected}"
+        );
         assert_eq!(parse(&broken, "d.py").unwrap_err().message, expected);
         let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
         let small = crate::budget::Budget { limits, ..Default::default() };

@@ -64,10 +64,24 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
             full
         };
         let top = y + PAIR_LABEL + SIDE_LABEL;
-        let mut left = card(fo, o, &pair_view, &pal, Placement { x: PAGE_PAD, y: top, w, factor: Some(factor) });
+        let mut left = card(
+            fo,
+            &super::plan::card_plan(fo, &pair_view),
+            o,
+            &pair_view,
+            &pal,
+            Placement { x: PAGE_PAD, y: top, w, factor: Some(factor) },
+        );
         let (nx, ny) =
             if side_by_side { (PAGE_PAD + w + SIDE_GAP, top) } else { (PAGE_PAD, top + left.frame.h + PAIR_LABEL) };
-        let mut rightc = card(fnew, n, &pair_view, &pal, Placement { x: nx, y: ny, w, factor: Some(factor) });
+        let mut rightc = card(
+            fnew,
+            &super::plan::card_plan(fnew, &pair_view),
+            n,
+            &pair_view,
+            &pal,
+            Placement { x: nx, y: ny, w, factor: Some(factor) },
+        );
         let changed_old: Vec<String> = fd.tiles.changed.iter().map(|c| c.old_name.clone()).collect();
         let changed_new: Vec<String> = fd.tiles.changed.iter().map(|c| c.name.clone()).collect();
         mark_tiles(&mut left, &fd.tiles.removed, &changed_old, &[], &pal);

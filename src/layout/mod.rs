@@ -42,6 +42,12 @@ const SMALL: f64 = 10.0;
 
 /// Lays out `map` as `view` asks. `view` should have been validated against `map`.
 pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
+    layout_planned(map, view, &plan::card_plans(map, view))
+}
+
+/// [`layout`] from the card plans [`plan::card_plans`] made for the same `map` and `view`, so that a
+/// back end that needs both (the page) plans each card once.
+pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -> Scene {
     let pal = palette(view.theme);
 
     let chosen: Vec<(usize, &FunctionMap)> = map
@@ -52,22 +58,21 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
         .collect();
     // Cards share one width so the page reads as a column; lanes keep their own widths. The header
     // wraps to that width, so the picture is as wide as its cards (it follows `--width`).
-    let inner = chosen.iter().map(|(_, f)| card_width(f, view, None)).fold(RULES.width_min, f64::max).ceil();
+    let widths = crate::par::map_ref(&chosen, |(_, f)| card_width(f, view, None));
+    let inner = widths.into_iter().fold(RULES.width_min, f64::max).ceil();
     let (header, header_h) = header(map, &pal, inner);
     let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
     let inner = inner.max(header_width).ceil();
-    let panels = panel_widths(map, view);
-    let inner = chosen
-        .iter()
-        .zip(&panels)
-        .map(|((_, f), &width)| card_width(f, &ViewOptions { width, ..view.clone() }, None))
-        .fold(inner, f64::max)
-        .ceil();
+    let panels: Vec<f64> = plans.iter().map(|p| p.panel).collect();
+    let paneled: Vec<(&FunctionMap, f64)> = chosen.iter().map(|&(_, f)| f).zip(panels).collect();
+    let widths =
+        crate::par::map_ref(&paneled, |&(f, width)| card_width(f, &ViewOptions { width, ..view.clone() }, None));
+    let inner = widths.into_iter().fold(inner, f64::max).ceil();
     let mut y = header_h;
     let mut cards: Vec<Card> = Vec::new();
-    for ((index, f), panel) in chosen.into_iter().zip(panels) {
+    for (((index, f), plan), (_, panel)) in chosen.into_iter().zip(plans).zip(paneled) {
         let view = &ViewOptions { width: panel, ..view.clone() };
-        let card = card(f, index, view, &pal, Placement { x: PAGE_PAD, y, w: inner, factor: None });
+        let card = card(f, plan, index, view, &pal, Placement { x: PAGE_PAD, y, w: inner, factor: None });
         y = card.frame.y + card.frame.h + CARD_GAP;
         cards.push(card);
     }
@@ -94,7 +99,7 @@ pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
     // Decided at zoom 1, on the limit axis, with every space shown: what the page's reader can
     // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
     let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
-    let own: Vec<f64> = chosen.iter().map(|f| card_width(f, &base, None)).collect();
+    let own: Vec<f64> = crate::par::map_ref(&chosen, |f| card_width(f, &base, None));
     let inner = own.iter().copied().fold(RULES.width_min, f64::max).ceil();
     chosen
         .iter()
@@ -159,8 +164,7 @@ struct Placement {
     factor: Option<f64>,
 }
 
-fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Placement) -> Card {
-    let plan = plan::card_plan(f, view);
+fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Placement) -> Card {
     let (spans, own) = scale(f, view);
     let factor = at.factor.unwrap_or(own);
     let Placement { x, y, w, .. } = at;
@@ -179,14 +183,14 @@ fn card(f: &FunctionMap, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         let (width, lane_factor, inset) = lane_scale(sp, factor, view);
         let geometry =
             LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, factor: lane_factor };
-        let mut drawn = lane(f, &plan, li, s, sp, geometry, pal);
+        let mut drawn = lane(f, plan, li, s, sp, geometry, pal);
         if inset {
             mark_inset(&mut drawn, plan::inset_badge(lane_factor, factor), pal);
         }
         lanes.push(drawn);
         lx += width;
     }
-    let keyed = apply_keys(&plan, &mut lanes, pal);
+    let keyed = apply_keys(plan, &mut lanes, pal);
     let (key_shapes, keys_h) = key_list(&keyed, x + CARD_PAD, body_top + body_h, w - 2.0 * CARD_PAD, pal);
     let mut px = lx + insight::PROFILE_GAP;
     let mut profiles = Vec::new();

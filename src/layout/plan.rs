@@ -453,16 +453,25 @@ pub fn visible_mask(f: &FunctionMap, view: &ViewOptions) -> usize {
 
 /// The plan of every function `view` draws.
 pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
+    with_cards(map, view, card_plans(map, view))
+}
+
+/// The plan of `map` around its `cards` (from [`card_plans`] with the same `view`).
+pub fn with_cards(map: &crate::model::MemoryMap, view: &ViewOptions, cards: Vec<CardPlan>) -> Plan {
+    let words = super::insight::live_words(map, view);
+    Plan { px: px_rules(), styles: &MARK_STYLES, cards, words }
+}
+
+/// The card plan of every function `view` draws, in order, planned on every core.
+pub fn card_plans(map: &crate::model::MemoryMap, view: &ViewOptions) -> Vec<CardPlan> {
     // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
-    let cards = map
+    let chosen: Vec<(&FunctionMap, f64)> = map
         .functions
         .iter()
         .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
         .zip(super::panel_widths(map, view))
-        .map(|(f, width)| card_plan(f, &ViewOptions { width, ..view.clone() }))
         .collect();
-    let words = super::insight::live_words(map, view);
-    Plan { px: px_rules(), styles: &MARK_STYLES, cards, words }
+    crate::par::map_ref(&chosen, |&(f, width)| card_plan(f, &ViewOptions { width, ..view.clone() }))
 }
 
 /// The plan of one function's card.

@@ -6,11 +6,12 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::xml::{Markup, Value as Attr, Xml};
 use crate::layout::plan::{Pill, Plan};
-use crate::model::{FunctionMap, MemoryMap};
+use crate::model::{BackendChoice, FitAnswer, FunctionMap, Gap, MemoryMap, SpaceUsage};
 
 const PAGE_CSS: &str = include_str!("page/page.css");
 const PAGE_JS: &str = include_str!("page/page.js");
@@ -54,8 +55,11 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
         x.element("p", &[("class", "empty".into())], "No compute function binds a tile in this dump.");
     }
     for (i, f) in map.functions.iter().enumerate() {
-        let pills = plan.cards.iter().find(|c| c.function == f.name).map_or(&[][..], |c| &c.pills[..]);
-        let notes = plan.cards.iter().find(|c| c.function == f.name).map_or(&[][..], |c| &c.summary[..]);
+        // The plan has a card per function, in order; a search only if it ever has not.
+        let planned = plan.cards.get(i).filter(|c| c.function == f.name);
+        let planned = planned.or_else(|| plan.cards.iter().find(|c| c.function == f.name));
+        let pills = planned.map_or(&[][..], |c| &c.pills[..]);
+        let notes = planned.map_or(&[][..], |c| &c.summary[..]);
         card(&mut x, (i, map), f, static_cards.get(i), pills, notes);
     }
     x.close();
@@ -73,24 +77,89 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
 
 /// The map's JSON without its boxes: the plan carries every box the script draws, so the page does
 /// not send them twice (the whole map is `-f json`). Nor its findings and peak live sets: the page
-/// shows them as HTML (the overview table, the cards' badges) and from the plan (a line's live list). A map is plain strings and numbers, so
-/// serializing it cannot fail; an empty object keeps the page readable (static cards) if it ever did.
+/// shows them as HTML (the overview table, the cards' badges) and from the plan (a line's live
+/// list). Written straight from the map, through the borrowed shapes below, rather than through a
+/// JSON tree trimmed after: that tree held every box for nothing. A map is plain strings and
+/// numbers, so serializing it cannot fail; an empty object keeps the page readable (static cards)
+/// if it ever did.
 fn page_data(map: &MemoryMap) -> String {
-    let mut value = serde_json::to_value(map).unwrap_or(Value::Null);
-    if let Some(Value::Array(functions)) = value.get_mut("functions") {
-        for f in functions.iter_mut().filter_map(Value::as_object_mut) {
-            f.remove("boxes");
-            if let Some(Value::Array(spaces)) = f.get_mut("spaces") {
-                for peak in spaces.iter_mut().filter_map(|s| s.get_mut("peak")).filter_map(Value::as_object_mut) {
-                    peak.remove("live");
-                }
-            }
+    let data = PageData {
+        dump: &map.dump,
+        pass_name: &map.pass_name,
+        backend: &map.backend,
+        functions: map.functions.iter().map(PageFunction::of).collect(),
+    };
+    serde_json::to_string(&data).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// [`MemoryMap`] as the page's data has it.
+#[derive(Serialize)]
+struct PageData<'a> {
+    dump: &'a str,
+    pass_name: &'a str,
+    backend: &'a BackendChoice,
+    functions: Vec<PageFunction<'a>>,
+}
+
+/// [`FunctionMap`] without its boxes.
+#[derive(Serialize)]
+struct PageFunction<'a> {
+    name: &'a str,
+    ftype: &'a str,
+    src_start: u32,
+    src_end: u32,
+    source: &'a [String],
+    spaces: Vec<PageSpace<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    fits: &'a [FitAnswer],
+}
+
+impl<'a> PageFunction<'a> {
+    fn of(f: &'a FunctionMap) -> Self {
+        PageFunction {
+            name: &f.name,
+            ftype: &f.ftype,
+            src_start: f.src_start,
+            src_end: f.src_end,
+            source: &f.source,
+            spaces: f.spaces.iter().map(PageSpace::of).collect(),
+            fits: &f.fits,
         }
     }
-    if let Some(map) = value.as_object_mut() {
-        map.remove("findings");
+}
+
+/// [`SpaceUsage`] with its peak's place but not its live set.
+#[derive(Serialize)]
+struct PageSpace<'a> {
+    space: &'a str,
+    hwm: i64,
+    limit: i64,
+    tiles: usize,
+    bases: usize,
+    peak: PagePeak,
+    headroom: i64,
+    largest_free: Gap,
+}
+
+impl<'a> PageSpace<'a> {
+    fn of(s: &'a SpaceUsage) -> Self {
+        PageSpace {
+            space: &s.space,
+            hwm: s.hwm,
+            limit: s.limit,
+            tiles: s.tiles,
+            bases: s.bases,
+            peak: PagePeak { bytes: s.peak.bytes, line: s.peak.line },
+            headroom: s.headroom,
+            largest_free: s.largest_free,
+        }
     }
-    serde_json::to_string(&value).unwrap_or_else(|_| "{}".to_owned())
+}
+
+#[derive(Serialize)]
+struct PagePeak {
+    bytes: i64,
+    line: u32,
 }
 
 fn header(x: &mut Xml, map: &MemoryMap) {
@@ -326,6 +395,28 @@ mod tests {
             }]
         }))
         .expect("sample map")
+    }
+
+    #[test]
+    fn page_data_is_the_map_without_boxes_findings_and_live_sets() {
+        let text = include_str!("../../tests/fixtures/find_overflow.py");
+        let dump = crate::Dump::from_bytes("d.py", text.as_bytes().to_vec()).unwrap();
+        let mut map = crate::build(&dump, crate::backend::choose(None, None).unwrap()).unwrap();
+        let fit: crate::analyze::FitQuery = "Vec=1KB".parse().unwrap();
+        crate::analyze::answer_fits(&mut map, &[fit]).unwrap();
+        assert!(map.functions.iter().any(|f| !f.fits.is_empty()), "the fixture answers a fit");
+        assert!(map.functions.iter().flat_map(|f| &f.spaces).any(|s| !s.peak.live.is_empty()));
+        // What the page's data must be: the map's own JSON, trimmed.
+        let mut want = serde_json::to_value(&map).unwrap();
+        want.as_object_mut().unwrap().remove("findings");
+        for f in want["functions"].as_array_mut().unwrap() {
+            f.as_object_mut().unwrap().remove("boxes");
+            for s in f["spaces"].as_array_mut().unwrap() {
+                s["peak"].as_object_mut().unwrap().remove("live");
+            }
+        }
+        let got: Value = serde_json::from_str(&page_data(&map)).unwrap();
+        assert_eq!(got, want);
     }
 
     #[test]
