@@ -1184,3 +1184,33 @@ fn a_short_multipart_boundary_is_refused_not_a_panic() {
     assert_eq!((r.status, r.error_code().as_str()), (400, "bad_multipart"));
     s.healthy();
 }
+
+#[test]
+fn a_body_cut_short_is_answered_at_once_not_at_the_read_timeout() {
+    // A client that stops sending and closes its side has no more to say: the answer is a 400 at
+    // once, whatever the read timeout. (One that keeps the connection open without sending is the
+    // slow client of `a_slow_body_is_dropped_with_408`.)
+    let (s, _dir) = server(&["--read-timeout-ms", "10000"], &[]);
+    let part = b"--XYZ\r\nContent-Disposition: form-data; name=\"dump\"; filename=\"d.py\"\r\n\r\nimport pypto";
+    for (ctype, body, code) in [
+        ("multipart/form-data; boundary=XYZ", &part[..], "bad_multipart"),
+        ("text/plain", &b"import pypto"[..], "bad_body"),
+    ] {
+        let mut stream = TcpStream::connect(&s.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let head = format!(
+            "POST /render HTTP/1.1\r\nHost: {}\r\nContent-Type: {ctype}\r\nContent-Length: 100000\r\n\r\n",
+            s.addr
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body).unwrap();
+        stream.shutdown(std::net::Shutdown::Write).unwrap();
+        let started = std::time::Instant::now();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let r = parse_response(&answer);
+        assert_eq!((r.status, r.error_code().as_str()), (400, code), "{ctype}");
+        assert!(started.elapsed() < Duration::from_secs(3), "{ctype}: answered after {:?}", started.elapsed());
+    }
+    s.healthy();
+}
