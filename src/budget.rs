@@ -74,6 +74,9 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Set by whoever gave up waiting (the service on a timeout): the run stops at its next checkpoint.
     pub cancelled: Arc<AtomicBool>,
+    /// The most threads the run may spread one dump's functions over (see [`crate::par`]); `None`
+    /// is every core. The service gives 1: its render threads already spread requests over the cores.
+    pub threads: Option<usize>,
 }
 
 thread_local! {
@@ -96,6 +99,11 @@ pub fn current() -> Budget {
 /// The limits of the run on this thread.
 pub fn limits() -> Limits {
     CURRENT.with(|c| c.borrow().limits)
+}
+
+/// The most threads the run on this thread may use; `None` is every core.
+pub fn threads() -> Option<usize> {
+    CURRENT.with(|c| c.borrow().threads)
 }
 
 /// Whether the run should stop, for loops that cannot return an error: they stop early, and the

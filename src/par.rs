@@ -13,9 +13,11 @@ use crate::error::{Error, ErrorKind, Result};
 /// Fewer jobs than this run on the calling thread: starting a thread costs more than they do.
 const MIN_PARALLEL_JOBS: usize = 4;
 
-/// The cores to use (at most eight: past that the stages wait on memory, not on work).
+/// The threads to use: the run's own bound (the service's renders take one each), or the cores (at
+/// most eight: past that the stages wait on memory, not on work).
 pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+    let machine = || std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    crate::budget::threads().unwrap_or_else(machine).max(1)
 }
 
 /// Why a spread did not finish.

@@ -224,18 +224,22 @@ pub fn draw(root: &Path, out: &Path, opts: &TreeOptions) -> Result<Report> {
     let threads =
         if opts.threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { opts.threads }
             .clamp(1, cases.len());
+    // Each drawing thread carries the run's limits; the cases, not their functions, share the cores.
+    let budget = crate::budget::Budget { threads: Some(1), ..crate::budget::current() };
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(case) = cases.get(i) else { break };
-                    let outcome = draw_case(case, out, opts);
-                    progress.done(&case.name, &outcome);
-                    if let Ok(mut all) = outcomes.lock() {
-                        all[i] = Some(outcome);
+                crate::budget::run(budget.clone(), || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(case) = cases.get(i) else { break };
+                        let outcome = draw_case(case, out, opts);
+                        progress.done(&case.name, &outcome);
+                        if let Ok(mut all) = outcomes.lock() {
+                            all[i] = Some(outcome);
+                        }
                     }
-                }
+                })
             });
         }
     });

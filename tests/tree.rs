@@ -175,3 +175,16 @@ fn view_options_apply_to_each_case_as_far_as_it_goes() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("zoom 100"));
 }
+
+#[test]
+fn a_tree_is_drawn_within_the_runs_limits() {
+    // Each case is drawn on a thread of its own; the limits given on the command line go with it.
+    let dir = TempDir::new("limits");
+    let (root, site) = (dir.0.join("build_output"), dir.0.join("site"));
+    copy_dir(&common::fixtures().join("fx_a5_case"), &root.join("a5/mx_matmul"));
+    let out = run(&[&root, Path::new("-o"), &site, Path::new("--max-tiles"), Path::new("1")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("over the limit of 1") && stderr.contains("--max-tiles"), "{stderr}");
+    assert!(!site.join("a5/mx_matmul.html").exists());
+}

@@ -77,6 +77,7 @@ impl RenderPool {
             limits: self.limits,
             deadline: Instant::now().checked_add(self.timeout),
             cancelled: cancelled.clone(),
+            threads: Some(1),
         };
         // Dropped with this future, whether it ends in an answer, a 504 or a client that went away.
         let _cancel_on_drop = CancelOnDrop(cancelled);
