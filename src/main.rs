@@ -33,6 +33,9 @@ struct Cli {
     render: RenderArgs,
     #[command(flatten)]
     limits: LimitArgs,
+    /// Threads to spread one run over: a dump's functions, a tree's cases [default: every core].
+    #[arg(short = 'j', long = "threads", global = true, value_name = "N")]
+    threads: Option<usize>,
 }
 
 /// Work limits (see `budget::Limits`); the defaults are far above any real dump.
@@ -246,10 +249,17 @@ struct ServeArgs {
     max_store_bytes: u64,
 }
 
+/// The most threads `--threads` takes.
+const MAX_THREADS: usize = 256;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let limits = cli.limits.limits();
-    let result = budget::run(Budget { limits, ..Budget::default() }, || match cli.command {
+    let threads = cli.threads;
+    let result = budget::run(Budget { limits, threads, ..Budget::default() }, || match cli.command {
+        _ if threads.is_some_and(|n| !(1..=MAX_THREADS).contains(&n)) => {
+            in_range("--threads", threads.unwrap_or(0), 1, MAX_THREADS).map(|_| ExitCode::SUCCESS)
+        }
         Some(Command::Serve(args)) => serve(args, limits).map(|()| ExitCode::SUCCESS),
         Some(Command::Diff(args)) => diff(&args).map(|()| ExitCode::SUCCESS),
         Some(Command::Check(args)) => {
@@ -401,7 +411,8 @@ fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()
     for soc in &args.input.soc {
         backends = backends.with_soc_file(soc)?;
     }
-    let opts = tree::TreeOptions { pass_name: &args.input.pass_name, backends: &backends, render, threads: 0 };
+    let threads = budget::threads().unwrap_or(0); // 0: every core
+    let opts = tree::TreeOptions { pass_name: &args.input.pass_name, backends: &backends, render, threads };
     let report = tree::draw(path, out, &opts)?;
     println!("{}", report.summary());
     match report.failed() {

@@ -263,6 +263,32 @@ mod cli {
     }
 
     #[test]
+    fn threads_are_checked_and_change_nothing_but_the_speed() {
+        for n in ["0", "100000"] {
+            let out = run(bin().args(["-j", n, "x.py"]));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{n}: {stderr}");
+            assert!(stderr.contains("--threads") && stderr.contains("outside"), "{stderr}");
+        }
+        // A dump large enough to be parsed in parallel: one thread and two draw the same map.
+        let dir = case("threads");
+        let fixture = std::fs::read_to_string(dir.join(DUMP)).unwrap();
+        let class = fixture.find("\nclass ").unwrap();
+        let body_at = class + fixture[class + 1..].find('\n').unwrap() + 2;
+        let mut big = fixture.clone();
+        for k in 0..200 {
+            big.push_str(&fixture[body_at..].replace("    def ", &format!("    def r{k}_")));
+        }
+        assert!(big.len() > 300_000, "{}", big.len());
+        let path = dir.join("big.py");
+        std::fs::write(&path, &big).unwrap();
+        let json = |j: &str| run(bin().args(["-j", j, "-f", "json", "-o", "-"]).arg(&path)).stdout;
+        let (one, two) = (json("1"), json("2"));
+        assert!(one.len() > 100_000 && one == two, "{} and {} bytes", one.len(), two.len());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn soc_files_go_through_the_file_guard() {
         let dir = case("soc");
         let out = run(bin().arg(dir.join(DUMP)).args(["--soc", "/dev/zero", "-o", "-", "-f", "json"]));
