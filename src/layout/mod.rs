@@ -18,6 +18,7 @@ pub use options::{
     DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH,
     XAxis, ZOOM, options_markdown, rules_json,
 };
+use scene::ShiftDown;
 pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
@@ -68,13 +69,16 @@ pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -
     let widths =
         crate::par::map_ref(&paneled, |&(f, width)| card_width(f, &ViewOptions { width, ..view.clone() }, None));
     let inner = widths.into_iter().fold(inner, f64::max).ceil();
-    let mut y = header_h;
-    let mut cards: Vec<Card> = Vec::new();
-    for (((index, f), plan), (_, panel)) in chosen.into_iter().zip(plans).zip(paneled) {
+    // Each card is laid out at the top of the page on its own core, then moved down under the last.
+    let jobs: Vec<_> = chosen.into_iter().zip(plans).zip(paneled).collect();
+    let mut cards = crate::par::map_ref(&jobs, |&(((index, f), plan), (_, panel))| {
         let view = &ViewOptions { width: panel, ..view.clone() };
-        let card = card(f, plan, index, view, &pal, Placement { x: PAGE_PAD, y, w: inner, factor: None });
+        card(f, plan, index, view, &pal, Placement { x: PAGE_PAD, y: 0.0, w: inner, factor: None })
+    });
+    let mut y = header_h;
+    for card in &mut cards {
+        card.shift_down(y);
         y = card.frame.y + card.frame.h + CARD_GAP;
-        cards.push(card);
     }
     Scene {
         width: (inner + 2.0 * PAGE_PAD).ceil(),

@@ -220,3 +220,96 @@ pub struct Profile {
     /// Wash, head texts, bars and the peak row.
     pub shapes: Vec<Shape>,
 }
+
+/// Moving a laid-out part down the page. Cards are laid out at the top, each on its own core, and
+/// then moved to where the cards above them end.
+pub(crate) trait ShiftDown {
+    /// Adds `dy` to every vertical coordinate.
+    fn shift_down(&mut self, dy: f64);
+}
+
+impl ShiftDown for Rect {
+    fn shift_down(&mut self, dy: f64) {
+        self.y += dy;
+    }
+}
+
+impl ShiftDown for Line {
+    fn shift_down(&mut self, dy: f64) {
+        self.y1 += dy;
+        self.y2 += dy;
+    }
+}
+
+impl ShiftDown for Text {
+    fn shift_down(&mut self, dy: f64) {
+        self.y += dy;
+    }
+}
+
+impl ShiftDown for Shape {
+    fn shift_down(&mut self, dy: f64) {
+        match self {
+            Shape::Rect(r) => r.shift_down(dy),
+            Shape::Line(l) => l.shift_down(dy),
+            Shape::Text(t) => t.shift_down(dy),
+        }
+    }
+}
+
+impl<T: ShiftDown> ShiftDown for Vec<T> {
+    fn shift_down(&mut self, dy: f64) {
+        self.iter_mut().for_each(|item| item.shift_down(dy));
+    }
+}
+
+impl<T: ShiftDown> ShiftDown for Option<T> {
+    fn shift_down(&mut self, dy: f64) {
+        if let Some(item) = self {
+            item.shift_down(dy);
+        }
+    }
+}
+
+impl ShiftDown for BlockShape {
+    fn shift_down(&mut self, dy: f64) {
+        self.rect.shift_down(dy);
+        self.outline.shift_down(dy);
+        self.marks.shift_down(dy);
+        self.label.shift_down(dy);
+    }
+}
+
+impl ShiftDown for Inset {
+    fn shift_down(&mut self, dy: f64) {
+        self.frame.shift_down(dy);
+    }
+}
+
+impl ShiftDown for Lane {
+    fn shift_down(&mut self, dy: f64) {
+        self.y += dy;
+        self.decorations.shift_down(dy);
+        self.blocks.shift_down(dy);
+        self.fits.shift_down(dy);
+        self.hwm.shift_down(dy);
+        self.inset.shift_down(dy);
+        self.overflow.shift_down(dy);
+    }
+}
+
+impl ShiftDown for Profile {
+    fn shift_down(&mut self, dy: f64) {
+        self.shapes.shift_down(dy);
+    }
+}
+
+impl ShiftDown for Card {
+    fn shift_down(&mut self, dy: f64) {
+        self.frame.shift_down(dy);
+        self.body_top += dy;
+        self.decorations.shift_down(dy);
+        self.lanes.shift_down(dy);
+        self.profiles.shift_down(dy);
+    }
+}
