@@ -35,7 +35,7 @@ pub fn fmt_num(v: f64) -> String {
     let tenths = v * 10.0;
     if (0.0..1e15).contains(&tenths) && (tenths.fract() - 0.5).abs() > 1e-6 {
         let t = tenths.round() as u64;
-        return if t % 10 == 0 { (t / 10).to_string() } else { format!("{}.{}", t / 10, t % 10) };
+        return if t.is_multiple_of(10) { (t / 10).to_string() } else { format!("{}.{}", t / 10, t % 10) };
     }
     let s = format!("{v:.1}");
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
