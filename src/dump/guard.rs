@@ -28,16 +28,20 @@ pub const MAX_BRACKET_DEPTH: usize = 200;
 pub const MAX_STATEMENT_BYTES: usize = 256 * 1024;
 
 /// A stretch of the dump that parses on its own: the text before and including a class's first
-/// member (or a whole top-level definition), or one later member of a class.
+/// member (or a whole top-level definition), one later member of a class, or a part of a long
+/// function's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unit {
     /// Byte range in the dump; units are in order and cover it.
     pub start: usize,
     /// End of the range (exclusive).
     pub end: usize,
-    /// A class member cut from its class: it starts indented, which the parser reports (and the
-    /// caller forgives) as an unexpected indentation at its first token.
+    /// A class member cut from its class, or a part of a long function's body: it starts indented,
+    /// which the parser reports (and the caller forgives) as an unexpected indentation at its first
+    /// token.
     pub member: bool,
+    /// Statements of the body of the function the unit before ends in (a long body, cut).
+    pub continues: bool,
 }
 
 /// What the scan found: where to cut, and how many tokens there are.
@@ -58,7 +62,7 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
     let mut statement_start = 0usize;
     let (mut statement_tokens, mut tokens, mut total) = (0usize, 0usize, 0usize);
     let mut cuts = Cuts::default();
-    cuts.line(bytes, 0);
+    cuts.line(bytes, 0, 0);
     let mut in_word = false;
     let mut i = 0;
     while i < bytes.len() {
@@ -106,7 +110,7 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
             b'\n' if depth == 0 => {
                 statement_start = i + 1;
                 statement_tokens = 0;
-                if cuts.line(bytes, i + 1) {
+                if cuts.line(bytes, i + 1, tokens) {
                     total += tokens;
                     tokens = 0;
                 }
@@ -126,12 +130,17 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
     Ok(Scan { units: cuts.units(bytes.len()), tokens: total + tokens })
 }
 
+/// A function body longer than this many tokens is cut before a statement at the body's own
+/// indentation, so that the parser holds a part of it at a time (real functions have a few
+/// thousand; a generated one of 100 000 tiles has millions).
+pub const BODY_TOKENS: usize = 100_000;
+
 /// Finds where the dump can be cut, one statement line at a time (lines inside brackets and strings
 /// never reach it).
 #[derive(Debug, Default)]
 struct Cuts {
-    /// Where each unit after the first starts, and whether it is a class member.
-    at: Vec<(usize, bool)>,
+    /// Where each unit after the first starts, and how.
+    at: Vec<(usize, Start)>,
     /// The last top-level definition is a class: its members are cut apart.
     in_class: bool,
     /// The indentation of the current class's members (that of its first statement).
@@ -140,11 +149,27 @@ struct Cuts {
     members: usize,
     /// The indentation of a decorator still waiting for its definition, which stays with it.
     decorated: Option<usize>,
+    /// The indentation of the `def` (a member or top-level function) whose body the scan is in.
+    def_indent: Option<usize>,
+    /// The indentation of that body's statements.
+    body_indent: Option<usize>,
+}
+
+/// How a unit starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// At the left margin: the file's start, or a top-level definition.
+    Top,
+    /// Indented, with a member of a class.
+    Member,
+    /// Indented, with a statement of the body the unit before ends in.
+    Body,
 }
 
 impl Cuts {
-    /// Looks at the statement line starting at `start`; true when a unit starts there.
-    fn line(&mut self, bytes: &[u8], start: usize) -> bool {
+    /// Looks at the statement line starting at `start`, `tokens` into the current unit; true when
+    /// a unit starts there.
+    fn line(&mut self, bytes: &[u8], start: usize, tokens: usize) -> bool {
         let indent = bytes[start..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
         let rest = &bytes[start + indent..];
         if rest.first().is_none_or(|b| matches!(b, b'\n' | b'\r' | b'#')) {
@@ -155,9 +180,13 @@ impl Cuts {
         };
         let decorator = rest[0] == b'@';
         let class = keyword(b"class");
-        let definition = decorator || class || keyword(b"def") || keyword(b"async");
+        let function = keyword(b"def") || keyword(b"async");
+        let definition = decorator || class || function;
         let after_decorator = self.decorated == Some(indent);
         self.decorated = decorator.then_some(indent);
+        if self.def_indent.is_some_and(|d| indent <= d) {
+            (self.def_indent, self.body_indent) = (None, None);
+        }
         let cut = if indent == 0 {
             if definition && !decorator {
                 self.in_class = class;
@@ -166,30 +195,49 @@ impl Cuts {
             } else if !definition {
                 self.in_class = false;
             }
-            definition && !after_decorator && start > 0
-        } else {
-            if !self.in_class || *self.member_indent.get_or_insert(indent) != indent || !definition {
+            if function {
+                self.def_indent = Some(0);
+            }
+            (definition && !after_decorator && start > 0).then_some(Start::Top)
+        } else if self.in_class && *self.member_indent.get_or_insert(indent) == indent {
+            if !definition {
                 return false;
+            }
+            if function {
+                self.def_indent = Some(indent);
             }
             if !after_decorator {
                 self.members += 1;
             }
-            !after_decorator && self.members > 1
+            (!after_decorator && self.members > 1).then_some(Start::Member)
+        } else if self.def_indent.is_some_and(|d| indent > d) {
+            // A clause goes with the statement it continues.
+            let clause = [&b"else"[..], b"elif", b"except", b"finally"].iter().any(|k| keyword(k));
+            let body = *self.body_indent.get_or_insert(indent);
+            (indent == body && tokens > BODY_TOKENS && !after_decorator && !clause).then_some(Start::Body)
+        } else {
+            None
         };
-        if cut {
-            self.at.push((start, indent > 0));
+        if let Some(how) = cut {
+            self.at.push((start, how));
         }
-        cut
+        cut.is_some()
     }
 
     fn units(self, len: usize) -> Vec<Unit> {
+        let unit = |start: usize, end: usize, how: Start| Unit {
+            start,
+            end,
+            member: how != Start::Top,
+            continues: how == Start::Body,
+        };
         let mut units = Vec::with_capacity(self.at.len() + 1);
-        let mut start = (0, false);
+        let mut start = (0, Start::Top);
         for next in self.at {
-            units.push(Unit { start: start.0, end: next.0, member: start.1 });
+            units.push(unit(start.0, next.0, start.1));
             start = next;
         }
-        units.push(Unit { start: start.0, end: len, member: start.1 });
+        units.push(unit(start.0, len, start.1));
         units
     }
 }

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use ruff_python_ast::visitor::{self, Visitor};
-use ruff_python_ast::{self as ast, Expr, ExprContext, Number, Stmt};
-use ruff_python_parser::{Mode, ParseError, ParseErrorType, ParseOptions};
+use ruff_python_ast::{self as ast, Expr, ExprContext, ModModule, Number, Stmt};
+use ruff_python_parser::{Mode, ParseError, ParseErrorType, ParseOptions, Parsed};
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
@@ -58,23 +58,30 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     }
     let scan = super::guard::check(text, file)?;
     let lines = LineIndex::from_source_text(text);
-    let units = &scan.units;
+    // A unit and the parts of its last function's body that follow it are one job, in order.
+    let mut groups: Vec<&[Unit]> = Vec::new();
+    let mut rest = &scan.units[..];
+    while !rest.is_empty() {
+        let len = 1 + rest[1..].iter().take_while(|u| u.continues).count();
+        let (group, tail) = rest.split_at(len);
+        groups.push(group);
+        rest = tail;
+    }
     let threads = if text.len() < PARALLEL_BYTES { 1 } else { crate::par::cores() };
-    let parse_units = |threads, units: &[Unit]| {
-        crate::par::run_on(threads, units.len(), Some(STACK_BYTES), |i| parse_unit(text, units[i], &lines, file))
+    let parse_groups = |threads, groups: &[&[Unit]]| {
+        crate::par::run_on(threads, groups.len(), Some(STACK_BYTES), |i| parse_group(text, groups[i], &lines, file))
             .map_err(|e| match e.kind {
                 ErrorKind::Io => e,
                 _ => Error::new(ErrorKind::Unreadable, format!("{file}: the parser failed on this input")),
             })
     };
-    let found = parse_units(threads, units)?;
-    let found = match found.into_iter().collect::<Result<Result<Vec<Found>>>>()? {
+    let found = match parse_groups(threads, &groups)?.into_iter().collect::<Result<Result<Vec<Found>>>>()? {
         Ok(found) => found,
         // A unit that does not parse alone is a syntax error, or a cut the scan made in the wrong
         // place: the whole dump, parsed at once when its tree is within the limit, tells which.
-        Err(_) if units.len() > 1 && scan.tokens <= crate::budget::limits().tokens_per_function => {
-            let whole = Unit { start: 0, end: text.len(), member: false };
-            parse_units(1, &[whole])?.into_iter().collect::<Result<Result<Vec<Found>>>>()??
+        Err(_) if scan.units.len() > 1 && scan.tokens <= crate::budget::limits().tokens_per_function => {
+            let whole = [Unit { start: 0, end: text.len(), member: false, continues: false }];
+            parse_groups(1, &[&whole[..]])?.into_iter().collect::<Result<Result<Vec<Found>>>>()??
         }
         Err(syntax) => return Err(syntax),
     };
@@ -91,14 +98,67 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
 }
 
 /// What one unit holds: whether it has the `@pl.program` class, and its compute functions.
+#[derive(Default)]
 struct Found {
     program: bool,
     functions: Vec<Result<ParsedFunction>>,
 }
 
-/// Parses and walks one unit. The outer error stops the run (it was cancelled); the inner one is the
-/// unit's first syntax error.
-fn parse_unit(text: &str, unit: Unit, lines: &LineIndex, file: &str) -> Result<Result<Found>> {
+/// Parses and walks a unit and the parts of its last function's body that follow it, one tree at
+/// a time. The outer error stops the run (it was cancelled); the inner one is the first syntax
+/// error.
+fn parse_group<'t>(text: &'t str, units: &[Unit], lines: &'t LineIndex, file: &str) -> Result<Result<Found>> {
+    let mut found = Found::default();
+    // The unit's last function, still open to the statements of the parts that follow.
+    let mut open: Option<Result<OpenFunction<'t>>> = None;
+    for unit in units {
+        let parsed = match parse_unit(text, *unit, lines, file) {
+            Ok(parsed) => parsed,
+            Err(syntax) => return Ok(Err(syntax)),
+        };
+        crate::budget::checkpoint()?;
+        let body = &parsed.syntax().body;
+        if unit.continues {
+            if let Some(Ok(f)) = &mut open {
+                f.walk_more(body);
+            }
+            continue;
+        }
+        let mut start = |func: &ast::StmtFunctionDef, found: &mut Found| {
+            if let Some(done) = open.take() {
+                found.functions.push(done.and_then(|f| f.finish(file)));
+            }
+            open = function(func, lines, text, file);
+        };
+        for stmt in body {
+            match stmt {
+                Stmt::ClassDef(class) => {
+                    found.program |= class.decorator_list.iter().any(|d| {
+                        let name = match &d.expression {
+                            Expr::Call(call) => dotted(&call.func),
+                            other => dotted(other),
+                        };
+                        name.is_some_and(|n| n == "program" || n.ends_with(".program"))
+                    });
+                    for inner in &class.body {
+                        if let Stmt::FunctionDef(func) = inner {
+                            start(func, &mut found);
+                        }
+                    }
+                }
+                Stmt::FunctionDef(func) => start(func, &mut found),
+                _ => {}
+            }
+        }
+    }
+    if let Some(done) = open {
+        found.functions.push(done.and_then(|f| f.finish(file)));
+    }
+    Ok(Ok(found))
+}
+
+/// Parses one unit, or says where its first syntax error is.
+fn parse_unit(text: &str, unit: Unit, lines: &LineIndex, file: &str) -> Result<Parsed<ModModule>> {
     let range = TextRange::new(offset(unit.start), offset(unit.end));
     let parsed = ruff_python_parser::parse_cells_unchecked(text, [range], &ParseOptions::from(Mode::Module));
     // A member starts indented; the parser says so at its first token and reads it all the same.
@@ -109,37 +169,15 @@ fn parse_unit(text: &str, unit: Unit, lines: &LineIndex, file: &str) -> Result<R
     };
     if let Some(err) = parsed.errors().iter().find(|e| !forgiven(e)) {
         let at = lines.line_column(err.location.start(), text);
-        return Ok(Err(Error::new(
+        return Err(Error::new(
             ErrorKind::Unreadable,
             format!(
                 "{file}:{}:{}: not valid Python: {}; a pass dump is the Python text PyPTO writes, unedited",
                 at.line, at.column, err.error
             ),
-        )));
+        ));
     }
-    crate::budget::checkpoint()?;
-    let mut found = Found { program: false, functions: Vec::new() };
-    for stmt in &parsed.syntax().body {
-        match stmt {
-            Stmt::ClassDef(class) => {
-                found.program |= class.decorator_list.iter().any(|d| {
-                    let name = match &d.expression {
-                        Expr::Call(call) => dotted(&call.func),
-                        other => dotted(other),
-                    };
-                    name.is_some_and(|n| n == "program" || n.ends_with(".program"))
-                });
-                for inner in &class.body {
-                    if let Stmt::FunctionDef(func) = inner {
-                        found.functions.extend(function(func, lines, text, file));
-                    }
-                }
-            }
-            Stmt::FunctionDef(func) => found.functions.extend(function(func, lines, text, file)),
-            _ => {}
-        }
-    }
-    Ok(Ok(found))
+    Ok(parsed)
 }
 
 /// A byte offset as the parser counts them; the file guard keeps dumps far below 4 GiB.
@@ -172,68 +210,98 @@ fn bad_number(bad: BadNumber, lines: &LineIndex, text: &str, file: &str) -> Erro
     )
 }
 
-/// A compute function's tiles; `Some(Err(_))` where a MemRef number cannot be held, the function is
-/// over a limit, or the run was stopped.
-fn function<'a>(
-    func: &'a ast::StmtFunctionDef,
-    lines: &'a LineIndex,
-    text: &'a str,
+/// A compute function, open to its statements; `Some(Err(_))` where the function is over a limit.
+fn function<'t>(
+    func: &ast::StmtFunctionDef,
+    lines: &'t LineIndex,
+    text: &'t str,
     file: &str,
-) -> Option<Result<ParsedFunction>> {
+) -> Option<Result<OpenFunction<'t>>> {
     let ftype = function_type(func)?;
     if !COMPUTE_TYPES.contains(&ftype.as_str()) {
         return None;
     }
-    Some(compute_function(func, ftype, lines, text, file))
+    Some(OpenFunction::start(func, ftype, lines, text, file))
 }
 
-fn compute_function<'a>(
-    func: &'a ast::StmtFunctionDef,
+/// A compute function being walked: its header and the statements seen so far.
+struct OpenFunction<'t> {
+    name: String,
     ftype: String,
-    lines: &'a LineIndex,
-    text: &'a str,
-    file: &str,
-) -> Result<ParsedFunction> {
-    let limits = crate::budget::limits();
-    let line = |at: TextSize| lines.line_index(at).get() as u32;
-    let first = func.decorator_list.first().map_or(func.start(), |d| d.start());
-    let (src_start, src_end) = (line(first), line(func.end()));
-    let name = func.name.id.to_string();
-    let span = (src_end - src_start + 1) as usize;
-    if span > limits.lines_per_function {
-        let what = format!("{file}:{src_start}: lines in function {name}");
-        return Err(Limits::refuse(&what, span, limits.lines_per_function, "--max-lines"));
+    src_start: u32,
+    src_end: u32,
+    walk: TileWalk<'t>,
+}
+
+impl<'t> OpenFunction<'t> {
+    fn start(
+        func: &ast::StmtFunctionDef,
+        ftype: String,
+        lines: &'t LineIndex,
+        text: &'t str,
+        file: &str,
+    ) -> Result<OpenFunction<'t>> {
+        let line = |at: TextSize| lines.line_index(at).get() as u32;
+        let first = func.decorator_list.first().map_or(func.start(), |d| d.start());
+        let name = func.name.id.to_string();
+        let open = OpenFunction {
+            name,
+            ftype,
+            src_start: line(first),
+            src_end: line(func.end()),
+            walk: TileWalk::new(lines, text),
+        };
+        open.within_lines(file)?;
+        let mut open = open;
+        let walk = &mut open.walk;
+        walk.params(&func.parameters);
+        for decorator in &func.decorator_list {
+            walk.visit_decorator(decorator);
+        }
+        walk.visit_parameters(&func.parameters);
+        if let Some(returns) = &func.returns {
+            walk.visit_annotation(returns);
+        }
+        walk.visit_body(&func.body);
+        Ok(open)
     }
-    let mut walk = TileWalk {
-        lines,
-        text,
-        tiles: Vec::new(),
-        by_name: HashMap::new(),
-        bindings: Vec::new(),
-        loads: Vec::new(),
-        bad_number: None,
-        stopped: None,
-    };
-    walk.params(&func.parameters);
-    for decorator in &func.decorator_list {
-        walk.visit_decorator(decorator);
+
+    /// Walks statements of the function's body that a later unit holds.
+    fn walk_more(&mut self, body: &[Stmt]) {
+        self.walk.visit_body(body);
+        if let Some(last) = body.last() {
+            self.src_end = self.src_end.max(self.walk.line(last.end()));
+        }
     }
-    walk.visit_parameters(&func.parameters);
-    if let Some(returns) = &func.returns {
-        walk.visit_annotation(returns);
+
+    fn within_lines(&self, file: &str) -> Result<()> {
+        let limit = crate::budget::limits().lines_per_function;
+        let span = (self.src_end - self.src_start + 1) as usize;
+        if span > limit {
+            let what = format!("{file}:{}: lines in function {}", self.src_start, self.name);
+            return Err(Limits::refuse(&what, span, limit, "--max-lines"));
+        }
+        Ok(())
     }
-    walk.visit_body(&func.body);
-    if let Some(err) = walk.stopped {
-        return Err(err);
+
+    /// The function's tiles, or why it cannot have them (a MemRef number it cannot hold, a limit,
+    /// the run stopped).
+    fn finish(self, file: &str) -> Result<ParsedFunction> {
+        self.within_lines(file)?;
+        let OpenFunction { name, ftype, src_start, src_end, walk } = self;
+        if let Some(err) = walk.stopped {
+            return Err(err);
+        }
+        if let Some(bad) = walk.bad_number {
+            return Err(bad_number(bad, walk.lines, walk.text, file));
+        }
+        let limit = crate::budget::limits().tiles_per_function;
+        if walk.tiles.len() > limit {
+            let what = format!("{file}:{src_start}: tiles in function {name}");
+            return Err(Limits::refuse(&what, walk.tiles.len(), limit, "--max-tiles"));
+        }
+        Ok(ParsedFunction { name, ftype, src_start, src_end, tiles: walk.finish() })
     }
-    if let Some(bad) = walk.bad_number {
-        return Err(bad_number(bad, lines, text, file));
-    }
-    if walk.tiles.len() > limits.tiles_per_function {
-        let what = format!("{file}:{src_start}: tiles in function {name}");
-        return Err(Limits::refuse(&what, walk.tiles.len(), limits.tiles_per_function, "--max-tiles"));
-    }
-    Ok(ParsedFunction { name, ftype, src_start, src_end, tiles: walk.finish() })
 }
 
 /// The `type=` keyword of the `@pl.function(...)` decorator: `pl.FunctionType.AIV` gives `AIV`.
@@ -251,25 +319,40 @@ fn function_type(func: &ast::StmtFunctionDef) -> Option<String> {
     })
 }
 
-/// Collects tile bindings and every read of a name, in one pass over the function.
-struct TileWalk<'a> {
-    lines: &'a LineIndex,
-    text: &'a str,
+/// Collects tile bindings and every read of a name, in one pass over the function. It keeps
+/// nothing of the syntax tree (names are read from the text), so a long function's body can be
+/// walked a part at a time, each part's tree dropped before the next is parsed.
+struct TileWalk<'t> {
+    lines: &'t LineIndex,
+    text: &'t str,
     tiles: Vec<Tile>,
     /// Index into `tiles` by name, so binding is constant time however many tiles a function has.
     by_name: HashMap<String, usize>,
     /// Lines of the statement (or parameter) that first binds each tile, parallel to `tiles`.
     bindings: Vec<(u32, u32)>,
-    /// (name, position) of every load, applied once all bindings are known; borrowed from the tree,
-    /// and turned into a line only for the names that are tiles.
-    loads: Vec<(&'a str, TextSize)>,
+    /// (name, position) of every load, applied once all bindings are known; the name is the
+    /// text's, and turned into a line only for the names that are tiles.
+    loads: Vec<(&'t str, TextSize)>,
     /// The first MemRef number that is not an integer within [`MAX_BYTES`].
     bad_number: Option<BadNumber>,
     /// Why the walk stopped early (the run passed its deadline); the rest of the tree is skipped.
     stopped: Option<Error>,
 }
 
-impl<'a> TileWalk<'a> {
+impl<'t> TileWalk<'t> {
+    fn new(lines: &'t LineIndex, text: &'t str) -> Self {
+        TileWalk {
+            lines,
+            text,
+            tiles: Vec::new(),
+            by_name: HashMap::new(),
+            bindings: Vec::new(),
+            loads: Vec::new(),
+            bad_number: None,
+            stopped: None,
+        }
+    }
+
     fn line(&self, at: TextSize) -> u32 {
         self.lines.line_index(at).get() as u32
     }
@@ -348,7 +431,7 @@ impl<'a> TileWalk<'a> {
     }
 }
 
-impl<'a> Visitor<'a> for TileWalk<'a> {
+impl<'a> Visitor<'a> for TileWalk<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         if self.stopped.is_some() {
             return;
@@ -367,7 +450,8 @@ impl<'a> Visitor<'a> for TileWalk<'a> {
         if let Expr::Name(name) = expr
             && name.ctx == ExprContext::Load
         {
-            self.loads.push((name.id.as_str(), name.start()));
+            let text = self.text.get(name.range().to_std_range()).unwrap_or_default();
+            self.loads.push((text, name.start()));
         }
         visitor::walk_expr(self, expr);
     }
@@ -533,7 +617,8 @@ mod tests {
     /// The dump parsed whole, as one unit, on this thread.
     fn whole(text: &str) -> Result<Vec<ParsedFunction>> {
         let lines = LineIndex::from_source_text(text);
-        let found = parse_unit(text, Unit { start: 0, end: text.len(), member: false }, &lines, "d.py")??;
+        let whole = [Unit { start: 0, end: text.len(), member: false, continues: false }];
+        let found = parse_group(text, &whole, &lines, "d.py")??;
         found.functions.into_iter().collect()
     }
 
@@ -564,5 +649,41 @@ mod tests {
         let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
         let small = crate::budget::Budget { limits, ..Default::default() };
         assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().message, expected);
+    }
+
+    #[test]
+    fn a_long_function_is_parsed_a_part_at_a_time_with_the_same_tiles() {
+        // 20 000 tiles, some used much later, a loop and an if/else: long enough to be cut.
+        let mut text = String::from(
+            "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_x, 0, 64), pl.Mem.Vec]):\n",
+        );
+        for i in 0..20_000 {
+            let offset = (i % 512) * 64;
+            text.push_str(&format!(
+                "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {offset}, 64), pl.Mem.Vec] = pl.tile.add(x, t{})\n",
+                i / 2
+            ));
+            if i % 5000 == 4999 {
+                text.push_str(&format!("        if t{i}:\n            y = t1\n        else:\n            y = t2\n"));
+                text.push_str("        for k in range(4):\n            z = t3\n");
+            }
+        }
+        text.push_str(
+            "        return t0\n    @pl.function(type=pl.FunctionType.AIC)\n    def g(self, x):\n        return x\n",
+        );
+        let units = crate::dump::guard::check(&text, "d.py").unwrap().units;
+        let parts = units.iter().filter(|u| u.continues).count();
+        assert!(parts >= 5, "{parts} parts after the first");
+        // No part starts with a clause that continues a statement.
+        for u in units.iter().filter(|u| u.continues) {
+            let first = text[u.start..].trim_start();
+            assert!(!first.starts_with("else") && !first.starts_with("elif"), "{}", &first[..20]);
+        }
+        let (by_parts, at_once) = (parse(&text, "d.py").unwrap(), whole(&text).unwrap());
+        assert_eq!(by_parts.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["f", "g"]);
+        assert_eq!(by_parts[0].tiles.len(), 20_001);
+        let (x, last) = (&by_parts[0].tiles[0], &by_parts[0].tiles[20_000]);
+        assert!(x.end >= last.start, "x is read in every part: {} < {}", x.end, last.start);
+        assert_eq!(format!("{by_parts:?}"), format!("{at_once:?}"));
     }
 }
