@@ -30,10 +30,10 @@ pub struct Limits {
     /// Tokens (names, numbers, operators) of one statement: bounds the syntax nodes, and so the
     /// memory, that one line of input can make the parser allocate (`--max-statement-tokens`).
     pub tokens_per_statement: usize,
-    /// Tokens of one function (`--max-tokens`), more exactly of the stretch of the dump the parser
-    /// holds at a time (a function, or a class header with its first function). Its syntax tree
-    /// takes about 100 bytes a token, so this bounds the parser's memory per thread (a function of
-    /// 100 000 tiles has 4.3 million).
+    /// Tokens of the stretch of the dump the parser holds at a time (`--max-tokens`): a function, a
+    /// class header with its first function, or a part of a long function's body (see
+    /// `dump::guard`). Its syntax tree takes about 100 bytes a token, so this bounds the parser's
+    /// memory per thread.
     pub tokens_per_function: usize,
     /// Bytes of one output (`--max-output-bytes`).
     pub output_bytes: usize,

@@ -364,6 +364,8 @@ fn render(args: &RenderArgs) -> Result<()> {
         refuse_to_overwrite(&target, &inputs)?;
         write_output(&target, &render_map(&map, &opts)?)?;
         summarize(&map, &opts.view, args.quiet);
+        // The process ends here: freeing a large map tile by tile would only delay the exit.
+        std::mem::forget(map);
         return Ok(());
     }
     opts.view.validate(&map)?;
