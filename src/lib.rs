@@ -91,6 +91,49 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     within_output_limit(render_unchecked(map, opts)?)
 }
 
+/// [`render_map`] into `out`, as the output is made: the page of a large dump is written card by
+/// card rather than held whole. Within the run's output limit, counted as it goes; an error from
+/// `out` is an [`ErrorKind::Io`] error with the writer's message.
+pub fn render_map_to(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write) -> Result<()> {
+    let mut out = Limited { out, written: 0, limit: budget::limits().output_bytes, over: false };
+    let written = std::io::Write::write_all(&mut out, &render_unchecked(map, opts)?);
+    out.finish(written)
+}
+
+/// A writer that refuses to go past the run's output limit.
+struct Limited<'a> {
+    out: &'a mut dyn std::io::Write,
+    written: usize,
+    limit: usize,
+    /// The limit was passed (the writer's error is that).
+    over: bool,
+}
+
+impl Limited<'_> {
+    /// The outcome of writing through this writer: the limit's refusal, a write error, or done.
+    fn finish(self, written: std::io::Result<()>) -> Result<()> {
+        if self.over {
+            return Err(budget::Limits::refuse("bytes of output", self.written, self.limit, "--max-output-bytes"));
+        }
+        written.map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+    }
+}
+
+impl std::io::Write for Limited<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.written = self.written.saturating_add(buf.len());
+        if self.written > self.limit {
+            self.over = true;
+            return Err(std::io::Error::other("over the output limit"));
+        }
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// Refuses an output over the run's limit, naming the option that raises it.
 fn within_output_limit(bytes: Vec<u8>) -> Result<Vec<u8>> {
     let limit = budget::limits().output_bytes;

@@ -14,7 +14,7 @@ use pto_memory_map::layout::{Theme, XAxis, options};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
     DiffFormat, Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_diff, render_map,
-    tree,
+    render_map_to, tree,
 };
 
 /// Draws the on-chip memory map of a PyPTO pass dump.
@@ -362,7 +362,7 @@ fn render(args: &RenderArgs) -> Result<()> {
             None => default_output(path, pass, None, format)?,
         };
         refuse_to_overwrite(&target, &inputs)?;
-        write_output(&target, &render_map(&map, &opts)?)?;
+        write_with(&target, |out| render_map_to(&map, &opts, out))?;
         summarize(&map, &opts.view, args.quiet);
         // The process ends here: freeing a large map tile by tile would only delay the exit.
         std::mem::forget(map);
@@ -655,39 +655,66 @@ fn split_output(path: &Path, pass: &str, output: Option<&Path>, function: &str, 
     }
 }
 
-/// Writes `bytes` to `target` (`-`: standard output, where a reader that went away ends the run
-/// quietly, as other tools do). A file is written beside its final name and renamed over it, so a
-/// failed run leaves no half-written file.
+/// Writes `bytes` to `target` (see [`write_with`]).
 fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {
-    if target == Path::new("-") {
-        let mut out = std::io::stdout().lock();
-        return match out.write_all(bytes).and_then(|_| out.flush()) {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(Error::new(ErrorKind::Io, format!("cannot write to standard output: {e}")))
-            }
-            _ => Ok(()),
-        };
-    }
-    write_atomically(target, bytes)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display())))?;
-    say(format_args!("wrote {}", target.display()));
-    Ok(())
+    write_with(target, |out| out.write_all(bytes).map_err(|e| Error::new(ErrorKind::Io, e.to_string())))
 }
 
-fn write_atomically(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes what `write` makes to `target` as it makes it (`-`: standard output, where a reader that
+/// went away ends the run quietly, as other tools do). A file is written beside its final name and
+/// renamed over it, so a failed run leaves no half-written file.
+fn write_with(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    if target == Path::new("-") {
+        let mut out = Sink { out: std::io::BufWriter::new(std::io::stdout().lock()), broken: false };
+        let written = write(&mut out).and_then(|()| {
+            out.flush().map_err(|e| Error::new(ErrorKind::Io, format!("cannot write to standard output: {e}")))
+        });
+        return match written {
+            Err(_) if out.broken => Ok(()),
+            Err(e) if e.kind == ErrorKind::Io => {
+                Err(Error::new(ErrorKind::Io, format!("cannot write to standard output: {}", e.message)))
+            }
+            other => other,
+        };
+    }
+    let cannot = |e: String| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display()));
     let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = target.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let name = target.file_name().ok_or_else(|| cannot("not a file name".into()))?;
     let temp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
     let written = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, target)
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp);
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file.map_err(|e| cannot(e.to_string()))?);
+        write(&mut out).map_err(|e| if e.kind == ErrorKind::Io { cannot(e.message) } else { e })?;
+        let file = out.into_inner().map_err(|e| cannot(e.error().to_string()))?;
+        file.sync_all().map_err(|e| cannot(e.to_string()))?;
+        std::fs::rename(&temp, target).map_err(|e| cannot(e.to_string()))
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
-    written
+    written?;
+    say(format_args!("wrote {}", target.display()));
+    Ok(())
+}
+
+/// Standard output, remembering whether its reader went away.
+struct Sink<W: Write> {
+    out: W,
+    broken: bool,
+}
+
+impl<W: Write> Write for Sink<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let written = self.out.write(buf);
+        self.broken |= written.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
+        written
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let flushed = self.out.flush();
+        self.broken |= flushed.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
+        flushed
+    }
 }
 
 #[cfg(test)]
