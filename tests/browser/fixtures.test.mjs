@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf, boxGeometry } from './helpers.mjs';
+import { withPage, card, openCard, pageData, payload, pagesDir, laneWidths, near, expectedScale, panelOf, boxGeometry } from './helpers.mjs';
 
 const A2A3 = 'fx_a2a3_case';
 const A5 = 'fx_a5_case';
@@ -16,7 +16,7 @@ test('fixture pages are self-contained and readable without JavaScript', async (
     assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\s(src|href)=/i, name);
     assert.doesNotMatch(html, /@import|url\((?!#)/i, name);
     await withPage(name, { javaScriptEnabled: false }, async ({ page }) => {
-      const { backend, functions } = JSON.parse(await page.locator('#pmm-data').textContent());
+      const { backend, functions } = await payload(page, 'pmm-data');
       assert.equal(backend.detected, true, `${name}: the arch comes from ptoas/`);
       assert.match(await page.locator('header.page-head').innerText(), name === A5 ? /Ascend950/ : /Ascend910B/);
       assert.equal(await page.locator('.assumed').count(), 0);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -157,9 +158,18 @@ export function expectedScale(rules, spaces, axis, zoom, panel) {
   return { f: f * zoom, widths };
 }
 
+/**
+ * A payload the page carries gzipped in base64 (`pmm-data`, `pmm-plan`), inflated here, in Node,
+ * apart from the page's own script.
+ */
+export async function payload(page, id) {
+  const text = await page.locator(`script#${id}`).textContent();
+  return JSON.parse(gunzipSync(Buffer.from(text, 'base64')).toString('utf8'));
+}
+
 /** The width a card's lanes fill at zoom 1, from the page's plan. */
 export async function panelOf(page, fn) {
-  return page.evaluate((name) => JSON.parse(document.getElementById('pmm-plan').textContent).cards.find((c) => c.function === name).panel, fn);
+  return (await payload(page, 'pmm-plan')).cards.find((c) => c.function === fn).panel;
 }
 
 /** Each box of a live card: its name, lane space, x and width relative to its lane, and its bytes. */

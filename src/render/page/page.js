@@ -9,10 +9,26 @@
 // into pixels at the reader's factor (`place`, `fitLabel`: the plan's two rules, mirrored) and
 // handles interaction.
 'use strict';
-(() => {
-  const DATA = JSON.parse(document.getElementById('pmm-data').textContent);
+
+/**
+ * A payload the page carries gzipped and in base64 (render/html.rs: the map data and the plan), as
+ * the JSON it holds. The browser inflates it itself (DecompressionStream): nothing is fetched.
+ */
+async function pmmPayload(id) {
+  const text = document.getElementById(id).textContent;
+  const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).json();
+}
+
+// The page stays as it was written (readable, static cards) until both payloads are inflated; the
+// cards opened and the fragment followed meanwhile are taken up at the end, once wired.
+// The script runs from the page's head, before the body is parsed, so that inflating overlaps parsing.
+const pmmParsed = new Promise((resolve) => {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', resolve, { once: true });
+  else resolve();
+});
+Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([DATA, PLAN]) => {
   const R = JSON.parse(document.getElementById('pmm-rules').textContent);
-  const PLAN = JSON.parse(document.getElementById('pmm-plan').textContent);
   const PX = PLAN.px;
   const root = document.documentElement;
   // Keyboard steps of the splitter; they only decide how far one key press moves it.
@@ -1212,4 +1228,7 @@
   }
   root.dataset.ready = '1';
   if (window.performance && performance.mark) performance.mark('pmm-ready');
-})();
+}).catch((err) => {
+  // A browser without DecompressionStream (older than 2023), or a damaged file: the static page stays.
+  console.error('pto-memory-map: the interactive view could not start; the static cards stay.', err);
+});
