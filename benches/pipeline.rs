@@ -80,11 +80,7 @@ fn main() {
     let scene = layout(&map, &view);
     report("page: layout (scene)", median(|| drop(layout(&map, &view)), runs), None);
     let cards: Vec<_> = scene.cards.iter().map(|c| svg::render_card(&scene, c)).collect();
-    report(
-        "page: static cards",
-        median(|| scene.cards.iter().for_each(|c| drop(svg::render_card(&scene, c))), runs),
-        None,
-    );
+    report("page: static cards", median(|| scene.cards.iter().for_each(|c| drop(svg::render_card(&scene, c))), runs), None);
     let plan = pto_memory_map::layout::plan::plan(&map, &view);
     report("page: plan", median(|| drop(pto_memory_map::layout::plan::plan(&map, &view)), runs), None);
     let rules = pto_memory_map::layout::rules_json();

@@ -78,7 +78,8 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
                 return Err(placed(text, file, statement_start, err));
             }
             if tokens > limits.tokens_per_function {
-                let err = Limits::refuse("tokens in one function", tokens, limits.tokens_per_function, "--max-tokens");
+                let err =
+                    Limits::refuse("tokens in one function", tokens, limits.tokens_per_function, "--max-tokens");
                 return Err(placed(text, file, i, err));
             }
         }

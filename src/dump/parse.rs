@@ -109,12 +109,8 @@ fn on_threads<T: Send>(threads: usize, count: usize, job: impl Fn(usize) -> T + 
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for _ in 0..threads.max(1) {
-            let spawned = std::thread::Builder::new()
-                .name("dump-parser".into())
-                .stack_size(STACK_BYTES)
-                .spawn_scoped(scope, work);
-            handles
-                .push(spawned.map_err(|e| Error::new(ErrorKind::Io, format!("cannot start the parser thread: {e}")))?);
+            let spawned = std::thread::Builder::new().name("dump-parser".into()).stack_size(STACK_BYTES).spawn_scoped(scope, work);
+            handles.push(spawned.map_err(|e| Error::new(ErrorKind::Io, format!("cannot start the parser thread: {e}")))?);
         }
         let mut out: Vec<Option<T>> = std::iter::repeat_with(|| None).take(count).collect();
         for handle in handles {
@@ -142,9 +138,7 @@ fn parse_unit(text: &str, unit: Unit, lines: &LineIndex, file: &str) -> Result<R
     let parsed = ruff_python_parser::parse_cells_unchecked(text, [range], &ParseOptions::from(Mode::Module));
     // A member starts indented; the parser says so at its first token and reads it all the same.
     let forgiven = |e: &&ParseError| {
-        unit.member
-            && e.error == ParseErrorType::UnexpectedIndentation
-            && text[unit.start..e.location.start().to_usize()].trim().is_empty()
+        unit.member && e.error == ParseErrorType::UnexpectedIndentation && text[unit.start..e.location.start().to_usize()].trim().is_empty()
     };
     if let Some(err) = parsed.errors().iter().find(|e| !forgiven(e)) {
         let at = lines.line_column(err.location.start(), text);
@@ -595,10 +589,7 @@ mod tests {
         let broken = format!("{}\n        x = (\n", &text[..cut]);
         let line = broken.lines().count();
         let expected = whole(&broken).unwrap_err().message;
-        assert!(
-            expected.starts_with(&format!("d.py:{}:", line + 1)) || expected.starts_with(&format!("d.py:{line}:")),
-            "{expected}"
-        );
+        assert!(expected.starts_with(&format!("d.py:{}:", line + 1)) || expected.starts_with(&format!("d.py:{line}:")), "{expected}");
         assert_eq!(parse(&broken, "d.py").unwrap_err().message, expected);
         let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
         let small = crate::budget::Budget { limits, ..Default::default() };
