@@ -32,8 +32,9 @@ export function pageUrl(name, hash = '') {
 /**
  * Opens `name` (a page in pagesDir) in a fresh profile. Returns the page and a `close()` that
  * asserts nothing was logged as an error and nothing was fetched before shutting the browser.
+ * `init` runs in the page before its own script; `wait: false` returns before the page is ready.
  */
-export async function open(name, { hash = '', viewport = { width: 1400, height: 900 }, javaScriptEnabled = true, colorScheme = 'light', reducedMotion = 'reduce' } = {}) {
+export async function open(name, { hash = '', viewport = { width: 1400, height: 900 }, javaScriptEnabled = true, colorScheme = 'light', reducedMotion = 'reduce', init = null, wait = true } = {}) {
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'pmm-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,
@@ -59,8 +60,9 @@ export async function open(name, { hash = '', viewport = { width: 1400, height: 
   };
   watch(page);
   context.on('page', watch);
+  if (init) await context.addInitScript(init);
   await page.goto(pageUrl(name, hash));
-  if (javaScriptEnabled) await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+  if (javaScriptEnabled && wait) await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
   const close = async () => {
     try {
       assert.deepEqual(errors, [], 'console errors');

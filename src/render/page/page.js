@@ -239,8 +239,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   let activeCard = null;
 
   function readHash() {
-    const raw = window.location.hash.replace(/^#/, '');
+    let raw = window.location.hash.replace(/^#/, '');
     if (!raw) return null;
+    // A card's anchor (`#fn-NAME`, where the overview's links lead without the script, or before it
+    // is ready) opens that card too.
+    if (raw.startsWith('fn-') && !raw.includes('=')) raw = `fn=${raw.slice(3)}`;
     const q = new URLSearchParams(raw);
     const fn = q.get('fn');
     if (!fn) return null;
@@ -290,22 +293,36 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.details = section.querySelector('details');
       this.body = section.querySelector('.card-body');
       this.lines = Math.max(fn.src_end - fn.src_start + 1, fn.source.length, 1);
-      this.plan = PLAN.cards.find((c) => c.function === fn.name);
-      // The boxes as the plan lists them, indexed like the map JSON's boxes (`-f json`).
-      this.boxes = [];
-      for (const [index, p] of this.plan.boxes.entries()) {
-        this.boxes[index] = {
-          i: index, plan: p, name: p.label.name, aliases: p.aliases || [], base: p.base,
-          space: this.plan.lanes[p.lane].space, offset: p.bytes[0], size: p.bytes[1], start: p.lines[0], end: p.lines[1],
-          view: !!p.view, conflict: !!p.conflict,
-        };
-      }
+      this.plan = planOf.get(fn.name);
       this.state = { zoom: 1, axis: 'limit', hidden: new Set(), pin: null, src: false };
       this.storeKey = `pmm:split:${DATA.dump}:${fn.name}`;
-      this.srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
       this.built = false;
       this.search = '';
       this.marked = [];
+    }
+
+    /**
+     * The boxes as the plan lists them, indexed like the map JSON's boxes (`-f json`). Made when
+     * first asked for, as the splitter's width: a page of hundreds of cards wires them all at once.
+     */
+    get boxes() {
+      if (!this._boxes) {
+        this._boxes = this.plan.boxes.map((p, index) => ({
+          i: index, plan: p, name: p.label.name, aliases: p.aliases || [], base: p.base,
+          space: this.plan.lanes[p.lane].space, offset: p.bytes[0], size: p.bytes[1], start: p.lines[0], end: p.lines[1],
+          view: !!p.view, conflict: !!p.conflict,
+        }));
+      }
+      return this._boxes;
+    }
+
+    get srcW() {
+      if (this._srcW === undefined) this._srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
+      return this._srcW;
+    }
+
+    set srcW(w) {
+      this._srcW = w;
     }
 
     /** Fills the live-list panel for `line` (or closes it when asked twice for the same line). */
@@ -1108,6 +1125,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   // ---------------------------------------------------------------- page wiring
 
+  const planOf = new Map(PLAN.cards.map((c) => [c.function, c]));
   const cards = [];
   for (const section of document.querySelectorAll('section.card')) {
     const fn = DATA.functions && DATA.functions[Number(section.dataset.index)];
