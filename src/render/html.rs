@@ -415,7 +415,7 @@ mod tests {
             plan["cards"][0]["boxes"][0]["tip"][0], "Vec · [16, 16] FP32 · tile.load",
             "the plan carries the tooltip lines"
         );
-        assert_eq!(plan, serde_json::to_value(&plan_of(&map)).unwrap(), "the plan arrives whole");
+        assert_eq!(plan, serde_json::to_value(plan_of(&map)).unwrap(), "the plan arrives whole");
         // The header says the backend is assumed; the pill is critical (180000/188416 = 95.5 %).
         assert!(page.contains(">assumed</em>"));
         assert!(page.contains("class=\"pill occ-crit\" data-space=\"Vec\""));
