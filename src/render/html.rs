@@ -1,8 +1,9 @@
 //! Progressive HTML page: the static SVG of each card is readable at once; the script upgrades it.
 //!
 //! Everything a reader needs without scripts (header, one card per function with its pills and its
-//! static SVG) is plain HTML. The map data and the layout rules ride along as JSON so the script can
-//! rebuild each card as an interactive view when it is opened; nothing is fetched (H9).
+//! static SVG, the closed cards' inside `<noscript>`) is plain HTML. The map data and the plan ride
+//! along as gzipped JSON (base64), the layout rules as JSON, so the script can rebuild each card as
+//! an interactive view when it is opened; nothing is fetched (H9).
 
 use std::fmt::Write as _;
 
