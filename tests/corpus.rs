@@ -243,3 +243,23 @@ fn unknown_space_or_function_names_the_valid_ones() {
     let out = run(&[example.to_str().unwrap(), "-f", "svg", "-o", "-", "--zoom", "100"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Issue 17's size goal, on the largest real dump (481 KB, 38 functions): its page is at most twice
+/// the dump. Small dumps say nothing here (the page's script and stylesheet alone are 72 KB).
+/// What keeps it so: the data and the plan are gzipped (base64), and the cards' static SVGs leave
+/// out the `data-*` attributes and tooltips the plan carries, which the standalone SVG keeps.
+#[test]
+fn the_page_of_the_largest_real_dump_is_at_most_twice_the_dump() {
+    let Some(corpus) = common::corpus() else { return };
+    let dump = corpus.join("cases/decode_fwd_layers/passes_dump/32_after_AllocateMemoryAddr.py");
+    let out = run(&[dump.to_str().unwrap(), "-f", "html", "-o", "-"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (page, dump_bytes) = (String::from_utf8(out.stdout).unwrap(), std::fs::metadata(&dump).unwrap().len());
+    let ratio = page.len() as f64 / dump_bytes as f64;
+    assert!(ratio <= 2.0, "the page is {} bytes, {ratio:.2}x the dump's {dump_bytes}", page.len());
+    assert_eq!(page.matches("<section class=\"card\"").count(), 38);
+    assert_eq!(page.matches("<svg ").count(), 38, "every card keeps its static picture");
+    assert!(!page.contains(" data-name=") && !page.contains(" data-offset="), "the plan has the boxes' figures");
+    let svg = run(&[dump.to_str().unwrap(), "-f", "svg", "-o", "-"]);
+    assert!(String::from_utf8_lossy(&svg.stdout).contains(" data-name=\"t__tile\""), "the standalone SVG keeps them");
+}

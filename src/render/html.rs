@@ -1,8 +1,9 @@
 //! Progressive HTML page: the static SVG of each card is readable at once; the script upgrades it.
 //!
 //! Everything a reader needs without scripts (header, one card per function with its pills and its
-//! static SVG) is plain HTML. The map data and the layout rules ride along as JSON so the script can
-//! rebuild each card as an interactive view when it is opened; nothing is fetched (H9).
+//! static SVG, the closed cards' inside `<noscript>`) is plain HTML. The map data and the plan ride
+//! along as gzipped JSON (base64), the layout rules as JSON, so the script can rebuild each card as
+//! an interactive view when it is opened; nothing is fetched (H9).
 
 use std::fmt::Write as _;
 
@@ -31,8 +32,19 @@ const PAGE_JS: &str = include_str!("page/page.js");
 /// script draws it at the reader's factor, and the pills here are its texts.
 pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: &Plan) -> String {
     let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
-    let data = page_data(map);
-    let plan_json = serde_json::to_string(plan).unwrap_or_else(|_| "{}".to_owned());
+    let plan_json = || serde_json::to_string(plan).unwrap_or_else(|_| "{}".to_owned());
+    // Packing the plan (the larger payload) on a second core while this one packs the data and
+    // writes the body keeps the page as quick to write as when nothing was packed.
+    let (data, plan_packed, body) = std::thread::scope(|s| {
+        let job = std::thread::Builder::new().spawn_scoped(s, || packed(&plan_json()));
+        let data = packed(&page_data(map));
+        let body = body(map, static_cards, plan);
+        let plan_packed = match job {
+            Ok(job) => job.join().unwrap_or_else(|_| packed(&plan_json())),
+            Err(_) => packed(&plan_json()), // no thread to be had: pack it here
+        };
+        (data, plan_packed, body)
+    });
 
     let mut x = Xml::html();
     x.open("html", &[("lang", "en".into())]);
@@ -45,8 +57,27 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
     x.element("title", &[], &format!("Memory map — {} — {}", map.pass_name, map.dump));
     // Colours come from the rules, so they are emitted as custom properties next to the stylesheet.
     x.raw_text("style", &[], &format!("\n{}\n{PAGE_CSS}", palette_css(&rules)));
+    x.newline();
+    // The data ride in the head, and the script with them: it starts inflating them while the body
+    // is still being parsed, and wires the page once both are done.
+    x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
+    x.newline();
+    for (id, payload) in [("pmm-data", &data), ("pmm-plan", &plan_packed)] {
+        x.raw_text("script", &[("type", PAYLOAD_TYPE.into()), ("id", id.into())], payload);
+        x.newline();
+    }
+    x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
     x.close();
     x.newline();
+    x.markup(&body);
+    x.close();
+    x.newline();
+    x.finish().into_string()
+}
+
+/// The page's `<body>`: header, overview table, one card per function.
+fn body(map: &MemoryMap, static_cards: &[Markup], plan: &Plan) -> Markup {
+    let mut x = Xml::html_fragment();
     x.open("body", &[]);
     header(&mut x, map);
     super::overview::table(&mut x, map);
@@ -64,15 +95,25 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
     }
     x.close();
     x.newline();
-    x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-data".into())], &data);
-    x.newline();
-    x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
-    x.newline();
-    x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-plan".into())], &plan_json);
-    x.newline();
-    x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
-    x.newline();
-    x.finish().into_string()
+    x.close();
+    x.finish()
+}
+
+/// The type of the page's two large payloads: gzip, then base64 (a page is text). Any type that
+/// is not JavaScript makes a `<script>` an inert data block.
+const PAYLOAD_TYPE: &str = "application/gzip";
+
+/// `json` gzipped (fastest level) and in base64: the map data and the plan are most of a page's
+/// bytes, and repetitive (source lines, the plan's keys), so they shrink about sevenfold, to a
+/// fraction of the dump. The page's script inflates them with the browser's own
+/// `DecompressionStream`. Base64 has no `<`, so the block cannot close early whatever the dump says.
+fn packed(json: &str) -> String {
+    use base64::Engine as _;
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(json.len() / 6), flate2::Compression::fast());
+    // Writing to a Vec cannot fail.
+    let bytes = gz.write_all(json.as_bytes()).and_then(|()| gz.finish()).unwrap_or_default();
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// The map's JSON without its boxes: the plan carries every box the script draws, so the page does
@@ -268,9 +309,18 @@ fn card(
     x.close();
     x.open("div", &[("class", "card-body".into())]);
     x.open("div", &[("class", "static-map".into())]);
+    // A closed card's picture is for readers without scripts: with scripts, the browser keeps it
+    // as unparsed text (a page of hundreds of cards opens in a fraction of the time), and the
+    // script draws the card from the plan when it is opened.
+    if index > 0 {
+        x.open("noscript", &[]);
+    }
     match svg {
         Some(svg) => x.markup(svg),
         None => x.element("p", &[("class", "empty".into())], "No static image for this function."),
+    }
+    if index > 0 {
+        x.close();
     }
     x.close();
     // The static picture's lines under the card (idle tiles, fit answers), for the interactive view,
@@ -380,6 +430,23 @@ mod tests {
 
     const RULES: &str = r##"{"occupancy_warn":0.8,"occupancy_crit":0.95,"colors":{"light":{"Vec":"#2a78d6","unknown":"#7b858c"},"dark":{"Vec":"#3987e5","unknown":"#82837d"},"good":"#0ca30c","warning":"#fab219","critical":"#d03b3b"}}"##;
 
+    fn plan_of(map: &MemoryMap) -> Plan {
+        crate::layout::plan::plan(map, &crate::ViewOptions::default())
+    }
+
+    /// The JSON a page carries in `<script id="{id}">`, inflated as the page's script does.
+    fn payload(page: &str, id: &str) -> serde_json::Value {
+        use base64::Engine as _;
+        use std::io::Read as _;
+        let open = format!("<script type=\"{PAYLOAD_TYPE}\" id=\"{id}\">");
+        let start = page.find(&open).unwrap_or_else(|| panic!("no {open}")) + open.len();
+        let end = start + page[start..].find("</script>").unwrap();
+        let gz = base64::engine::general_purpose::STANDARD.decode(&page[start..end]).expect("base64");
+        let mut json = String::new();
+        flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut json).expect("gzip");
+        serde_json::from_str(&json).expect("JSON")
+    }
+
     /// A map whose dump-derived text tries to break out of every context it lands in.
     fn hostile_map() -> MemoryMap {
         serde_json::from_value(serde_json::json!({
@@ -424,21 +491,23 @@ mod tests {
         let map = hostile_map();
         let mut card = Xml::new();
         card.leaf("svg", &[("class", "s".into())]);
-        let plan = crate::layout::plan::plan(&map, &crate::ViewOptions::default());
-        let page = render(&map, &[card.finish()], RULES, &plan);
+        let page = render(&map, &[card.finish()], RULES, &plan_of(&map));
         assert!(page.contains("data-function=\"f_&lt;i&gt;&quot;&#39;&amp;\""));
         assert!(page.contains("<b class=\"dump-name\">x&lt;/script&gt;&lt;b&gt;.py</b>"));
         // Only our own four scripts close: the data, the rules, the plan, the code.
         assert_eq!(page.matches("</script>").count(), 4);
         assert!(!page.contains("<!-- x"));
-        let start = page.find("id=\"pmm-data\">").unwrap() + "id=\"pmm-data\">".len();
-        let end = start + page[start..].find("</script>").unwrap();
-        // Outside the JSON (where it is inert script data) the raw name never appears.
-        assert!(!page[..start].contains("<i>"));
-        let back: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+        // The raw name never appears: the payloads are gzip in base64, the rest escaped.
+        assert!(!page.contains("<i>"));
+        let back = payload(&page, "pmm-data");
         assert_eq!(back["functions"][0]["source"], serde_json::json!(map.functions[0].source));
         assert!(back["functions"][0].get("boxes").is_none(), "boxes travel once, in the plan");
-        assert!(page.contains("\"tip\":[\"Vec · [16, 16] FP32 · tile.load\","), "the plan carries the tooltip lines");
+        let plan = payload(&page, "pmm-plan");
+        assert_eq!(
+            plan["cards"][0]["boxes"][0]["tip"][0], "Vec · [16, 16] FP32 · tile.load",
+            "the plan carries the tooltip lines"
+        );
+        assert_eq!(plan, serde_json::to_value(plan_of(&map)).unwrap(), "the plan arrives whole");
         // The header says the backend is assumed; the pill is critical (180000/188416 = 95.5 %).
         assert!(page.contains(">assumed</em>"));
         assert!(page.contains("class=\"pill occ-crit\" data-space=\"Vec\""));

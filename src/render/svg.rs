@@ -37,15 +37,17 @@ pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
     shapes(&mut x, &scene.header);
     x.close();
     for card in &scene.cards {
-        draw_card(&mut x, card, Titles::Keep);
+        draw_card(&mut x, card, Detail::Full);
     }
     x.finish()
 }
 
 /// One card's plot alone (column headers, lanes, profiles, footer), cropped below its title row:
 /// what the HTML page shows before its script runs, under the page's own title and pills. The
-/// writer gives no element an id, so many cards can share one page. Boxes carry no `<title>`: the
-/// page's script shows the plan's tooltip lines (the same text), and the page is not sent them twice.
+/// writer gives no element an id, so many cards can share one page. Boxes carry no `<title>` and
+/// no element its `data-*` attributes: the page's plan has the tooltip lines and every figure those
+/// attributes give (the script draws from it), and the page is not sent them twice. The picture is
+/// the standalone document's, drawn by the same code.
 pub fn render_card(scene: &Scene, card: &Card) -> Markup {
     let mut x = Xml::new();
     let f = &card.frame;
@@ -54,7 +56,7 @@ pub fn render_card(scene: &Scene, card: &Card) -> Markup {
     let view_box = format!("{} {} {w} {h}", num(f.x - 1.0), num(top));
     root(&mut x, &w, &h, &view_box, scene);
     x.element("title", &[], &format!("Memory map of {}", card.function));
-    draw_card(&mut x, card, Titles::Leave);
+    draw_card(&mut x, card, Detail::Picture);
     x.finish()
 }
 
@@ -72,36 +74,51 @@ fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, scene: &Scene) {
     );
 }
 
-/// Whether boxes carry their tooltip as a `<title>`.
+/// What goes with the picture: everything (`<title>` tooltips on boxes, `data-*` attributes for
+/// scripts), or the picture alone (a card in the page, whose plan carries the rest).
 #[derive(Clone, Copy, PartialEq)]
-enum Titles {
-    Keep,
-    Leave,
+enum Detail {
+    Full,
+    Picture,
 }
 
-fn draw_card(x: &mut Xml, card: &Card, titles: Titles) {
+/// `attrs` as given for [`Detail::Full`]; for [`Detail::Picture`], only the class.
+fn described<'a>(detail: Detail, mut attrs: Vec<(&'static str, Value<'a>)>) -> Vec<(&'static str, Value<'a>)> {
+    if detail == Detail::Picture {
+        attrs.retain(|(name, _)| !name.starts_with("data-"));
+    }
+    attrs
+}
+
+fn draw_card(x: &mut Xml, card: &Card, detail: Detail) {
     let factor = format!("{}", card.px_per_byte);
     x.open(
         "g",
-        &[
-            ("class", "card".into()),
-            ("data-function", card.function.as_str().into()),
-            ("data-px-per-byte", factor.as_str().into()),
-        ],
+        &described(
+            detail,
+            vec![
+                ("class", "card".into()),
+                ("data-function", card.function.as_str().into()),
+                ("data-px-per-byte", factor.as_str().into()),
+            ],
+        ),
     );
     shapes(x, &card.decorations);
     for lane in &card.lanes {
-        draw_lane(x, lane, titles);
+        draw_lane(x, lane, detail);
     }
     for p in &card.profiles {
         x.open(
             "g",
-            &[
-                ("class", "profile".into()),
-                ("data-space", p.space.as_str().into()),
-                ("data-peak", Value::Int(p.peak_bytes)),
-                ("data-peak-line", Value::Int(p.peak_line.into())),
-            ],
+            &described(
+                detail,
+                vec![
+                    ("class", "profile".into()),
+                    ("data-space", p.space.as_str().into()),
+                    ("data-peak", Value::Int(p.peak_bytes)),
+                    ("data-peak-line", Value::Int(p.peak_line.into())),
+                ],
+            ),
         );
         shapes(x, &p.shapes);
         x.close();
@@ -109,7 +126,7 @@ fn draw_card(x: &mut Xml, card: &Card, titles: Titles) {
     x.close();
 }
 
-fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
+fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail) {
     let mut attrs: Vec<(&str, Value)> = vec![
         ("class", if lane.inset.is_some() { "lane inset" } else { "lane" }.into()),
         ("data-space", lane.space.as_str().into()),
@@ -123,10 +140,10 @@ fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
         attrs.push(("data-px-per-byte", factor.as_str().into()));
         attrs.push(("data-inset", inset.badge.as_str().into()));
     }
-    x.open("g", &attrs);
+    x.open("g", &described(detail, attrs));
     shapes(x, &lane.decorations);
     for block in &lane.blocks {
-        draw_block(x, block, titles);
+        draw_block(x, block, detail);
     }
     if !lane.fits.is_empty() {
         x.open("g", &[("class", "fit".into())]);
@@ -144,14 +161,14 @@ fn draw_lane(x: &mut Xml, lane: &Lane, titles: Titles) {
         x.close();
     }
     if let Some(capacity) = lane.capacity {
-        x.open("g", &[("class", "overflow".into()), ("data-capacity", Value::Int(capacity))]);
+        x.open("g", &described(detail, vec![("class", "overflow".into()), ("data-capacity", Value::Int(capacity))]));
         shapes(x, &lane.overflow);
         x.close();
     }
     x.close();
 }
 
-fn draw_block(x: &mut Xml, b: &BlockShape, titles: Titles) {
+fn draw_block(x: &mut Xml, b: &BlockShape, detail: Detail) {
     let class = match (b.view, b.conflict) {
         (false, false) => "box",
         (true, false) => "box view",
@@ -161,19 +178,22 @@ fn draw_block(x: &mut Xml, b: &BlockShape, titles: Titles) {
     let aliases = b.aliases.join(",");
     x.open(
         "g",
-        &[
-            ("class", class.into()),
-            ("data-name", b.name.as_str().into()),
-            ("data-space", b.space.as_str().into()),
-            ("data-base", b.base.as_str().into()),
-            ("data-offset", Value::Int(b.offset)),
-            ("data-size", Value::Int(b.size)),
-            ("data-start", Value::Int(b.start.into())),
-            ("data-end", Value::Int(b.end.into())),
-            ("data-aliases", aliases.as_str().into()),
-        ],
+        &described(
+            detail,
+            vec![
+                ("class", class.into()),
+                ("data-name", b.name.as_str().into()),
+                ("data-space", b.space.as_str().into()),
+                ("data-base", b.base.as_str().into()),
+                ("data-offset", Value::Int(b.offset)),
+                ("data-size", Value::Int(b.size)),
+                ("data-start", Value::Int(b.start.into())),
+                ("data-end", Value::Int(b.end.into())),
+                ("data-aliases", aliases.as_str().into()),
+            ],
+        ),
     );
-    if titles == Titles::Keep {
+    if detail == Detail::Full {
         x.element("title", &[], &b.tooltip.join("\n"));
     }
     rect_leaf(x, &b.rect);

@@ -74,9 +74,15 @@ impl Xml {
 
     /// An HTML document: the doctype, then elements as for XML, with HTML's rule for empty ones.
     pub fn html() -> Self {
-        let mut x = Xml { html: true, ..Xml::new() };
+        let mut x = Xml::html_fragment();
         x.out.push_str("<!DOCTYPE html>\n");
         x
+    }
+
+    /// Part of an HTML document, to embed in one with [`Xml::markup`]: as [`Xml::html`], without
+    /// the doctype.
+    pub fn html_fragment() -> Self {
+        Xml { html: true, ..Xml::new() }
     }
 
     /// Embeds markup this writer made earlier, as it is.

@@ -4,11 +4,12 @@
 //
 // "Interactive" is the page script's `pmm-ready` mark: data parsed, every card wired, the open card
 // built. Also reported: the slowest single card build (opening the card with the most boxes) and
-// building all 38 cards. Target: interactive in well under 1000 ms.
+// building every card (pages of at most 100). Targets: interactive within 1000 ms, the biggest card
+// within 50 ms (issue 17, on the decode_fwd_layers dump repeated 16x: scripts/repeat_dump.py).
 import { stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { open, pagesDir } from './helpers.mjs';
+import { open, pagesDir, payload } from './helpers.mjs';
 
 const name = process.argv[2] || 'decode_fwd_layers';
 const runs = Number(process.argv[3] || 5);
@@ -32,13 +33,15 @@ for (let i = 0; i < runs; i++) {
       load: nav.loadEventEnd,
     };
   });
-  const cards = await page.evaluate(() => {
-    const data = JSON.parse(document.getElementById('pmm-data').textContent);
-    // Boxes travel in the layout plan, one card plan per function.
-    const plan = document.getElementById('pmm-plan');
-    const cards = plan ? JSON.parse(plan.textContent).cards : [];
-    for (const f of data.functions) f.boxes = f.boxes || cards.find((c) => c.function === f.name).boxes;
-    const biggest = data.functions.reduce((a, f) => (f.boxes.length > a.boxes.length ? f : a));
+  // Boxes travel in the layout plan, one card plan per function; the card with the most is the
+  // biggest to build.
+  const data = await payload(page, 'pmm-data');
+  const plan = await payload(page, 'pmm-plan');
+  const fns = data.functions.map((f) => ({ name: f.name, lines: f.source.length, boxes: plan.cards.find((c) => c.function === f.name).boxes.length }));
+  // Building every card of a page of hundreds takes minutes; the figure is for pages of dozens.
+  const all = fns.length <= 100;
+  const cards = await page.evaluate(({ fns, all }) => {
+    const biggest = fns.reduce((a, f) => (f.boxes > a.boxes ? f : a));
     const openCard = (f) => {
       const d = document.querySelector(`section.card[data-function="${f.name}"] details`);
       d.open = true;
@@ -50,10 +53,10 @@ for (let i = 0; i < runs; i++) {
     document.body.getBoundingClientRect(); // include the layout it causes
     const one = performance.now() - t0;
     t0 = performance.now();
-    for (const f of data.functions) openCard(f);
+    if (all) for (const f of fns) openCard(f);
     document.body.getBoundingClientRect();
-    return { one, all: performance.now() - t0, biggest: `${biggest.name} (${biggest.boxes.length} boxes, ${biggest.source.length} lines)` };
-  });
+    return { one, all: all ? performance.now() - t0 : NaN, biggest: `${biggest.name} (${biggest.boxes} boxes, ${biggest.lines} lines)` };
+  }, { fns, all });
   samples.ready.push(t.ready);
   samples.dcl.push(t.dcl);
   samples.load.push(t.load);
@@ -70,6 +73,6 @@ console.log(`runs                 ${runs} (median reported, fresh Chromium profi
 console.log(`interactive          ${ms(median(samples.ready))}  (pmm-ready mark; target < 1000 ms)`);
 console.log(`DOMContentLoaded     ${ms(median(samples.dcl))}`);
 console.log(`load                 ${ms(median(samples.load))}`);
-console.log(`open biggest card    ${ms(median(samples.biggestCard))}  ${samples.biggestName}`);
+console.log(`open biggest card    ${ms(median(samples.biggestCard))}  ${samples.biggestName} (target < 50 ms)`);
 console.log(`open all cards       ${ms(median(samples.allCards))}`);
-process.exitCode = median(samples.ready) < 1000 ? 0 : 1;
+process.exitCode = median(samples.ready) < 1000 && median(samples.biggestCard) < 50 ? 0 : 1;

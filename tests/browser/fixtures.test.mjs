@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf, boxGeometry } from './helpers.mjs';
+import { withPage, card, openCard, pageData, payload, pagesDir, laneWidths, near, expectedScale, panelOf, boxGeometry } from './helpers.mjs';
 
 const A2A3 = 'fx_a2a3_case';
 const A5 = 'fx_a5_case';
@@ -16,7 +16,7 @@ test('fixture pages are self-contained and readable without JavaScript', async (
     assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\s(src|href)=/i, name);
     assert.doesNotMatch(html, /@import|url\((?!#)/i, name);
     await withPage(name, { javaScriptEnabled: false }, async ({ page }) => {
-      const { backend, functions } = JSON.parse(await page.locator('#pmm-data').textContent());
+      const { backend, functions } = await payload(page, 'pmm-data');
       assert.equal(backend.detected, true, `${name}: the arch comes from ptoas/`);
       assert.match(await page.locator('header.page-head').innerText(), name === A5 ? /Ascend950/ : /Ascend910B/);
       assert.equal(await page.locator('.assumed').count(), 0);
@@ -131,4 +131,54 @@ test('show/hide: a hidden space gives its width to the others; the last one stay
     // Per card: the AIV card keeps its lane.
     assert.equal(await (await openCard(page, 'fx_vector')).locator('.lane').count(), 1);
   });
+});
+
+test('the payloads inflate to the map and the plan the CLI writes', async () => {
+  await withPage(A2A3, {}, async ({ page }) => {
+    const { data: map } = await pageData(page);
+    const data = await payload(page, 'pmm-data');
+    const plan = await payload(page, 'pmm-plan');
+    assert.deepEqual(data.functions.map((f) => f.name), map.functions.map((f) => f.name));
+    for (const [i, f] of map.functions.entries()) {
+      assert.deepEqual(data.functions[i].source, f.source, `${f.name}: its source lines`);
+      assert.deepEqual(data.functions[i].spaces.map((s) => [s.space, s.hwm]), f.spaces.map((s) => [s.space, s.hwm]));
+      const boxes = plan.cards.find((c) => c.function === f.name).boxes;
+      assert.deepEqual(boxes.map((b) => [b.label.name, ...b.bytes]), f.boxes.map((b) => [b.name, b.offset, b.size]), `${f.name}: its boxes, once, in the plan`);
+    }
+    // What the page's own script inflated is what it draws.
+    const c = await openCard(page, 'fx_cube');
+    assert.equal(await c.locator('.box').count(), map.functions.find((f) => f.name === 'fx_cube').boxes.length);
+  });
+});
+
+test('a card opened, a link followed or an overview row clicked before the data are inflated is taken up', async () => {
+  // Hold the inflating back until told, as a slow machine or a page of hundreds of cards would.
+  const hold = () => {
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    window.pmmRelease = () => release();
+    const Real = window.DecompressionStream;
+    window.DecompressionStream = class extends Real {
+      constructor(format) {
+        super(format);
+        this.held = super.readable.pipeThrough(new TransformStream({ async transform(chunk, out) { await held; out.enqueue(chunk); } }));
+      }
+      get readable() { return this.held; }
+    };
+  };
+  for (const scenario of ['open', 'link', 'overview']) {
+    await withPage(A2A3, { wait: false, init: hold }, async ({ page }) => {
+      await page.waitForFunction(() => document.readyState === 'complete');
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), undefined, 'still held');
+      if (scenario === 'open') await card(page, 'fx_incore').locator('summary.card-head').click();
+      if (scenario === 'link') await page.evaluate(() => { location.hash = 'fn=fx_incore&x=used'; });
+      if (scenario === 'overview') await page.locator('table.ov a[href="#fn-fx_incore"]').click();
+      await page.evaluate(() => window.pmmRelease());
+      await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+      const c = card(page, 'fx_incore');
+      assert.equal(await c.locator('.live-view').count(), 1, `${scenario}: the card is drawn live`);
+      assert.ok(await c.locator('details.card-details').evaluate((d) => d.open), scenario);
+      if (scenario === 'link') assert.match(await c.locator('.axis-toggle').innerText(), /used/, 'the link\'s view too');
+    });
+  }
 });

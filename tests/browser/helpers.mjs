@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -31,8 +32,9 @@ export function pageUrl(name, hash = '') {
 /**
  * Opens `name` (a page in pagesDir) in a fresh profile. Returns the page and a `close()` that
  * asserts nothing was logged as an error and nothing was fetched before shutting the browser.
+ * `init` runs in the page before its own script; `wait: false` returns before the page is ready.
  */
-export async function open(name, { hash = '', viewport = { width: 1400, height: 900 }, javaScriptEnabled = true, colorScheme = 'light', reducedMotion = 'reduce' } = {}) {
+export async function open(name, { hash = '', viewport = { width: 1400, height: 900 }, javaScriptEnabled = true, colorScheme = 'light', reducedMotion = 'reduce', init = null, wait = true } = {}) {
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'pmm-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,
@@ -58,8 +60,9 @@ export async function open(name, { hash = '', viewport = { width: 1400, height: 
   };
   watch(page);
   context.on('page', watch);
+  if (init) await context.addInitScript(init);
   await page.goto(pageUrl(name, hash));
-  if (javaScriptEnabled) await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+  if (javaScriptEnabled && wait) await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
   const close = async () => {
     try {
       assert.deepEqual(errors, [], 'console errors');
@@ -157,9 +160,18 @@ export function expectedScale(rules, spaces, axis, zoom, panel) {
   return { f: f * zoom, widths };
 }
 
+/**
+ * A payload the page carries gzipped in base64 (`pmm-data`, `pmm-plan`), inflated here, in Node,
+ * apart from the page's own script.
+ */
+export async function payload(page, id) {
+  const text = await page.locator(`script#${id}`).textContent();
+  return JSON.parse(gunzipSync(Buffer.from(text, 'base64')).toString('utf8'));
+}
+
 /** The width a card's lanes fill at zoom 1, from the page's plan. */
 export async function panelOf(page, fn) {
-  return page.evaluate((name) => JSON.parse(document.getElementById('pmm-plan').textContent).cards.find((c) => c.function === name).panel, fn);
+  return (await payload(page, 'pmm-plan')).cards.find((c) => c.function === fn).panel;
 }
 
 /** Each box of a live card: its name, lane space, x and width relative to its lane, and its bytes. */

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { repoRoot, pagesDir, chromiumPath, LAUNCH_ARGS } from './helpers.mjs';
+import { repoRoot, pagesDir, chromiumPath, LAUNCH_ARGS, payload } from './helpers.mjs';
 
 const TOL = 0.75;
 const corpus = process.env.PMM_CORPUS || path.join(repoRoot, '..', 'shared', 'corpus');
@@ -183,15 +183,10 @@ test('every box of every card sits where the SVG draws it, on both axes and afte
     await page.goto(pathToFileURL(r.html).href);
     await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
     await page.addScriptTag({ content: `window.pageBoxes = ${pageBoxes.toString()};` });
-    const { fns, firstLines, line } = await page.evaluate(() => {
-      const data = JSON.parse(document.getElementById('pmm-data').textContent);
-      const px = JSON.parse(document.getElementById('pmm-plan').textContent).px;
-      return {
-        fns: data.functions.map((f) => f.name),
-        firstLines: Object.fromEntries(data.functions.map((f) => [f.name, f.src_start])),
-        line: px.line,
-      };
-    });
+    const data = await payload(page, 'pmm-data');
+    const fns = data.functions.map((f) => f.name);
+    const firstLines = Object.fromEntries(data.functions.map((f) => [f.name, f.src_start]));
+    const line = (await payload(page, 'pmm-plan')).px.line;
     // Open every card (each builds its interactive view when opened), in the page: one round trip.
     await page.evaluate(async () => {
       for (const d of document.querySelectorAll('section.card details.card-details')) d.open = true;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, pagesDir, laneWidths, near, expectedScale, panelOf, needsCorpus } from './helpers.mjs';
+import { withPage, card, openCard, pageData, payload, pagesDir, laneWidths, near, expectedScale, panelOf, needsCorpus } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 const LAYER_NORM = 'test_layer_norm_core';
@@ -13,7 +13,8 @@ test('the file references nothing outside itself', needsCorpus(DECODE), async ()
   // No src/href to another file or host, no CSS url() import: everything is inline (H9).
   assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\s(src|href)=/i);
   assert.doesNotMatch(html, /@import|url\((?!#)/i);
-  assert.match(html, /<script type="application\/json" id="pmm-data">/);
+  assert.match(html, /<script type="application\/gzip" id="pmm-data">[A-Za-z0-9+/=]+<\/script>/);
+  assert.match(html, /<script type="application\/gzip" id="pmm-plan">[A-Za-z0-9+/=]+<\/script>/);
   assert.match(html, /<script type="application\/json" id="pmm-rules">/);
 });
 
@@ -53,10 +54,14 @@ async function assertHeader(page) {
 test('with JavaScript: no console error, no network, cards built lazily', needsCorpus(DECODE), async () => {
   await withPage(DECODE, {}, async ({ page }) => {
     await assertHeader(page);
-    // Only the open first card is interactive; every closed card still holds its static SVG.
+    // Only the open first card is interactive; every closed card still holds its static SVG, for
+    // readers without scripts: with them, it stays unparsed text (a <noscript>).
     assert.equal(await page.locator('.live-view').count(), 1);
     assert.equal(await card(page, 'copy_hidden').locator('.static-map').count(), 0);
-    assert.equal(await page.locator('section.card .static-map svg').count(), 37);
+    assert.equal(await page.locator('section.card .static-map svg').count(), 0);
+    const kept = await page.locator('section.card .static-map > noscript').evaluateAll((ns) => ns.map((n) => n.textContent));
+    assert.equal(kept.length, 37);
+    assert.ok(kept.every((t) => t.startsWith('<svg') && t.trimEnd().endsWith('</svg>')), 'each holds a whole SVG');
     const c = await openCard(page, 'online_softmax');
     assert.equal(await c.locator('.static-map').count(), 0, 'opening replaces the static svg');
     const { data } = await pageData(page);
@@ -76,7 +81,7 @@ test('with JavaScript: no console error, no network, cards built lazily', needsC
 
 test('the assumed backend is marked', needsCorpus(DECODE), async () => {
   await withPage(DECODE, { javaScriptEnabled: false }, async ({ page }) => {
-    const { detected } = JSON.parse(await page.locator('#pmm-data').textContent()).backend;
+    const { detected } = (await payload(page, 'pmm-data')).backend;
     assert.equal(await page.locator('.assumed').count(), detected ? 0 : 1);
   });
 });

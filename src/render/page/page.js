@@ -9,10 +9,26 @@
 // into pixels at the reader's factor (`place`, `fitLabel`: the plan's two rules, mirrored) and
 // handles interaction.
 'use strict';
-(() => {
-  const DATA = JSON.parse(document.getElementById('pmm-data').textContent);
+
+/**
+ * A payload the page carries gzipped and in base64 (render/html.rs: the map data and the plan), as
+ * the JSON it holds. The browser inflates it itself (DecompressionStream): nothing is fetched.
+ */
+async function pmmPayload(id) {
+  const text = document.getElementById(id).textContent;
+  const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).json();
+}
+
+// The page stays as it was written (readable, static cards) until both payloads are inflated; the
+// cards opened and the fragment followed meanwhile are taken up at the end, once wired.
+// The script runs from the page's head, before the body is parsed, so that inflating overlaps parsing.
+const pmmParsed = new Promise((resolve) => {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', resolve, { once: true });
+  else resolve();
+});
+Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([DATA, PLAN]) => {
   const R = JSON.parse(document.getElementById('pmm-rules').textContent);
-  const PLAN = JSON.parse(document.getElementById('pmm-plan').textContent);
   const PX = PLAN.px;
   const root = document.documentElement;
   // Keyboard steps of the splitter; they only decide how far one key press moves it.
@@ -223,8 +239,11 @@
   let activeCard = null;
 
   function readHash() {
-    const raw = window.location.hash.replace(/^#/, '');
+    let raw = window.location.hash.replace(/^#/, '');
     if (!raw) return null;
+    // A card's anchor (`#fn-NAME`, where the overview's links lead without the script, or before it
+    // is ready) opens that card too.
+    if (raw.startsWith('fn-') && !raw.includes('=')) raw = `fn=${raw.slice(3)}`;
     const q = new URLSearchParams(raw);
     const fn = q.get('fn');
     if (!fn) return null;
@@ -274,22 +293,36 @@
       this.details = section.querySelector('details');
       this.body = section.querySelector('.card-body');
       this.lines = Math.max(fn.src_end - fn.src_start + 1, fn.source.length, 1);
-      this.plan = PLAN.cards.find((c) => c.function === fn.name);
-      // The boxes as the plan lists them, indexed like the map JSON's boxes (`-f json`).
-      this.boxes = [];
-      for (const [index, p] of this.plan.boxes.entries()) {
-        this.boxes[index] = {
-          i: index, plan: p, name: p.label.name, aliases: p.aliases || [], base: p.base,
-          space: this.plan.lanes[p.lane].space, offset: p.bytes[0], size: p.bytes[1], start: p.lines[0], end: p.lines[1],
-          view: !!p.view, conflict: !!p.conflict,
-        };
-      }
+      this.plan = planOf.get(fn.name);
       this.state = { zoom: 1, axis: 'limit', hidden: new Set(), pin: null, src: false };
       this.storeKey = `pmm:split:${DATA.dump}:${fn.name}`;
-      this.srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
       this.built = false;
       this.search = '';
       this.marked = [];
+    }
+
+    /**
+     * The boxes as the plan lists them, indexed like the map JSON's boxes (`-f json`). Made when
+     * first asked for, as the splitter's width: a page of hundreds of cards wires them all at once.
+     */
+    get boxes() {
+      if (!this._boxes) {
+        this._boxes = this.plan.boxes.map((p, index) => ({
+          i: index, plan: p, name: p.label.name, aliases: p.aliases || [], base: p.base,
+          space: this.plan.lanes[p.lane].space, offset: p.bytes[0], size: p.bytes[1], start: p.lines[0], end: p.lines[1],
+          view: !!p.view, conflict: !!p.conflict,
+        }));
+      }
+      return this._boxes;
+    }
+
+    get srcW() {
+      if (this._srcW === undefined) this._srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
+      return this._srcW;
+    }
+
+    set srcW(w) {
+      this._srcW = w;
     }
 
     /** Fills the live-list panel for `line` (or closes it when asked twice for the same line). */
@@ -1092,6 +1125,7 @@
 
   // ---------------------------------------------------------------- page wiring
 
+  const planOf = new Map(PLAN.cards.map((c) => [c.function, c]));
   const cards = [];
   for (const section of document.querySelectorAll('section.card')) {
     const fn = DATA.functions && DATA.functions[Number(section.dataset.index)];
@@ -1212,4 +1246,7 @@
   }
   root.dataset.ready = '1';
   if (window.performance && performance.mark) performance.mark('pmm-ready');
-})();
+}).catch((err) => {
+  // A browser without DecompressionStream (older than 2023), or a damaged file: the static page stays.
+  console.error('pto-memory-map: the interactive view could not start; the static cards stay.', err);
+});
