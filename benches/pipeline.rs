@@ -79,10 +79,10 @@ fn main() {
     report("page: build (parse + analyse)", median(|| drop(build(&dump, choice.clone()).unwrap()), runs), Some(bytes));
     let scene = layout(&map, &view);
     report("page: layout (scene)", median(|| drop(layout(&map, &view)), runs), None);
-    let cards: Vec<_> = scene.cards.iter().map(|c| svg::render_card(&scene, c)).collect();
+    let cards: Vec<_> = scene.cards.iter().map(|c| svg::render_card(scene.font_family, c)).collect();
     report(
         "page: static cards",
-        median(|| scene.cards.iter().for_each(|c| drop(svg::render_card(&scene, c))), runs),
+        median(|| scene.cards.iter().for_each(|c| drop(svg::render_card(scene.font_family, c))), runs),
         None,
     );
     let plan = pto_memory_map::layout::plan::plan(&map, &view);

@@ -88,15 +88,17 @@ pub fn render_bytes(name: &str, bytes: Vec<u8>, opts: &RenderOptions) -> Result<
 
 /// Renders a memory map in the requested format, within the run's output limit (see [`budget`]).
 pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
-    within_output_limit(render_unchecked(map, opts)?)
+    let mut bytes = Vec::new();
+    render_map_to(map, opts, &mut bytes)?;
+    Ok(bytes)
 }
 
-/// [`render_map`] into `out`, as the output is made: the page of a large dump is written card by
-/// card rather than held whole. Within the run's output limit, counted as it goes; an error from
-/// `out` is an [`ErrorKind::Io`] error with the writer's message.
+/// [`render_map`] into `out`, as the output is made: the page of a large dump is written a few
+/// cards at a time rather than held whole. Within the run's output limit, counted as it goes; an
+/// error from `out` is an [`ErrorKind::Io`] error with the writer's message.
 pub fn render_map_to(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write) -> Result<()> {
     let mut out = Limited { out, written: 0, limit: budget::limits().output_bytes, over: false };
-    let written = std::io::Write::write_all(&mut out, &render_unchecked(map, opts)?);
+    let written = write_map(map, opts, &mut out);
     out.finish(written)
 }
 
@@ -110,12 +112,12 @@ struct Limited<'a> {
 }
 
 impl Limited<'_> {
-    /// The outcome of writing through this writer: the limit's refusal, a write error, or done.
-    fn finish(self, written: std::io::Result<()>) -> Result<()> {
+    /// The outcome of writing through this writer: the limit's refusal, or what the writing gave.
+    fn finish(self, written: Result<()>) -> Result<()> {
         if self.over {
             return Err(budget::Limits::refuse("bytes of output", self.written, self.limit, "--max-output-bytes"));
         }
-        written.map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+        written
     }
 }
 
@@ -126,12 +128,42 @@ impl std::io::Write for Limited<'_> {
             self.over = true;
             return Err(std::io::Error::other("over the output limit"));
         }
-        self.out.write(buf)
+        self.out.write_all(buf).map(|()| buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
     }
+}
+
+fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write) -> Result<()> {
+    opts.view.validate(map)?;
+    budget::checkpoint()?;
+    if !opts.view.fits.is_empty() {
+        let mut answered = map.clone();
+        analyze::answer_fits(&mut answered, &opts.view.fits)?;
+        let view = ViewOptions { fits: Vec::new(), ..opts.view.clone() };
+        return write_map(&answered, &RenderOptions { view, ..opts.clone() }, out);
+    }
+    if opts.format == Format::Html {
+        return write_page(map, &opts.view, out);
+    }
+    out.write_all(&render_unchecked(map, opts)?).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+}
+
+/// The HTML page, written a few cards at a time.
+fn write_page(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io::Write) -> Result<()> {
+    // Every function gets a card, so the page can show any of them; the view options set the
+    // static pictures' look. Each card is planned once: the static pictures are laid out from the
+    // plans the script then draws.
+    let every = ViewOptions { functions: Vec::new(), ..view.clone() };
+    let plan = layout::plan::plan(map, &every);
+    budget::checkpoint()?;
+    // The cards are laid out and drawn a batch at a time, as the page is written.
+    let flow = layout::Flow::new(map, &every, &plan.cards);
+    let font = layout::text::FONT_FAMILY;
+    let draw = |range| par::map_ref(&flow.cards(range), |c| render::svg::render_card(font, c));
+    render::html::write(map, &draw, &layout::rules_json(), &plan, out)
 }
 
 /// Refuses an output over the run's limit, naming the option that raises it.
@@ -143,15 +175,8 @@ fn within_output_limit(bytes: Vec<u8>) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The formats other than the page, whole, for a map whose view was validated and fits answered.
 fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
-    opts.view.validate(map)?;
-    budget::checkpoint()?;
-    if !opts.view.fits.is_empty() {
-        let mut answered = map.clone();
-        analyze::answer_fits(&mut answered, &opts.view.fits)?;
-        let view = ViewOptions { fits: Vec::new(), ..opts.view.clone() };
-        return render_map(&answered, &RenderOptions { view, ..opts.clone() });
-    }
     match opts.format {
         Format::Json => {
             let out = render::json::render(&chosen(map, &opts.view));
@@ -165,20 +190,9 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             Ok(render::svg::render(map, &scene).into_bytes())
         }
         Format::Html => {
-            // Every function gets a card, so the page can show any of them; the view options set the
-            // static pictures' look.
-            let every = ViewOptions { functions: Vec::new(), ..opts.view.clone() };
-            // Each card is planned once: the static pictures are laid out from the plans the
-            // script then draws.
-            let card_plans = layout::plan::card_plans(map, &every);
-            let scene = layout::layout_planned(map, &every, &card_plans);
-            budget::checkpoint()?;
-            let cards = par::map_ref(&scene.cards, |c| render::svg::render_card(&scene, c));
-            drop(scene);
-            let plan = layout::plan::with_cards(map, &every, card_plans);
-            let page = render::html::render(map, &cards, &layout::rules_json(), &plan);
-            budget::checkpoint()?;
-            Ok(page.into_bytes())
+            let mut page = Vec::new();
+            write_page(map, &opts.view, &mut page)?;
+            Ok(page)
         }
         Format::Png => {
             if !layout::SCALE.contains(opts.scale) {

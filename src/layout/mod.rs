@@ -49,44 +49,90 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
 /// [`layout`] from the card plans [`plan::card_plans`] made for the same `map` and `view`, so that a
 /// back end that needs both (the page) plans each card once.
 pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -> Scene {
-    let pal = palette(view.theme);
-
-    let chosen: Vec<(usize, &FunctionMap)> = map
-        .functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| view.functions.is_empty() || view.functions.contains(&f.name))
-        .collect();
-    // Cards share one width so the page reads as a column; lanes keep their own widths. The header
-    // wraps to that width, so the picture is as wide as its cards (it follows `--width`).
-    let widths = crate::par::map_ref(&chosen, |(_, f)| card_width(f, view, None));
-    let inner = widths.into_iter().fold(RULES.width_min, f64::max).ceil();
-    let (header, header_h) = header(map, &pal, inner);
-    let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
-    let inner = inner.max(header_width).ceil();
-    let panels: Vec<f64> = plans.iter().map(|p| p.panel).collect();
-    let paneled: Vec<(&FunctionMap, f64)> = chosen.iter().map(|&(_, f)| f).zip(panels).collect();
-    let widths =
-        crate::par::map_ref(&paneled, |&(f, width)| card_width(f, &ViewOptions { width, ..view.clone() }, None));
-    let inner = widths.into_iter().fold(inner, f64::max).ceil();
-    // Each card is laid out at the top of the page on its own core, then moved down under the last.
-    let jobs: Vec<_> = chosen.into_iter().zip(plans).zip(paneled).collect();
-    let mut cards = crate::par::map_ref(&jobs, |&(((index, f), plan), (_, panel))| {
-        let view = &ViewOptions { width: panel, ..view.clone() };
-        card(f, plan, index, view, &pal, Placement { x: PAGE_PAD, y: 0.0, w: inner, factor: None })
-    });
-    let mut y = header_h;
-    for card in &mut cards {
-        card.shift_down(y);
-        y = card.frame.y + card.frame.h + CARD_GAP;
-    }
+    let flow = Flow::new(map, view, plans);
+    let cards = flow.cards(0..flow.len());
+    let height = (flow.next_y() - CARD_GAP + PAGE_PAD).ceil();
     Scene {
-        width: (inner + 2.0 * PAGE_PAD).ceil(),
-        height: (y - CARD_GAP + PAGE_PAD).ceil(),
-        background: pal.page,
+        width: (flow.inner + 2.0 * PAGE_PAD).ceil(),
+        height,
+        background: flow.pal.page,
         font_family: text::FONT_FAMILY,
-        header,
+        header: flow.header,
         cards,
+    }
+}
+
+/// A scene's cards, laid out a few at a time in page order: the page of a whole model's dump is
+/// written as its cards are laid out, never holding them all. [`layout_planned`] takes them all at
+/// once.
+pub struct Flow<'a> {
+    view: ViewOptions,
+    pal: Palette,
+    /// The cards' shared width.
+    inner: f64,
+    /// The page's header (over the cards).
+    header: Vec<Shape>,
+    /// For each card: its index in the map, its function, its plan and its lanes' width.
+    jobs: Vec<(usize, &'a FunctionMap, &'a CardPlan, f64)>,
+    /// Where the next card starts.
+    y: std::sync::Mutex<f64>,
+}
+
+impl<'a> Flow<'a> {
+    /// Decides what every card shares (the width, the header above them) for `map` drawn as `view`
+    /// asks, from the card plans [`plan::card_plans`] made for them.
+    pub fn new(map: &'a MemoryMap, view: &ViewOptions, plans: &'a [CardPlan]) -> Flow<'a> {
+        let pal = palette(view.theme);
+        let chosen: Vec<(usize, &FunctionMap)> = map
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| view.functions.is_empty() || view.functions.contains(&f.name))
+            .collect();
+        // Cards share one width so the page reads as a column; lanes keep their own widths. The
+        // header wraps to that width, so the picture is as wide as its cards (it follows `--width`).
+        let widths = crate::par::map_ref(&chosen, |(_, f)| card_width(f, view, None));
+        let inner = widths.into_iter().fold(RULES.width_min, f64::max).ceil();
+        let (header, header_h) = header(map, &pal, inner);
+        let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
+        let inner = inner.max(header_width).ceil();
+        let jobs: Vec<_> =
+            chosen.into_iter().zip(plans).map(|((index, f), plan)| (index, f, plan, plan.panel)).collect();
+        let widths =
+            crate::par::map_ref(&jobs, |&(_, f, _, width)| card_width(f, &ViewOptions { width, ..view.clone() }, None));
+        let inner = widths.into_iter().fold(inner, f64::max).ceil();
+        Flow { view: view.clone(), pal, inner, header, jobs, y: std::sync::Mutex::new(header_h) }
+    }
+
+    /// How many cards there are.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// The cards `range` holds, which must follow those taken before: each is laid out at the top of
+    /// the page on its own core, then moved down under the one above.
+    pub fn cards(&self, range: std::ops::Range<usize>) -> Vec<Card> {
+        let jobs = self.jobs.get(range).unwrap_or_default();
+        let mut cards = crate::par::map_ref(jobs, |&(index, f, plan, panel)| {
+            let view = &ViewOptions { width: panel, ..self.view.clone() };
+            card(f, plan, index, view, &self.pal, Placement { x: PAGE_PAD, y: 0.0, w: self.inner, factor: None })
+        });
+        let mut y = self.y.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for card in &mut cards {
+            card.shift_down(*y);
+            *y = card.frame.y + card.frame.h + CARD_GAP;
+        }
+        cards
+    }
+
+    /// Where the next card would start.
+    fn next_y(&self) -> f64 {
+        *self.y.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

@@ -6,6 +6,7 @@
 //! an interactive view when it is opened; nothing is fetched (H9).
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -31,20 +32,42 @@ const PAGE_JS: &str = include_str!("page/page.js");
 /// `plan` is what the layout engine decided for every card (see [`crate::layout::plan`]): the
 /// script draws it at the reader's factor, and the pills here are its texts.
 pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: &Plan) -> String {
+    let draw = |range: Range<usize>| static_cards.get(range).map(<[Markup]>::to_vec).unwrap_or_default();
+    let mut page = Vec::new();
+    // Writing to memory cannot fail, nor can a page without a run's deadline stop.
+    let _ = write(map, &draw, rules_json, plan, &mut page);
+    String::from_utf8(page).unwrap_or_default()
+}
+
+/// Draws the static SVGs of a range of `map.functions` (see [`write`]).
+pub type StaticCards<'a> = dyn Fn(Range<usize>) -> Vec<Markup> + Sync + 'a;
+
+/// Cards drawn and written at a time: the page of a whole model's dump is never held whole.
+const CARDS_AT_ONCE: usize = 32;
+
+/// [`render`] into `out`, as it is made: the head with the packed data, then the body a few cards at
+/// a time, each batch's static pictures drawn by `static_cards` just before they are written and
+/// dropped after. Stops past the run's deadline (see [`crate::budget`]); a write error is an
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) error.
+pub fn write(
+    map: &MemoryMap,
+    static_cards: &StaticCards,
+    rules_json: &str,
+    plan: &Plan,
+    out: &mut dyn std::io::Write,
+) -> crate::Result<()> {
     let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
-    let plan_json = || serde_json::to_string(plan).unwrap_or_else(|_| "{}".to_owned());
-    // Packing the plan (the larger payload) on a second core while this one packs the data and
-    // writes the body keeps the page as quick to write as when nothing was packed.
-    let (data, plan_packed, body) = std::thread::scope(|s| {
-        let job = std::thread::Builder::new().spawn_scoped(s, || packed(&plan_json()));
+    // Packing the plan (the larger payload) on a second core while this one packs the data.
+    let (data, plan_packed) = std::thread::scope(|s| {
+        let job = std::thread::Builder::new().spawn_scoped(s, || packed(plan));
         let data = packed(&page_data(map));
-        let body = body(map, static_cards, plan);
         let plan_packed = match job {
-            Ok(job) => job.join().unwrap_or_else(|_| packed(&plan_json())),
-            Err(_) => packed(&plan_json()), // no thread to be had: pack it here
+            Ok(job) => job.join().unwrap_or_else(|_| packed(plan)),
+            Err(_) => packed(plan), // no thread to be had: pack it here
         };
-        (data, plan_packed, body)
+        (data, plan_packed)
     });
+    let io = |e: std::io::Error| crate::Error::new(crate::ErrorKind::Io, e.to_string());
 
     let mut x = Xml::html();
     x.open("html", &[("lang", "en".into())]);
@@ -62,22 +85,17 @@ pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: 
     // is still being parsed, and wires the page once both are done.
     x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
     x.newline();
-    for (id, payload) in [("pmm-data", &data), ("pmm-plan", &plan_packed)] {
-        x.raw_text("script", &[("type", PAYLOAD_TYPE.into()), ("id", id.into())], payload);
+    for (id, payload) in [("pmm-data", data), ("pmm-plan", plan_packed)] {
+        x.raw_text("script", &[("type", PAYLOAD_TYPE.into()), ("id", id.into())], &payload);
         x.newline();
+        drop(payload);
+        x.drain_to(out).map_err(io)?; // a payload is written out before the next is copied in
     }
     x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
     x.close();
     x.newline();
-    x.markup(&body);
-    x.close();
-    x.newline();
-    x.finish().into_string()
-}
 
-/// The page's `<body>`: header, overview table, one card per function.
-fn body(map: &MemoryMap, static_cards: &[Markup], plan: &Plan) -> Markup {
-    let mut x = Xml::html_fragment();
+    // The body: header, overview table, one card per function.
     x.open("body", &[]);
     header(&mut x, map);
     super::overview::table(&mut x, map);
@@ -85,34 +103,47 @@ fn body(map: &MemoryMap, static_cards: &[Markup], plan: &Plan) -> Markup {
     if map.functions.is_empty() {
         x.element("p", &[("class", "empty".into())], "No compute function binds a tile in this dump.");
     }
-    for (i, f) in map.functions.iter().enumerate() {
-        // The plan has a card per function, in order; a search only if it ever has not.
-        let planned = plan.cards.get(i).filter(|c| c.function == f.name);
-        let planned = planned.or_else(|| plan.cards.iter().find(|c| c.function == f.name));
-        let pills = planned.map_or(&[][..], |c| &c.pills[..]);
-        let notes = planned.map_or(&[][..], |c| &c.summary[..]);
-        card(&mut x, (i, map), f, static_cards.get(i), pills, notes);
+    for from in (0..map.functions.len()).step_by(CARDS_AT_ONCE) {
+        x.drain_to(out).map_err(io)?;
+        crate::budget::checkpoint()?;
+        let to = (from + CARDS_AT_ONCE).min(map.functions.len());
+        let pictures = static_cards(from..to);
+        for (i, f) in map.functions.iter().enumerate().take(to).skip(from) {
+            // The plan has a card per function, in order; a search only if it ever has not.
+            let planned = plan.cards.get(i).filter(|c| c.function == f.name);
+            let planned = planned.or_else(|| plan.cards.iter().find(|c| c.function == f.name));
+            let pills = planned.map_or(&[][..], |c| &c.pills[..]);
+            let notes = planned.map_or(&[][..], |c| &c.summary[..]);
+            card(&mut x, (i, map), f, pictures.get(i - from), pills, notes);
+        }
     }
     x.close();
     x.newline();
     x.close();
-    x.finish()
+    x.newline();
+    x.close();
+    x.newline();
+    x.finish_to(out).map_err(io)
 }
 
 /// The type of the page's two large payloads: gzip, then base64 (a page is text). Any type that
 /// is not JavaScript makes a `<script>` an inert data block.
 const PAYLOAD_TYPE: &str = "application/gzip";
 
-/// `json` gzipped (fastest level) and in base64: the map data and the plan are most of a page's
-/// bytes, and repetitive (source lines, the plan's keys), so they shrink about sevenfold, to a
-/// fraction of the dump. The page's script inflates them with the browser's own
-/// `DecompressionStream`. Base64 has no `<`, so the block cannot close early whatever the dump says.
-fn packed(json: &str) -> String {
+/// `value` as JSON, gzipped (fastest level) and in base64: the map data and the plan are most of a
+/// page's bytes, and repetitive (source lines, the plan's keys), so they shrink about sevenfold, to
+/// a fraction of the dump. The JSON goes straight into the compressor, never whole in memory. The
+/// page's script inflates them with the browser's own `DecompressionStream`. Base64 has no `<`, so
+/// the block cannot close early whatever the dump says.
+fn packed(value: &impl Serialize) -> String {
     use base64::Engine as _;
     use std::io::Write as _;
-    let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(json.len() / 6), flate2::Compression::fast());
-    // Writing to a Vec cannot fail.
-    let bytes = gz.write_all(json.as_bytes()).and_then(|()| gz.finish()).unwrap_or_default();
+    let gz = flate2::write::GzEncoder::new(Vec::with_capacity(64 * 1024), flate2::Compression::fast());
+    // The compressor is slow at the many small writes a serializer makes: it gets them in blocks.
+    let mut json = std::io::BufWriter::with_capacity(256 * 1024, gz);
+    // Writing to a Vec cannot fail, nor can serializing plain strings and numbers.
+    let written = serde_json::to_writer(&mut json, value).ok().and_then(|()| json.flush().ok());
+    let bytes = written.and_then(|()| json.into_inner().ok()).and_then(|gz| gz.finish().ok()).unwrap_or_default();
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
@@ -123,14 +154,13 @@ fn packed(json: &str) -> String {
 /// JSON tree trimmed after: that tree held every box for nothing. A map is plain strings and
 /// numbers, so serializing it cannot fail; an empty object keeps the page readable (static cards)
 /// if it ever did.
-fn page_data(map: &MemoryMap) -> String {
-    let data = PageData {
+fn page_data(map: &MemoryMap) -> PageData<'_> {
+    PageData {
         dump: &map.dump,
         pass_name: &map.pass_name,
         backend: &map.backend,
         functions: map.functions.iter().map(PageFunction::of).collect(),
-    };
-    serde_json::to_string(&data).unwrap_or_else(|_| "{}".to_owned())
+    }
 }
 
 /// [`MemoryMap`] as the page's data has it.
@@ -482,7 +512,7 @@ mod tests {
                 s["peak"].as_object_mut().unwrap().remove("live");
             }
         }
-        let got: Value = serde_json::from_str(&page_data(&map)).unwrap();
+        let got = serde_json::to_value(page_data(&map)).unwrap();
         assert_eq!(got, want);
     }
 

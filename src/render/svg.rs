@@ -19,7 +19,7 @@ pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
     let mut x = Xml::new();
     let (w, h) = (num(scene.width), num(scene.height));
     let view_box = format!("0 0 {w} {h}");
-    root(&mut x, &w, &h, &view_box, scene);
+    root(&mut x, &w, &h, &view_box, scene.font_family);
     x.element("title", &[], &format!("Memory map — {} · {}", map.pass_name, map.dump));
     rect_leaf(
         &mut x,
@@ -48,19 +48,19 @@ pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
 /// no element its `data-*` attributes: the page's plan has the tooltip lines and every figure those
 /// attributes give (the script draws from it), and the page is not sent them twice. The picture is
 /// the standalone document's, drawn by the same code.
-pub fn render_card(scene: &Scene, card: &Card) -> Markup {
+pub fn render_card(font_family: &str, card: &Card) -> Markup {
     let mut x = Xml::new();
     let f = &card.frame;
     let top = card.lanes.first().map_or(f.y, |l| l.y) - 8.0;
     let (w, h) = (num(f.w + 2.0), num(f.y + f.h - top + 1.0));
     let view_box = format!("{} {} {w} {h}", num(f.x - 1.0), num(top));
-    root(&mut x, &w, &h, &view_box, scene);
+    root(&mut x, &w, &h, &view_box, font_family);
     x.element("title", &[], &format!("Memory map of {}", card.function));
     draw_card(&mut x, card, Detail::Picture);
     x.finish()
 }
 
-fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, scene: &Scene) {
+fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, font_family: &str) {
     x.open(
         "svg",
         &[
@@ -68,7 +68,7 @@ fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, scene: &Scene) {
             ("width", w.into()),
             ("height", h.into()),
             ("viewBox", view_box.into()),
-            ("font-family", scene.font_family.into()),
+            ("font-family", font_family.into()),
             ("role", "img".into()),
         ],
     );

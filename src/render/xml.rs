@@ -158,6 +158,19 @@ impl Xml {
         }
     }
 
+    /// Writes what is written so far to `out` and forgets it; the elements still open stay open.
+    /// A long document (a page of many cards) goes out a part at a time this way.
+    pub fn drain_to(&mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(self.out.as_bytes())?;
+        self.out.clear();
+        Ok(())
+    }
+
+    /// [`Xml::finish`], written to `out`.
+    pub fn finish_to(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(self.finish().0.as_bytes())
+    }
+
     /// Closes whatever is open and returns the document.
     pub fn finish(mut self) -> Markup {
         while !self.stack.is_empty() {
