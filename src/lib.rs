@@ -157,12 +157,23 @@ fn write_page(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io::Write)
     // static pictures' look. Each card is planned once: the static pictures are laid out from the
     // plans the script then draws.
     let every = ViewOptions { functions: Vec::new(), ..view.clone() };
-    let plan = layout::plan::plan(map, &every);
+    // Each card is planned twice, once as the plan is packed and once as its picture is drawn, a
+    // batch at a time: the plans of a whole model's dump are never held at once.
+    let planner = layout::plan::Planner::new(map, &every);
+    let plan = layout::plan::PlanStream::new(map, &every, &planner);
     budget::checkpoint()?;
-    // The cards are laid out and drawn a batch at a time, as the page is written.
-    let flow = layout::Flow::new(map, &every, &plan.cards);
+    let flow = layout::Flow::new(map, &every, &planner.panels());
     let font = layout::text::FONT_FAMILY;
-    let draw = |range| par::map_ref(&flow.cards(range), |c| render::svg::render_card(font, c));
+    let draw = |range: std::ops::Range<usize>| {
+        let plans = planner.cards(range.clone());
+        let cards = flow.cards(range, &plans);
+        let jobs: Vec<_> = cards.iter().zip(plans).collect();
+        par::map_ref(&jobs, |(card, plan)| render::html::CardView {
+            svg: Some(render::svg::render_card(font, card)),
+            pills: plan.pills.clone(),
+            notes: plan.summary.clone(),
+        })
+    };
     render::html::write(map, &draw, &layout::rules_json(), &plan, out)
 }
 

@@ -129,3 +129,23 @@ fn a_small_space_sets_the_scale_and_hiding_it_gives_the_width_back() {
     scene_follows_plan(&map, &strict);
     scene_follows_plan(&map, &ViewOptions::default());
 }
+
+#[test]
+fn the_page_writes_the_plan_a_batch_of_cards_at_a_time_as_it_is() {
+    // More cards than one batch: the fixture's functions many times over.
+    let one = load(&fixture("fx_a2a3_case"));
+    let mut map = one.clone();
+    for k in 0..70 {
+        map.functions.extend(one.functions.iter().map(|f| {
+            let mut f = f.clone();
+            f.name = format!("{}_{k}", f.name);
+            f
+        }));
+    }
+    let view = ViewOptions::default();
+    let planner = plan::Planner::new(&map, &view);
+    assert!(planner.len() > 128, "{}", planner.len());
+    let streamed = serde_json::to_string(&plan::PlanStream::new(&map, &view, &planner)).unwrap();
+    let whole = serde_json::to_string(&plan::plan(&map, &view)).unwrap();
+    assert!(streamed == whole, "{} and {} bytes", streamed.len(), whole.len());
+}

@@ -49,8 +49,9 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
 /// [`layout`] from the card plans [`plan::card_plans`] made for the same `map` and `view`, so that a
 /// back end that needs both (the page) plans each card once.
 pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -> Scene {
-    let flow = Flow::new(map, view, plans);
-    let cards = flow.cards(0..flow.len());
+    let panels: Vec<f64> = plans.iter().map(|p| p.panel).collect();
+    let flow = Flow::new(map, view, &panels);
+    let cards = flow.cards(0..flow.len(), plans);
     let height = (flow.next_y() - CARD_GAP + PAGE_PAD).ceil();
     Scene {
         width: (flow.inner + 2.0 * PAGE_PAD).ceil(),
@@ -72,16 +73,16 @@ pub struct Flow<'a> {
     inner: f64,
     /// The page's header (over the cards).
     header: Vec<Shape>,
-    /// For each card: its index in the map, its function, its plan and its lanes' width.
-    jobs: Vec<(usize, &'a FunctionMap, &'a CardPlan, f64)>,
+    /// For each card: its index in the map, its function and its lanes' width.
+    jobs: Vec<(usize, &'a FunctionMap, f64)>,
     /// Where the next card starts.
     y: std::sync::Mutex<f64>,
 }
 
 impl<'a> Flow<'a> {
     /// Decides what every card shares (the width, the header above them) for `map` drawn as `view`
-    /// asks, from the card plans [`plan::card_plans`] made for them.
-    pub fn new(map: &'a MemoryMap, view: &ViewOptions, plans: &'a [CardPlan]) -> Flow<'a> {
+    /// asks, each card's lanes filling its `panels` width (see [`plan::Planner::panels`]).
+    pub fn new(map: &'a MemoryMap, view: &ViewOptions, panels: &[f64]) -> Flow<'a> {
         let pal = palette(view.theme);
         let chosen: Vec<(usize, &FunctionMap)> = map
             .functions
@@ -96,10 +97,9 @@ impl<'a> Flow<'a> {
         let (header, header_h) = header(map, &pal, inner);
         let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
         let inner = inner.max(header_width).ceil();
-        let jobs: Vec<_> =
-            chosen.into_iter().zip(plans).map(|((index, f), plan)| (index, f, plan, plan.panel)).collect();
+        let jobs: Vec<_> = chosen.into_iter().zip(panels).map(|((index, f), &panel)| (index, f, panel)).collect();
         let widths =
-            crate::par::map_ref(&jobs, |&(_, f, _, width)| card_width(f, &ViewOptions { width, ..view.clone() }, None));
+            crate::par::map_ref(&jobs, |&(_, f, width)| card_width(f, &ViewOptions { width, ..view.clone() }, None));
         let inner = widths.into_iter().fold(inner, f64::max).ceil();
         Flow { view: view.clone(), pal, inner, header, jobs, y: std::sync::Mutex::new(header_h) }
     }
@@ -114,11 +114,11 @@ impl<'a> Flow<'a> {
         self.jobs.is_empty()
     }
 
-    /// The cards `range` holds, which must follow those taken before: each is laid out at the top of
-    /// the page on its own core, then moved down under the one above.
-    pub fn cards(&self, range: std::ops::Range<usize>) -> Vec<Card> {
-        let jobs = self.jobs.get(range).unwrap_or_default();
-        let mut cards = crate::par::map_ref(jobs, |&(index, f, plan, panel)| {
+    /// The cards `range` holds, from their `plans`, which must follow those taken before: each is
+    /// laid out at the top of the page on its own core, then moved down under the one above.
+    pub fn cards(&self, range: std::ops::Range<usize>, plans: &[CardPlan]) -> Vec<Card> {
+        let jobs: Vec<_> = self.jobs.get(range).unwrap_or_default().iter().zip(plans).collect();
+        let mut cards = crate::par::map_ref(&jobs, |&(&(index, f, panel), plan)| {
             let view = &ViewOptions { width: panel, ..self.view.clone() };
             card(f, plan, index, view, &self.pal, Placement { x: PAGE_PAD, y: 0.0, w: self.inner, factor: None })
         });

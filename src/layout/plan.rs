@@ -464,14 +464,99 @@ pub fn with_cards(map: &crate::model::MemoryMap, view: &ViewOptions, cards: Vec<
 
 /// The card plan of every function `view` draws, in order, planned on every core.
 pub fn card_plans(map: &crate::model::MemoryMap, view: &ViewOptions) -> Vec<CardPlan> {
-    // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
-    let chosen: Vec<(&FunctionMap, f64)> = map
-        .functions
-        .iter()
-        .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
-        .zip(super::panel_widths(map, view))
-        .collect();
-    crate::par::map_ref(&chosen, |&(f, width)| card_plan(f, &ViewOptions { width, ..view.clone() }))
+    let planner = Planner::new(map, view);
+    planner.cards(0..planner.len())
+}
+
+/// Plans the cards of the functions `view` draws, a range at a time. The page plans each card
+/// twice, once for its data and once for its picture, rather than hold the plans of a whole model's
+/// dump at once (see [`PlanStream`]).
+pub struct Planner<'a> {
+    /// Each card's function and the width its lanes fill.
+    jobs: Vec<(&'a FunctionMap, f64)>,
+    view: ViewOptions,
+}
+
+impl<'a> Planner<'a> {
+    /// The planner of the cards of `map` drawn as `view` asks.
+    pub fn new(map: &'a crate::model::MemoryMap, view: &ViewOptions) -> Planner<'a> {
+        // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
+        let jobs = map
+            .functions
+            .iter()
+            .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
+            .zip(super::panel_widths(map, view))
+            .collect();
+        Planner { jobs, view: view.clone() }
+    }
+
+    /// How many cards there are.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// The width each card's lanes fill, in order.
+    pub fn panels(&self) -> Vec<f64> {
+        self.jobs.iter().map(|&(_, width)| width).collect()
+    }
+
+    /// The plans of the cards `range` holds, planned on every core.
+    pub fn cards(&self, range: std::ops::Range<usize>) -> Vec<CardPlan> {
+        let jobs = self.jobs.get(range).unwrap_or_default();
+        crate::par::map_ref(jobs, |&(f, width)| card_plan(f, &ViewOptions { width, ..self.view.clone() }))
+    }
+}
+
+/// A [`Plan`] to serialize, whose cards are planned a batch at a time as they are written and
+/// dropped after: the same JSON as the plan's, without holding every card's plan.
+pub struct PlanStream<'a> {
+    planner: &'a Planner<'a>,
+    words: std::collections::BTreeMap<i64, String>,
+}
+
+impl<'a> PlanStream<'a> {
+    /// The plan of `map` drawn as `view` asks, its cards from `planner` (made for the same).
+    pub fn new(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &'a Planner<'a>) -> PlanStream<'a> {
+        PlanStream { planner, words: super::insight::live_words(map, view) }
+    }
+}
+
+/// Cards planned this many at a time while a [`PlanStream`] is written.
+const PLANS_AT_ONCE: usize = 64;
+
+impl Serialize for PlanStream<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut plan = s.serialize_struct("Plan", if self.words.is_empty() { 3 } else { 4 })?;
+        plan.serialize_field("px", &px_rules())?;
+        plan.serialize_field("styles", &MARK_STYLES)?;
+        plan.serialize_field("cards", &Batches(self.planner))?;
+        if !self.words.is_empty() {
+            plan.serialize_field("words", &self.words)?;
+        }
+        plan.end()
+    }
+}
+
+/// The cards of a [`PlanStream`], as a JSON array.
+struct Batches<'a>(&'a Planner<'a>);
+
+impl Serialize for Batches<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for from in (0..self.0.len()).step_by(PLANS_AT_ONCE) {
+            for card in self.0.cards(from..(from + PLANS_AT_ONCE).min(self.0.len())) {
+                seq.serialize_element(&card)?;
+            }
+        }
+        seq.end()
+    }
 }
 
 /// The plan of one function's card.

@@ -32,34 +32,58 @@ const PAGE_JS: &str = include_str!("page/page.js");
 /// `plan` is what the layout engine decided for every card (see [`crate::layout::plan`]): the
 /// script draws it at the reader's factor, and the pills here are its texts.
 pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: &Plan) -> String {
-    let draw = |range: Range<usize>| static_cards.get(range).map(<[Markup]>::to_vec).unwrap_or_default();
+    let view = |i: usize| {
+        // The plan has a card per function, in order; a search only if it ever has not.
+        let f = &map.functions[i];
+        let planned = plan.cards.get(i).filter(|c| c.function == f.name);
+        let planned = planned.or_else(|| plan.cards.iter().find(|c| c.function == f.name));
+        CardView {
+            svg: static_cards.get(i).cloned(),
+            pills: planned.map(|c| c.pills.clone()).unwrap_or_default(),
+            notes: planned.map(|c| c.summary.clone()).unwrap_or_default(),
+        }
+    };
+    let draw = |range: Range<usize>| range.map(view).collect();
     let mut page = Vec::new();
     // Writing to memory cannot fail, nor can a page without a run's deadline stop.
     let _ = write(map, &draw, rules_json, plan, &mut page);
     String::from_utf8(page).unwrap_or_default()
 }
 
-/// Draws the static SVGs of a range of `map.functions` (see [`write`]).
-pub type StaticCards<'a> = dyn Fn(Range<usize>) -> Vec<Markup> + Sync + 'a;
+/// What the page shows of a card besides its plan: its static picture, and its plan's pills and
+/// summary lines.
+pub struct CardView {
+    /// The static SVG of the card (from the SVG back end).
+    pub svg: Option<Markup>,
+    /// The pills beside its title.
+    pub pills: Vec<Pill>,
+    /// The summary lines under it.
+    pub notes: Vec<String>,
+}
+
+/// Makes the [`CardView`]s of a range of `map.functions` (see [`write`]).
+pub type StaticCards<'a> = dyn Fn(Range<usize>) -> Vec<CardView> + Sync + 'a;
 
 /// Cards drawn and written at a time: the page of a whole model's dump is never held whole.
 const CARDS_AT_ONCE: usize = 32;
 
-/// [`render`] into `out`, as it is made: the head with the packed data, then the body a few cards at
-/// a time, each batch's static pictures drawn by `static_cards` just before they are written and
-/// dropped after. Stops past the run's deadline (see [`crate::budget`]); a write error is an
+/// [`render`] into `out`, as it is made: the head with the packed data (`plan` is the [`Plan`], or a
+/// [`crate::layout::plan::PlanStream`] that writes the same), then the body a few cards at a time,
+/// each batch's static pictures drawn by `static_cards` just before they are written and dropped
+/// after. Stops past the run's deadline (see [`crate::budget`]); a write error is an
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) error.
 pub fn write(
     map: &MemoryMap,
     static_cards: &StaticCards,
     rules_json: &str,
-    plan: &Plan,
+    plan: &(impl Serialize + Sync),
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
     let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
     // Packing the plan (the larger payload) on a second core while this one packs the data.
     let (data, plan_packed) = std::thread::scope(|s| {
-        let job = std::thread::Builder::new().spawn_scoped(s, || packed(plan));
+        let budget = crate::budget::current();
+        let job = std::thread::Builder::new().spawn_scoped(s, || crate::budget::run(budget, || packed(plan)));
         let data = packed(&page_data(map));
         let plan_packed = match job {
             Ok(job) => job.join().unwrap_or_else(|_| packed(plan)),
@@ -107,14 +131,12 @@ pub fn write(
         x.drain_to(out).map_err(io)?;
         crate::budget::checkpoint()?;
         let to = (from + CARDS_AT_ONCE).min(map.functions.len());
-        let pictures = static_cards(from..to);
+        let views = static_cards(from..to);
         for (i, f) in map.functions.iter().enumerate().take(to).skip(from) {
-            // The plan has a card per function, in order; a search only if it ever has not.
-            let planned = plan.cards.get(i).filter(|c| c.function == f.name);
-            let planned = planned.or_else(|| plan.cards.iter().find(|c| c.function == f.name));
-            let pills = planned.map_or(&[][..], |c| &c.pills[..]);
-            let notes = planned.map_or(&[][..], |c| &c.summary[..]);
-            card(&mut x, (i, map), f, pictures.get(i - from), pills, notes);
+            let view = views.get(i - from);
+            let pills = view.map_or(&[][..], |v| &v.pills[..]);
+            let notes = view.map_or(&[][..], |v| &v.notes[..]);
+            card(&mut x, (i, map), f, view.and_then(|v| v.svg.as_ref()), pills, notes);
         }
     }
     x.close();
