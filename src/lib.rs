@@ -152,21 +152,25 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
 }
 
 /// The HTML page, written a few cards at a time.
+/// Maps with up to this many boxes have their page's card plans made once and held (some 35 MB of
+/// plans at the most); a larger map's are made twice, a batch at a time, which costs about a tenth
+/// more time and keeps the memory of a whole model's page near its dump's size.
+const HELD_PLAN_BOXES: usize = 20_000;
+
 fn write_page(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io::Write) -> Result<()> {
+    write_page_planned(map, view, out, map.block_count() <= HELD_PLAN_BOXES)
+}
+
+/// The page, its card plans held (`hold`) or made twice a batch at a time: the same bytes.
+fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io::Write, hold: bool) -> Result<()> {
     // Every function gets a card, so the page can show any of them; the view options set the
-    // static pictures' look. Each card is planned once: the static pictures are laid out from the
-    // plans the script then draws.
+    // static pictures' look. The static pictures are laid out from the plans the script draws.
     let every = ViewOptions { functions: Vec::new(), ..view.clone() };
-    // Each card is planned twice, once as the plan is packed and once as its picture is drawn, a
-    // batch at a time: the plans of a whole model's dump are never held at once.
     let planner = layout::plan::Planner::new(map, &every);
-    let plan = layout::plan::PlanStream::new(map, &every, &planner);
-    budget::checkpoint()?;
     let flow = layout::Flow::new(map, &every, &planner.panels());
     let font = layout::text::FONT_FAMILY;
-    let draw = |range: std::ops::Range<usize>| {
-        let plans = planner.cards(range.clone());
-        let cards = flow.cards(range, &plans);
+    let draw = |range: std::ops::Range<usize>, plans: &[layout::plan::CardPlan]| {
+        let cards = flow.cards(range, plans);
         let jobs: Vec<_> = cards.iter().zip(plans).collect();
         par::map_ref(&jobs, |(card, plan)| render::html::CardView {
             svg: Some(render::svg::render_card(font, card)),
@@ -174,7 +178,42 @@ fn write_page(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io::Write)
             notes: plan.summary.clone(),
         })
     };
-    render::html::write(map, &draw, &layout::rules_json(), &plan, out)
+    let rules = layout::rules_json();
+    if hold {
+        let plan = layout::plan::with_cards(map, &every, planner.cards(0..planner.len()));
+        budget::checkpoint()?;
+        let held = |range: std::ops::Range<usize>| draw(range.clone(), plan.cards.get(range).unwrap_or_default());
+        return render::html::write(map, &held, &rules, &plan, out);
+    }
+    // Each card is planned twice, once as the plan is packed and once as its picture is drawn.
+    let plan = layout::plan::PlanStream::new(map, &every, &planner);
+    budget::checkpoint()?;
+    let twice = |range: std::ops::Range<usize>| draw(range.clone(), &planner.pictures(range));
+    render::html::write(map, &twice, &rules, &plan, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FunctionMap;
+
+    #[test]
+    fn a_page_is_the_same_whether_its_plans_are_held_or_made_twice() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");
+        let one = load(&path, dump::DEFAULT_PASS, None).unwrap();
+        let mut map = one.clone();
+        for k in 0..40 {
+            map.functions
+                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
+        }
+        let page = |hold| {
+            let mut out = Vec::new();
+            write_page_planned(&map, &ViewOptions::default(), &mut out, hold).unwrap();
+            out
+        };
+        let (held, twice) = (page(true), page(false));
+        assert!(held.len() > 100_000 && held == twice, "{} and {} bytes", held.len(), twice.len());
+    }
 }
 
 /// Refuses an output over the run's limit, naming the option that raises it.

@@ -507,8 +507,18 @@ impl<'a> Planner<'a> {
 
     /// The plans of the cards `range` holds, planned on every core.
     pub fn cards(&self, range: std::ops::Range<usize>) -> Vec<CardPlan> {
+        self.plan(range, Tips::Written)
+    }
+
+    /// [`Planner::cards`] for pictures that show no tooltips (the page's static cards): the same
+    /// plans, without the boxes' tooltip lines.
+    pub fn pictures(&self, range: std::ops::Range<usize>) -> Vec<CardPlan> {
+        self.plan(range, Tips::Left)
+    }
+
+    fn plan(&self, range: std::ops::Range<usize>, tips: Tips) -> Vec<CardPlan> {
         let jobs = self.jobs.get(range).unwrap_or_default();
-        crate::par::map_ref(jobs, |&(f, width)| card_plan(f, &ViewOptions { width, ..self.view.clone() }))
+        crate::par::map_ref(jobs, |&(f, width)| plan_card(f, &ViewOptions { width, ..self.view.clone() }, tips))
     }
 }
 
@@ -561,12 +571,24 @@ impl Serialize for Batches<'_> {
 
 /// The plan of one function's card.
 pub fn card_plan(f: &FunctionMap, view: &ViewOptions) -> CardPlan {
+    plan_card(f, view, Tips::Written)
+}
+
+/// Whether a plan's boxes carry their tooltip lines: a picture that shows none (the page's static
+/// cards, whose script reads the tooltips from the plan it was sent) is planned without them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tips {
+    Written,
+    Left,
+}
+
+fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let lanes = f.spaces.iter().map(|s| lane_plan(f, s)).collect();
     let boxes = f
         .blocks
         .iter()
         .enumerate()
-        .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b))
+        .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b, tips))
         .collect();
     CardPlan {
         function: f.name.clone(),
@@ -597,7 +619,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
     }
 }
 
-fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
+fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
     let t = &b.tile;
     BoxPlan {
         index,
@@ -614,7 +636,7 @@ fn box_plan(index: usize, lane: usize, b: &Block) -> BoxPlan {
             // The address range is dropped before the size is cut: a whole number reads better.
             details: vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
         },
-        tip: tooltip(b),
+        tip: if tips == Tips::Written { tooltip(b) } else { Vec::new() },
         marks: super::insight::box_marks(b),
         key: key_entry(b),
     }
