@@ -151,12 +151,12 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
     out.write_all(&render_unchecked(map, opts)?).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
 }
 
-/// The HTML page, written a few cards at a time.
 /// Maps with up to this many boxes have their page's card plans made once and held (some 35 MB of
 /// plans at the most); a larger map's are made twice, a batch at a time, which costs about a tenth
 /// more time and keeps the memory of a whole model's page near its dump's size.
 const HELD_PLAN_BOXES: usize = 20_000;
 
+/// The HTML page, written a few cards at a time.
 fn write_page(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io::Write) -> Result<()> {
     write_page_planned(map, view, out, map.block_count() <= HELD_PLAN_BOXES)
 }
@@ -190,30 +190,6 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     budget::checkpoint()?;
     let twice = |range: std::ops::Range<usize>| draw(range.clone(), &planner.pictures(range));
     render::html::write(map, &twice, &rules, &plan, out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::FunctionMap;
-
-    #[test]
-    fn a_page_is_the_same_whether_its_plans_are_held_or_made_twice() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");
-        let one = load(&path, dump::DEFAULT_PASS, None).unwrap();
-        let mut map = one.clone();
-        for k in 0..40 {
-            map.functions
-                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
-        }
-        let page = |hold| {
-            let mut out = Vec::new();
-            write_page_planned(&map, &ViewOptions::default(), &mut out, hold).unwrap();
-            out
-        };
-        let (held, twice) = (page(true), page(false));
-        assert!(held.len() > 100_000 && held == twice, "{} and {} bytes", held.len(), twice.len());
-    }
 }
 
 /// Refuses an output over the run's limit, naming the option that raises it.
@@ -427,4 +403,28 @@ pub fn render_diff(
         }
     };
     within_output_limit(out?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FunctionMap;
+
+    #[test]
+    fn a_page_is_the_same_whether_its_plans_are_held_or_made_twice() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");
+        let one = load(&path, dump::DEFAULT_PASS, None).unwrap();
+        let mut map = one.clone();
+        for k in 0..40 {
+            map.functions
+                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
+        }
+        let page = |hold| {
+            let mut out = Vec::new();
+            write_page_planned(&map, &ViewOptions::default(), &mut out, hold).unwrap();
+            out
+        };
+        let (held, twice) = (page(true), page(false));
+        assert!(held.len() > 100_000 && held == twice, "{} and {} bytes", held.len(), twice.len());
+    }
 }

@@ -7,7 +7,6 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::backend::Backends;
@@ -219,37 +218,20 @@ pub fn draw(root: &Path, out: &Path, opts: &TreeOptions) -> Result<Report> {
     std::fs::create_dir_all(out)
         .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create the output folder: {e}", out.display())))?;
     let progress = Progress::new(cases.len());
-    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cases.len()]);
-    let next = AtomicUsize::new(0);
     let threads =
-        if opts.threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { opts.threads }
-            .clamp(1, cases.len());
-    // Each drawing thread carries the run's limits; the cases, not their functions, share the cores.
+        if opts.threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { opts.threads };
+    // Each case is drawn on one thread with the run's limits; the cases, not their functions, share
+    // the cores.
     let budget = crate::budget::Budget { threads: Some(1), ..crate::budget::current() };
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                crate::budget::run(budget.clone(), || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(case) = cases.get(i) else { break };
-                        let outcome = draw_case(case, out, opts);
-                        progress.done(&case.name, &outcome);
-                        if let Ok(mut all) = outcomes.lock() {
-                            all[i] = Some(outcome);
-                        }
-                    }
-                })
-            });
-        }
-    });
+    let outcomes = crate::budget::run(budget, || {
+        crate::par::run_on(threads, cases.len(), None, |i| {
+            let outcome = draw_case(&cases[i], out, opts);
+            progress.done(&cases[i].name, &outcome);
+            outcome
+        })
+    })?;
     progress.finish();
-    let outcomes = outcomes.into_inner().unwrap_or_default();
-    let cases: Vec<(String, Outcome)> = cases
-        .into_iter()
-        .zip(outcomes)
-        .map(|(case, o)| (case.name, o.unwrap_or(Outcome::Failed { message: "the drawing thread stopped".to_owned() })))
-        .collect();
+    let cases: Vec<(String, Outcome)> = cases.into_iter().map(|case| case.name).zip(outcomes).collect();
     let index = out.join(INDEX);
     let report = Report { cases, index };
     let html = index_page(root, &report);
