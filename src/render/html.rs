@@ -174,8 +174,7 @@ fn packed(value: &impl Serialize) -> String {
 /// shows them as HTML (the overview table, the cards' badges) and from the plan (a line's live
 /// list). Written straight from the map, through the borrowed shapes below, rather than through a
 /// JSON tree trimmed after: that tree held every box for nothing. A map is plain strings and
-/// numbers, so serializing it cannot fail; an empty object keeps the page readable (static cards)
-/// if it ever did.
+/// numbers, so serializing it cannot fail.
 fn page_data(map: &MemoryMap) -> PageData<'_> {
     PageData {
         dump: &map.dump,
