@@ -6,13 +6,15 @@
 //! its text span.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
 use crate::findings::{self, overlapping_pairs};
 use crate::model::{
-    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, SpaceUsage, Tile, space_rank,
+    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Source, SpaceUsage, Tile,
+    space_rank,
 };
 
 /// Builds the memory map of `dump`, scaled by the capacities of `choice` (or of the built-in
@@ -29,11 +31,11 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
     let hint = backends.implied_by(&used).map(|b| b.name.clone());
     let choice = backends.infer(choice, &used);
-    let lines: Vec<&str> = dump.text.lines().collect();
+    let lines = crate::model::line_spans(&dump.text);
     let parsed: Vec<ParsedFunction> = parsed.into_iter().filter(|f| !f.tiles.is_empty()).collect();
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;
-        Ok(function_map(f, &lines, |space| choice.capacities.get(space).copied()))
+        Ok(function_map(f, &dump.text, &lines, |space| choice.capacities.get(space).copied()))
     })
     .into_iter()
     .collect::<Result<_>>()?;
@@ -82,11 +84,15 @@ fn unassigned(f: &FunctionMap) -> bool {
     f.blocks.iter().all(|b| b.tile.offset == 0) && f.spaces.iter().any(|s| s.bases > 1)
 }
 
-fn function_map(f: ParsedFunction, lines: &[&str], capacity: impl Fn(&str) -> Option<i64>) -> FunctionMap {
+fn function_map(
+    f: ParsedFunction,
+    text: &Arc<String>,
+    lines: &[(u32, u32)],
+    capacity: impl Fn(&str) -> Option<i64>,
+) -> FunctionMap {
     let blocks = merge_aliases(f.tiles);
     let spaces = summarize(&blocks, capacity, (f.src_start, f.src_end));
-    let source =
-        (f.src_start..=f.src_end).map(|n| lines.get(n as usize - 1).copied().unwrap_or("").to_string()).collect();
+    let source = Source::of(text, lines, f.src_start, f.src_end);
     FunctionMap {
         name: f.name,
         ftype: f.ftype,

@@ -252,6 +252,9 @@ struct ServeArgs {
 /// The most threads `--threads` takes.
 const MAX_THREADS: usize = 256;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let limits = cli.limits.limits();

@@ -4,6 +4,7 @@
 //! page, so tooling written for one reads the other.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The largest magnitude a MemRef offset or size (or a SoC capacity) may have: 1 TiB, far beyond any
 /// on-chip memory, and small enough that sums over a whole dump cannot overflow. Larger values are
@@ -153,7 +154,7 @@ pub struct FunctionMap {
     pub src_start: u32,
     pub src_end: u32,
     /// The dump's lines `src_start..=src_end`.
-    pub source: Vec<String>,
+    pub source: Source,
     /// In panel order.
     pub spaces: Vec<SpaceUsage>,
     /// Sorted by (panel order, offset, start).
@@ -162,6 +163,94 @@ pub struct FunctionMap {
     /// Answers to `--fit` queries, when asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fits: Vec<FitAnswer>,
+}
+
+/// A function's lines of the dump: a view of the dump's text, shared rather than copied, since the
+/// compute functions are most of a dump. Serialized as the list of lines.
+#[derive(Clone, Default)]
+pub struct Source {
+    text: Arc<String>,
+    /// Byte range of each line in `text`, without its line end (as [`str::lines`] cuts them).
+    lines: Vec<(u32, u32)>,
+}
+
+impl Source {
+    /// Lines `first..=last` (1-based) of `text`, whose lines are `lines` (see [`line_spans`]);
+    /// lines past the end of the text are empty.
+    pub fn of(text: &Arc<String>, lines: &[(u32, u32)], first: u32, last: u32) -> Source {
+        let end = text.len() as u32;
+        let span = |n: u32| lines.get(n as usize - 1).copied().unwrap_or((end, end));
+        Source { text: Arc::clone(text), lines: (first.max(1)..=last).map(span).collect() }
+    }
+
+    /// A source made of these lines (each without a line end).
+    pub fn from_lines<S: AsRef<str>>(lines: impl IntoIterator<Item = S>) -> Source {
+        let mut text = String::new();
+        let mut spans = Vec::new();
+        for line in lines {
+            let start = text.len() as u32;
+            text.push_str(line.as_ref());
+            spans.push((start, text.len() as u32));
+            text.push('\n');
+        }
+        Source { text: Arc::new(text), lines: spans }
+    }
+
+    /// Line `i` (0-based) of the function.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        self.lines.get(i).map(|&(a, b)| &self.text[a as usize..b as usize])
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.lines.iter().map(|&(a, b)| &self.text[a as usize..b as usize])
+    }
+}
+
+/// The byte range of each line of `text`, cut as [`str::lines`] cuts them (`\n` or `\r\n` ends a
+/// line; a last line end opens no empty line). The dump guard keeps a dump far below 4 GiB.
+pub fn line_spans(text: &str) -> Vec<(u32, u32)> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for piece in text.split_inclusive('\n') {
+        let line = piece.strip_suffix('\n').map_or(piece, |l| l.strip_suffix('\r').unwrap_or(l));
+        spans.push((start as u32, (start + line.len()) as u32));
+        start += piece.len();
+    }
+    spans
+}
+
+impl PartialEq for Source {
+    fn eq(&self, other: &Source) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Source {}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Source {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Source, D::Error> {
+        Vec::<String>::deserialize(deserializer).map(Source::from_lines)
+    }
 }
 
 /// Which backend supplied the capacities, and whether anything actually identified it.

@@ -29,7 +29,7 @@ impl Alignment {
         fn text(f: &FunctionMap) -> Vec<&str> {
             f.source.iter().map(|l| l.trim()).collect()
         }
-        let keys = |f: &FunctionMap| f.source.iter().map(|l| statement_key(l)).collect::<Vec<String>>();
+        let keys = |f: &FunctionMap| f.source.iter().map(statement_key).collect::<Vec<String>>();
         let (ta, tb) = (text(old), text(new));
         let mut a = Alignment {
             old_start: old.src_start,

@@ -42,6 +42,10 @@ pub struct Unit {
     pub member: bool,
     /// Statements of the body of the function the unit before ends in (a long body, cut).
     pub continues: bool,
+    /// When the unit is one function's definition (a class member after the first, or a top-level
+    /// `def`): the index range in [`Scan::decorators`] of its decorators, which say whether the
+    /// function is one to draw before its body is parsed.
+    pub function: Option<(usize, usize)>,
 }
 
 /// What the scan found: where to cut, and how many tokens there are.
@@ -51,6 +55,8 @@ pub struct Scan {
     pub units: Vec<Unit>,
     /// Tokens of the whole dump.
     pub tokens: usize,
+    /// Byte ranges of the decorator expressions (after the `@`) that [`Unit::function`] points at.
+    pub decorators: Vec<(usize, usize)>,
 }
 
 /// Checks bracket depth, statement length and token counts, outside strings and comments, and cuts
@@ -63,30 +69,33 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
     let (mut statement_tokens, mut tokens, mut total) = (0usize, 0usize, 0usize);
     let mut cuts = Cuts::default();
     cuts.line(bytes, 0, 0);
-    let mut in_word = false;
     let mut i = 0;
+    let mut next_checkpoint = 0;
     while i < bytes.len() {
-        if i % (1 << 16) == 0 {
+        if i >= next_checkpoint {
             budget::checkpoint()?;
+            next_checkpoint = i + (1 << 16);
         }
         let byte = bytes[i];
-        let word = byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80;
-        let continues_word = word && in_word;
-        // Comments and line ends are tokens to the parser too (16 M comment lines are 32 M of them).
-        if !continues_word && (!byte.is_ascii_whitespace() || byte == b'\n') {
-            statement_tokens += 1;
-            tokens += 1;
-            if statement_tokens > limits.tokens_per_statement {
-                let what = "tokens in one statement";
-                let err = Limits::refuse(what, statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
-                return Err(placed(text, file, statement_start, err));
-            }
-            if tokens > limits.tokens_per_function {
-                let err = Limits::refuse("tokens in one function", tokens, limits.tokens_per_function, "--max-tokens");
-                return Err(placed(text, file, i, err));
-            }
+        // Blanks are no tokens; a run of them is stepped over at once.
+        if byte != b'\n' && byte.is_ascii_whitespace() {
+            i = run_end(bytes, i, |b| b != b'\n' && b.is_ascii_whitespace());
+            continue;
         }
-        in_word = word;
+        // Any other byte starts a token: a word (a name, a number) is one however long, every
+        // other byte is one of its own. Comments and line ends are tokens to the parser too (16 M
+        // comment lines are 32 M of them).
+        statement_tokens += 1;
+        tokens += 1;
+        if statement_tokens > limits.tokens_per_statement {
+            let what = "tokens in one statement";
+            let err = Limits::refuse(what, statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
+            return Err(placed(text, file, statement_start, err));
+        }
+        if tokens > limits.tokens_per_function {
+            let err = Limits::refuse("tokens in one function", tokens, limits.tokens_per_function, "--max-tokens");
+            return Err(placed(text, file, i, err));
+        }
         match byte {
             b'#' => i = skip_line(bytes, i),
             q @ (b'"' | b'\'') => i = skip_string(bytes, i, q),
@@ -116,6 +125,7 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
                 }
                 i += 1;
             }
+            b if is_word(b) => i = run_end(bytes, i, is_word),
             _ => i += 1,
         }
         if i.saturating_sub(statement_start) > MAX_STATEMENT_BYTES {
@@ -127,7 +137,8 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
             ));
         }
     }
-    Ok(Scan { units: cuts.units(bytes.len()), tokens: total + tokens })
+    let decorators = std::mem::take(&mut cuts.decorators);
+    Ok(Scan { units: cuts.units(bytes.len()), tokens: total + tokens, decorators })
 }
 
 /// A function body longer than this many tokens is cut before a statement at the body's own
@@ -139,8 +150,16 @@ pub const BODY_TOKENS: usize = 100_000;
 /// never reach it).
 #[derive(Debug, Default)]
 struct Cuts {
-    /// Where each unit after the first starts, and how.
-    at: Vec<(usize, Start)>,
+    /// Where each unit after the first starts, how, and (for a function's definition) its
+    /// decorators, as in [`Unit::function`].
+    at: Vec<Cut>,
+    /// The decorators of definitions that start units, as in [`Scan::decorators`].
+    decorators: Vec<(usize, usize)>,
+    /// Where the expression of the decorator on the previous statement line starts: it ends
+    /// where the next statement line starts.
+    open_decorator: Option<usize>,
+    /// The last unit started with a decorator, and its definition line is still to come.
+    heading: bool,
     /// The last top-level definition is a class: its members are cut apart.
     in_class: bool,
     /// The indentation of the current class's members (that of its first statement).
@@ -154,6 +173,9 @@ struct Cuts {
     /// The indentation of that body's statements.
     body_indent: Option<usize>,
 }
+
+/// Where a unit starts, how, and the index range of its decorators (as in [`Unit::function`]).
+type Cut = (usize, Start, Option<(usize, usize)>);
 
 /// How a unit starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +192,11 @@ impl Cuts {
     /// Looks at the statement line starting at `start`, `tokens` into the current unit; true when
     /// a unit starts there.
     fn line(&mut self, bytes: &[u8], start: usize, tokens: usize) -> bool {
+        if let Some(from) = self.open_decorator.take() {
+            let end = start.saturating_sub(1); // the line end
+            let end = if end > from && bytes[end - 1] == b'\r' { end - 1 } else { end };
+            self.decorators.push((from, end.max(from)));
+        }
         let indent = bytes[start..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
         let rest = &bytes[start + indent..];
         if rest.first().is_none_or(|b| matches!(b, b'\n' | b'\r' | b'#')) {
@@ -219,27 +246,65 @@ impl Cuts {
             None
         };
         if let Some(how) = cut {
-            self.at.push((start, how));
+            self.at.push((start, how, None));
+            self.heading = how != Start::Body;
+        }
+        if self.heading {
+            let first = self.at.last().and_then(|a| a.2).map_or(self.decorators.len(), |d| d.0);
+            if decorator {
+                self.open_decorator = Some(start + indent + 1);
+                if let Some(at) = self.at.last_mut() {
+                    at.2 = Some((first, first));
+                }
+            } else {
+                self.heading = false;
+                if let Some(at) = self.at.last_mut() {
+                    at.2 = function.then_some((first, self.decorators.len()));
+                }
+            }
         }
         cut.is_some()
     }
 
     fn units(self, len: usize) -> Vec<Unit> {
-        let unit = |start: usize, end: usize, how: Start| Unit {
+        let unit = |(start, how, function): Cut, end: usize| Unit {
             start,
             end,
             member: how != Start::Top,
             continues: how == Start::Body,
+            function,
         };
         let mut units = Vec::with_capacity(self.at.len() + 1);
-        let mut start = (0, Start::Top);
+        let mut start = (0, Start::Top, None);
         for next in self.at {
-            units.push(unit(start.0, next.0, start.1));
+            units.push(unit(start, next.0));
             start = next;
         }
-        units.push(unit(start.0, len, start.1));
+        units.push(unit(start, len));
         units
     }
+}
+
+/// A byte of a name or number (any non-ASCII byte too: names may be Unicode).
+fn is_word(b: u8) -> bool {
+    WORD[b as usize]
+}
+
+/// [`is_word`] as a table: the scan spends most of its time in runs of such bytes.
+const WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        b += 1;
+    }
+    table
+};
+
+/// Index of the first byte from `i` on that is not `part` of the run.
+fn run_end(bytes: &[u8], i: usize, part: impl Fn(u8) -> bool) -> usize {
+    bytes[i..].iter().position(|&b| !part(b)).map_or(bytes.len(), |n| i + n)
 }
 
 fn skip_line(bytes: &[u8], i: usize) -> usize {
@@ -385,6 +450,29 @@ class Q:
                 line("def top():", false),
                 line("@pl.program", false),
                 line("    def e(self): pass", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_function_unit_carries_its_decorators() {
+        let text = "@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.AIV)\n    def a(self):\n        x = 1\n\
+                    \x20   @pl.function(\r\n        type=pl.FunctionType.Orchestration,\r\n    )  # c\r\n    @other\r\n    def b(self):\r\n        x = 2\r\n\
+                    \x20   def c(self): pass\n    class D:\n        pass\n@pl.program\nclass Q:\n    pass\ndef top(): pass\n";
+        let scan = check(text, "d.py").unwrap();
+        let decorators = |u: &Unit| {
+            u.function.map(|(a, b)| scan.decorators[a..b].iter().map(|&(s, e)| &text[s..e]).collect::<Vec<_>>())
+        };
+        let found: Vec<_> = scan.units.iter().map(decorators).collect();
+        assert_eq!(
+            found,
+            [
+                None, // the class and its first member
+                Some(vec!["pl.function(\r\n        type=pl.FunctionType.Orchestration,\r\n    )  # c", "other"]),
+                Some(vec![]),
+                None, // a class is no function
+                None,
+                Some(vec![]),
             ]
         );
     }

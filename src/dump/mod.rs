@@ -18,8 +18,8 @@ pub struct Dump {
     pub path: Option<PathBuf>,
     /// The file name, used in messages and in the output (`32_after_AllocateMemoryAddr.py`).
     pub name: String,
-    /// The dump's whole text.
-    pub text: String,
+    /// The dump's whole text, shared with the map's function sources.
+    pub text: std::sync::Arc<String>,
 }
 
 impl Dump {
@@ -37,7 +37,7 @@ impl Dump {
     /// Takes bytes from anywhere (a request body); `name` is used in messages.
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<Dump> {
         match String::from_utf8(bytes) {
-            Ok(text) => Ok(Dump { path: None, name: name.to_string(), text }),
+            Ok(text) => Ok(Dump { path: None, name: name.to_string(), text: std::sync::Arc::new(text) }),
             Err(err) => {
                 let bytes = err.as_bytes();
                 let at = err.utf8_error().valid_up_to();

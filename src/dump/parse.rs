@@ -69,18 +69,22 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     }
     let threads = if text.len() < PARALLEL_BYTES { 1 } else { crate::par::cores() };
     let parse_groups = |threads, groups: &[&[Unit]]| {
-        crate::par::run_on(threads, groups.len(), Some(STACK_BYTES), |i| parse_group(text, groups[i], &lines, file))
-            .map_err(|e| match e.kind {
-                ErrorKind::Io => e,
-                _ => Error::new(ErrorKind::Unreadable, format!("{file}: the parser failed on this input")),
-            })
+        crate::par::run_on(threads, groups.len(), Some(STACK_BYTES), |i| {
+            // The last part is always parsed: a dump cut short ends there, and must say so.
+            let decorators = (i + 1 < groups.len()).then_some(&scan.decorators[..]);
+            parse_group(text, groups[i], decorators, &lines, file)
+        })
+        .map_err(|e| match e.kind {
+            ErrorKind::Io => e,
+            _ => Error::new(ErrorKind::Unreadable, format!("{file}: the parser failed on this input")),
+        })
     };
     let found = match parse_groups(threads, &groups)?.into_iter().collect::<Result<Result<Vec<Found>>>>()? {
         Ok(found) => found,
         // A unit that does not parse alone is a syntax error, or a cut the scan made in the wrong
         // place: the whole dump, parsed at once when its tree is within the limit, tells which.
         Err(_) if scan.units.len() > 1 && scan.tokens <= crate::budget::limits().tokens_per_function => {
-            let whole = [Unit { start: 0, end: text.len(), member: false, continues: false }];
+            let whole = [Unit { start: 0, end: text.len(), member: false, continues: false, function: None }];
             parse_groups(1, &[&whole[..]])?.into_iter().collect::<Result<Result<Vec<Found>>>>()??
         }
         Err(syntax) => return Err(syntax),
@@ -107,8 +111,20 @@ struct Found {
 /// Parses and walks a unit and the parts of its last function's body that follow it, one tree at
 /// a time. The outer error stops the run (it was cancelled); the inner one is the first syntax
 /// error.
-fn parse_group<'t>(text: &'t str, units: &[Unit], lines: &'t LineIndex, file: &str) -> Result<Result<Found>> {
+fn parse_group<'t>(
+    text: &'t str,
+    units: &[Unit],
+    decorators: Option<&[(usize, usize)]>,
+    lines: &'t LineIndex,
+    file: &str,
+) -> Result<Result<Found>> {
     let mut found = Found::default();
+    // A unit the decorators (when given) say is not drawn is skipped.
+    if let (Some(unit), Some(decorators)) = (units.first(), decorators)
+        && not_drawn(text, unit, decorators)
+    {
+        return Ok(Ok(found));
+    }
     // The unit's last function, still open to the statements of the parts that follow.
     let mut open: Option<Result<OpenFunction<'t>>> = None;
     for unit in units {
@@ -306,8 +322,31 @@ impl<'t> OpenFunction<'t> {
 
 /// The `type=` keyword of the `@pl.function(...)` decorator: `pl.FunctionType.AIV` gives `AIV`.
 fn function_type(func: &ast::StmtFunctionDef) -> Option<String> {
-    func.decorator_list.iter().find_map(|d| {
-        let Expr::Call(call) = &d.expression else { return None };
+    type_of(func.decorator_list.iter().map(|d| &d.expression))
+}
+
+/// Whether `unit` is the definition of a function that is not drawn (an orchestration function,
+/// say), as its decorators tell: such a unit, often a third of a dump, need not be parsed. So a
+/// syntax error inside such a function goes unreported, except in the dump's last unit, where a
+/// dump cut short breaks off. A decorator that does not parse alone says nothing; the unit is
+/// then parsed, and the parser reports it.
+fn not_drawn(text: &str, unit: &Unit, decorators: &[(usize, usize)]) -> bool {
+    let Some(own) = unit.function.and_then(|(from, to)| decorators.get(from..to)) else { return false };
+    let mut parsed = Vec::with_capacity(own.len());
+    for &(start, end) in own {
+        let range = TextRange::new(offset(start), offset(end));
+        match ruff_python_parser::parse_expression_range(text, range) {
+            Ok(expr) => parsed.push(expr.into_expr()),
+            Err(_) => return false,
+        }
+    }
+    !type_of(parsed.iter()).is_some_and(|t| COMPUTE_TYPES.contains(&t.as_str()))
+}
+
+/// The type a function's decorators give it (`@pl.function(type=pl.FunctionType.AIV)`).
+fn type_of<'a>(mut decorators: impl Iterator<Item = &'a Expr>) -> Option<String> {
+    decorators.find_map(|d| {
+        let Expr::Call(call) = d else { return None };
         if !dotted(&call.func).is_some_and(|n| n == "function" || n.ends_with(".function")) {
             return None;
         }
@@ -617,8 +656,8 @@ mod tests {
     /// The dump parsed whole, as one unit, on this thread.
     fn whole(text: &str) -> Result<Vec<ParsedFunction>> {
         let lines = LineIndex::from_source_text(text);
-        let whole = [Unit { start: 0, end: text.len(), member: false, continues: false }];
-        let found = parse_group(text, &whole, &lines, "d.py")??;
+        let whole = [Unit { start: 0, end: text.len(), member: false, continues: false, function: None }];
+        let found = parse_group(text, &whole, None, &lines, "d.py")??;
         found.functions.into_iter().collect()
     }
 
@@ -649,6 +688,25 @@ mod tests {
         let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
         let small = crate::budget::Budget { limits, ..Default::default() };
         assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().message, expected);
+    }
+
+    #[test]
+    fn functions_not_drawn_are_not_parsed_but_the_last_unit_and_drawn_ones_are() {
+        let text = large();
+        let orchestration = text.find("    def main(").unwrap();
+        let body = orchestration + text[orchestration..].find(":\n").unwrap() + 2;
+        let line_end = body + text[body..].find('\n').unwrap();
+        // Its first statement broken (the lines stay where they are): its body is never parsed,
+        // and the map is the unbroken dump's.
+        let broken = format!("{}        x = 1 +{}", &text[..body], &text[line_end..]);
+        let (fine, skipped) = (parse(&text, "d.py").unwrap(), parse(&broken, "d.py").unwrap());
+        assert_eq!(format!("{fine:?}"), format!("{skipped:?}"));
+        // Broken inside the first compute function: reported, where the whole-dump parse puts it.
+        let compute = text.find("    def fx_vector(").unwrap();
+        let body = compute + text[compute..].find(":\n").unwrap() + 2;
+        let broken = format!("{}        x = 1 +\n{}", &text[..body], &text[body..]);
+        let err = parse(&broken, "d.py").unwrap_err().message;
+        assert_eq!(err, whole(&broken).unwrap_err().message);
     }
 
     #[test]

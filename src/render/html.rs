@@ -80,19 +80,7 @@ pub fn write(
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
     let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
-    // Packing the plan (the larger payload) on a second core while this one packs the data.
-    let (data, plan_packed) = std::thread::scope(|s| {
-        let budget = crate::budget::current();
-        let job = std::thread::Builder::new().spawn_scoped(s, || crate::budget::run(budget, || packed(plan)));
-        let data = packed(&page_data(map));
-        let plan_packed = match job {
-            Ok(job) => job.join().unwrap_or_else(|_| packed(plan)),
-            Err(_) => packed(plan), // no thread to be had: pack it here
-        };
-        (data, plan_packed)
-    });
     let io = |e: std::io::Error| crate::Error::new(crate::ErrorKind::Io, e.to_string());
-
     let mut x = Xml::html();
     x.open("html", &[("lang", "en".into())]);
     x.newline();
@@ -109,12 +97,22 @@ pub fn write(
     // is still being parsed, and wires the page once both are done.
     x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
     x.newline();
-    for (id, payload) in [("pmm-data", data), ("pmm-plan", plan_packed)] {
-        x.raw_text("script", &[("type", PAYLOAD_TYPE.into()), ("id", id.into())], &payload);
+    // The plan (the larger payload) is gzipped on a second core while this one writes the data.
+    std::thread::scope(|s| {
+        let budget = crate::budget::current();
+        let job = std::thread::Builder::new().spawn_scoped(s, || crate::budget::run(budget, || gzipped(plan)));
+        let attrs = |id: &'static str| [("type", PAYLOAD_TYPE.into()), ("id", id.into())];
+        x.raw_text_to("script", &attrs("pmm-data"), out, |out| pack_to(&page_data(map), out))?;
         x.newline();
-        drop(payload);
-        x.drain_to(out).map_err(io)?; // a payload is written out before the next is copied in
-    }
+        let plan = match job {
+            Ok(job) => job.join().unwrap_or_else(|_| gzipped(plan)),
+            Err(_) => gzipped(plan), // no thread to be had: pack it here
+        };
+        x.raw_text_to("script", &attrs("pmm-plan"), out, |out| base64_to(&plan?, out))?;
+        x.newline();
+        Ok::<(), std::io::Error>(())
+    })
+    .map_err(io)?;
     x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
     x.close();
     x.newline();
@@ -152,21 +150,39 @@ pub fn write(
 /// is not JavaScript makes a `<script>` an inert data block.
 const PAYLOAD_TYPE: &str = "application/gzip";
 
-/// `value` as JSON, gzipped (fastest level) and in base64: the map data and the plan are most of a
-/// page's bytes, and repetitive (source lines, the plan's keys), so they shrink about sevenfold, to
-/// a fraction of the dump. The JSON goes straight into the compressor, never whole in memory. The
-/// page's script inflates them with the browser's own `DecompressionStream`. Base64 has no `<`, so
-/// the block cannot close early whatever the dump says.
-fn packed(value: &impl Serialize) -> String {
-    use base64::Engine as _;
+/// `value` as JSON, gzipped (fastest level) and in base64, written to `out`: the map data and the
+/// plan are most of a page's bytes, and repetitive (source lines, the plan's keys), so they shrink
+/// about sevenfold, to a fraction of the dump. Neither the JSON nor its base64 is ever whole in
+/// memory. The page's script inflates them with the browser's own `DecompressionStream`.
+fn pack_to(value: &impl Serialize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let b64 = base64::write::EncoderWriter::new(out, &base64::engine::general_purpose::STANDARD);
+    gzip_to(value, b64)?.finish()?;
+    Ok(())
+}
+
+/// `value` as JSON, gzipped, in memory (a tenth of the JSON's size or less).
+fn gzipped(value: &impl Serialize) -> std::io::Result<Vec<u8>> {
+    gzip_to(value, Vec::with_capacity(64 * 1024))
+}
+
+/// `value` as JSON, gzipped into `out`, which is returned.
+fn gzip_to<W: std::io::Write>(value: &impl Serialize, out: W) -> std::io::Result<W> {
     use std::io::Write as _;
-    let gz = flate2::write::GzEncoder::new(Vec::with_capacity(64 * 1024), flate2::Compression::fast());
+    let gz = flate2::write::GzEncoder::new(out, flate2::Compression::fast());
     // The compressor is slow at the many small writes a serializer makes: it gets them in blocks.
     let mut json = std::io::BufWriter::with_capacity(256 * 1024, gz);
-    // Writing to a Vec cannot fail, nor can serializing plain strings and numbers.
-    let written = serde_json::to_writer(&mut json, value).ok().and_then(|()| json.flush().ok());
-    let bytes = written.and_then(|()| json.into_inner().ok()).and_then(|gz| gz.finish().ok()).unwrap_or_default();
-    base64::engine::general_purpose::STANDARD.encode(bytes)
+    serde_json::to_writer(&mut json, value)?;
+    json.flush()?;
+    json.into_inner().map_err(|e| e.into_error())?.finish()
+}
+
+/// `bytes` in base64, written to `out` a block at a time.
+fn base64_to(bytes: &[u8], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut b64 = base64::write::EncoderWriter::new(out, &base64::engine::general_purpose::STANDARD);
+    b64.write_all(bytes)?;
+    b64.finish()?;
+    Ok(())
 }
 
 /// The map's JSON without its boxes: the plan carries every box the script draws, so the page does
@@ -200,7 +216,7 @@ struct PageFunction<'a> {
     ftype: &'a str,
     src_start: u32,
     src_end: u32,
-    source: &'a [String],
+    source: &'a crate::model::Source,
     spaces: Vec<PageSpace<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     fits: &'a [FitAnswer],

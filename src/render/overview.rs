@@ -4,10 +4,11 @@
 //! without scripts; the page's script only adds sorting by any column.
 
 use super::xml::{Value as Attr, Xml};
-use crate::findings::{counts, counts_text};
+use crate::findings::counts_text;
 use crate::layout::plan::pill;
 use crate::model::{Finding, FunctionMap, MemoryMap, Severity, space_rank};
 use crate::units::fmt_bytes;
+use std::collections::HashMap;
 
 /// The findings about one function.
 pub fn findings_of<'a>(map: &'a MemoryMap, f: &FunctionMap) -> Vec<&'a Finding> {
@@ -22,14 +23,33 @@ fn worst(f: &FunctionMap) -> f64 {
 /// Functions the worst first: most errors, then most warnings, then the fullest space, then dump
 /// order.
 pub fn worst_first(map: &MemoryMap) -> Vec<&FunctionMap> {
-    let mut order: Vec<&FunctionMap> = map.functions.iter().collect();
-    let key = |f: &FunctionMap| {
-        let found: Vec<Finding> = findings_of(map, f).into_iter().cloned().collect();
-        let (e, w, _) = counts(&found);
-        (e, w)
-    };
-    order.sort_by(|a, b| key(b).cmp(&key(a)).then(worst(b).total_cmp(&worst(a))));
-    order
+    let counts = counts_by_function(map);
+    // Keys made once: a whole model has hundreds of functions and thousands of findings.
+    let mut order: Vec<((usize, usize), f64, &FunctionMap)> = map
+        .functions
+        .iter()
+        .map(|f| {
+            let (e, w, _) = counts.get(f.name.as_str()).copied().unwrap_or_default();
+            ((e, w), worst(f), f)
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
+    order.into_iter().map(|(_, _, f)| f).collect()
+}
+
+/// Errors, warnings and notes about each function, by name.
+fn counts_by_function(map: &MemoryMap) -> HashMap<&str, (usize, usize, usize)> {
+    let mut by_name: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+    for x in &map.findings {
+        let Some(name) = x.function.as_deref() else { continue };
+        let c = by_name.entry(name).or_default();
+        match x.severity {
+            Severity::Error => c.0 += 1,
+            Severity::Warning => c.1 += 1,
+            Severity::Note => c.2 += 1,
+        }
+    }
+    by_name
 }
 
 /// The overview table of every function, the worst first, each row linking to its card.
@@ -61,8 +81,9 @@ pub fn table(x: &mut Xml, map: &MemoryMap) {
     x.close();
     x.close();
     x.open("tbody", &[]);
+    let counts = counts_by_function(map);
     for f in worst_first(map) {
-        row(x, map, f, &spaces);
+        row(x, counts.get(f.name.as_str()).copied().unwrap_or_default(), f, &spaces);
     }
     x.close();
     x.close();
@@ -70,9 +91,7 @@ pub fn table(x: &mut Xml, map: &MemoryMap) {
     x.newline();
 }
 
-fn row(x: &mut Xml, map: &MemoryMap, f: &FunctionMap, spaces: &[&str]) {
-    let found: Vec<Finding> = findings_of(map, f).into_iter().cloned().collect();
-    let (e, w, n) = counts(&found);
+fn row(x: &mut Xml, (e, w, n): (usize, usize, usize), f: &FunctionMap, spaces: &[&str]) {
     x.open("tr", &[("data-function", f.name.as_str().into())]);
     x.open("td", &[]);
     let href = format!("#fn-{}", f.name);

@@ -101,6 +101,25 @@ impl Xml {
         self.close();
     }
 
+    /// `<tag attrs>`, then what `body` writes, then `</tag>`, all written to `out` (with what was
+    /// written before) without being held: for the page's payloads of many megabytes. The body may
+    /// not write a `<`, so it cannot end the element early; a `<` fails the write. Payloads are
+    /// base64, which has none.
+    pub fn raw_text_to(
+        &mut self,
+        tag: &'static str,
+        attrs: &[(&'static str, Value)],
+        out: &mut dyn std::io::Write,
+        body: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.open(tag, attrs);
+        self.finish_start();
+        self.drain_to(out)?;
+        body(&mut NoMarkup(out))?;
+        self.close();
+        Ok(())
+    }
+
     /// A line break between blocks, so the page's source reads well.
     pub fn newline(&mut self) {
         self.finish_start();
@@ -233,6 +252,22 @@ fn escape_into(out: &mut String, text: &str) {
             c if (c as u32) < 0x20 && c != '\t' && c != '\n' => out.push('\u{fffd}'),
             c => out.push(c),
         }
+    }
+}
+
+/// A writer that passes bytes on unless they hold a `<`, which could close a raw text element.
+struct NoMarkup<'a>(&'a mut dyn std::io::Write);
+
+impl std::io::Write for NoMarkup<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.contains(&b'<') {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "markup in a raw text element"));
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
     }
 }
 
