@@ -1,12 +1,10 @@
 //! Independent work spread over the cores: a dump is a class of independent functions, so parsing,
 //! analysis, planning and drawing each take one function at a time on every core.
 //!
-//! Plain scoped threads rather than a thread-pool crate: each stage is one short burst of jobs, and
-//! a pool would be one more dependency to build for a loop of twenty lines. Each thread carries the
-//! run's [`budget`](crate::budget), so limits and the deadline hold on it as on the caller's.
+//! The jobs run on `rayon`'s pools, kept for the process (see [`pool`]); each job carries the run's
+//! [`budget`](crate::budget), so limits and the deadline hold on a worker as on the caller's thread.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -16,76 +14,85 @@ const MIN_PARALLEL_JOBS: usize = 4;
 /// The threads to use: the run's own bound (the service's renders take one each), or the cores (at
 /// most eight: past that the stages wait on memory, not on work).
 pub fn cores() -> usize {
-    let machine = || std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    crate::budget::threads().unwrap_or_else(machine).max(1)
+    crate::budget::threads().unwrap_or_else(machine_cores).max(1)
 }
+
+/// The machine's cores (at most eight), asked once: the answer reads the cgroup's files each time.
+fn machine_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8))
+}
+
+/// Stack of every worker thread. Parsing needs the most: the guard bounds a syntax tree's depth,
+/// and walking and dropping it recurses once per level; this leaves ample room for that bound in
+/// unoptimized builds. Pages are only touched as a walk goes deep.
+pub const STACK_BYTES: usize = 512 * 1024 * 1024;
 
 /// Why a spread did not finish.
 enum Failure {
-    /// A thread could not be started.
+    /// The threads could not be started.
     Spawn(std::io::Error),
     /// A job panicked, with this payload.
     Panic(Box<dyn std::any::Any + Send>),
 }
 
-/// `job(i)` for every `i` in `0..count`, in order, on up to `threads` threads of `stack` bytes
-/// each. With a `stack`, the jobs always run on threads of that size (one at least), never on the
-/// caller's; without, few jobs run on the caller's thread.
+/// The pool of `threads` workers, started on first use and kept for the process: starting threads
+/// for every stage (each with its stack, allocator heap and random keys) cost a small dump a tenth
+/// of its time. A run bounded to fewer threads than the machine has gets a pool of its own size.
+fn pool(threads: usize) -> std::result::Result<Arc<rayon::ThreadPool>, Failure> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(STACK_BYTES)
+        .thread_name(|_| "pmm-worker".into())
+        .build()
+        .map_err(|e| Failure::Spawn(std::io::Error::other(e)))?;
+    let pool = Arc::new(pool);
+    pools.push((threads, Arc::clone(&pool)));
+    Ok(pool)
+}
+
+/// `job(i)` for every `i` in `0..count`, in order, on up to `threads` workers. With `deep`, the
+/// jobs always run on a worker (their stack is [`STACK_BYTES`]), never on the caller's thread;
+/// without, few jobs run on the caller's thread.
 fn spread<T: Send>(
     threads: usize,
     count: usize,
-    stack: Option<usize>,
+    deep: bool,
     job: &(impl Fn(usize) -> T + Sync),
 ) -> std::result::Result<Vec<T>, Failure> {
-    let threads = threads.max(1).min(count);
-    if stack.is_none() && (threads <= 1 || count < MIN_PARALLEL_JOBS) {
+    let threads = threads.max(1);
+    let parallel = threads > 1 && count >= MIN_PARALLEL_JOBS;
+    if !deep && !parallel {
         return Ok((0..count).map(job).collect());
     }
     let budget = crate::budget::current();
-    let next = AtomicUsize::new(0);
-    let work = || {
-        crate::budget::run(budget.clone(), || {
-            let mut done = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= count {
-                    return done;
-                }
-                done.push((i, job(i)));
-            }
-        })
+    let one = |i: usize| crate::budget::run(budget.clone(), || job(i));
+    // One at a time on a worker of the machine's pool (shared with other runs on one thread each,
+    // as the service's are), or spread over a pool of `threads` (one pool per bound a process
+    // asks for: the command asks for one, the service for none).
+    let pool = pool(if parallel { threads } else { machine_cores() })?;
+    let all = || -> Vec<T> {
+        if parallel {
+            use rayon::prelude::*;
+            (0..count).into_par_iter().map(one).collect()
+        } else {
+            (0..count).map(one).collect()
+        }
     };
-    std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(threads);
-        for _ in 0..threads {
-            let mut builder = std::thread::Builder::new().name("pmm-worker".into());
-            if let Some(bytes) = stack {
-                builder = builder.stack_size(bytes);
-            }
-            // Threads started so far finish the jobs between them before the scope returns.
-            handles.push(builder.spawn_scoped(scope, work).map_err(Failure::Spawn)?);
-        }
-        let mut out: Vec<Option<T>> = std::iter::repeat_with(|| None).take(count).collect();
-        for handle in handles {
-            for (i, result) in handle.join().map_err(Failure::Panic)? {
-                out[i] = Some(result);
-            }
-        }
-        Ok(out.into_iter().flatten().collect())
-    })
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(all))).map_err(Failure::Panic)
 }
 
-/// `job(i)` for every `i` in `0..count`, in order, on up to `threads` threads of `stack` bytes each
-/// (always on such threads, one at least, when `stack` is given). A thread that cannot be started
-/// is an [`ErrorKind::Io`] error; a job that panicked, an [`ErrorKind::Unreadable`] one (the input
-/// it was given is the likely cause).
-pub fn run_on<T: Send>(
-    threads: usize,
-    count: usize,
-    stack: Option<usize>,
-    job: impl Fn(usize) -> T + Sync,
-) -> Result<Vec<T>> {
-    spread(threads, count, stack, &job).map_err(|failure| match failure {
+/// `job(i)` for every `i` in `0..count`, in order, on up to `threads` workers (always on a worker,
+/// with its deep stack, when `deep`). Workers that cannot be started are an [`ErrorKind::Io`]
+/// error; a job that panicked, an [`ErrorKind::Unreadable`] one (the input it was given is the
+/// likely cause).
+pub fn run_on<T: Send>(threads: usize, count: usize, deep: bool, job: impl Fn(usize) -> T + Sync) -> Result<Vec<T>> {
+    spread(threads, count, deep, &job).map_err(|failure| match failure {
         Failure::Spawn(e) => Error::new(ErrorKind::Io, format!("cannot start a worker thread: {e}")),
         Failure::Panic(_) => Error::new(ErrorKind::Unreadable, "a worker thread failed on this input".to_string()),
     })
@@ -95,7 +102,7 @@ pub fn run_on<T: Send>(
 /// started the items are done here, and a job's panic goes on on this thread.
 pub fn map_ref<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
     let job = |i: usize| f(&items[i]);
-    match spread(cores(), items.len(), None, &job) {
+    match spread(cores(), items.len(), false, &job) {
         Ok(out) => out,
         Err(Failure::Spawn(_)) => (0..items.len()).map(job).collect(),
         Err(Failure::Panic(payload)) => std::panic::resume_unwind(payload),
@@ -129,7 +136,7 @@ mod tests {
         if cores() < 2 {
             return; // on one core the job runs on this thread, where a panic is the test's
         }
-        let err = run_on(2, 64, None, |i| assert!(i != 40, "job 40")).unwrap_err();
+        let err = run_on(2, 64, false, |i| assert!(i != 40, "job 40")).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Unreadable, "{err}");
         let caught = std::panic::catch_unwind(|| map_ref(&[0; 64], |&i: &i32| assert!(i != 0, "every job")));
         assert!(caught.is_err(), "map_ref's panic goes on on the caller's thread");

@@ -224,7 +224,7 @@ pub fn draw(root: &Path, out: &Path, opts: &TreeOptions) -> Result<Report> {
     // the cores.
     let budget = crate::budget::Budget { threads: Some(1), ..crate::budget::current() };
     let outcomes = crate::budget::run(budget, || {
-        crate::par::run_on(threads, cases.len(), None, |i| {
+        crate::par::run_on(threads, cases.len(), false, |i| {
             let outcome = draw_case(&cases[i], out, opts);
             progress.done(&cases[i].name, &outcome);
             outcome

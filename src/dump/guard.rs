@@ -24,7 +24,7 @@ use crate::error::{Error, ErrorKind, Result};
 pub const MAX_BRACKET_DEPTH: usize = 200;
 
 /// The longest statement accepted, in bytes. Real dumps stay under a few KiB per statement; this bound
-/// keeps the deepest possible expression within the parse thread's stack (see `parse::STACK_BYTES`).
+/// keeps the deepest possible expression within the parse thread's stack (see `par::STACK_BYTES`).
 pub const MAX_STATEMENT_BYTES: usize = 256 * 1024;
 
 /// A stretch of the dump that parses on its own: the text before and including a class's first

@@ -19,10 +19,6 @@ use crate::model::{MAX_BYTES, Tile};
 /// Function types that own tile memory (I4); `Group`, `Orchestration`, `Spmd` and others do not.
 const COMPUTE_TYPES: [&str; 3] = ["AIC", "AIV", "InCore"];
 
-/// Stack of the thread that parses, walks and drops the tree. The guard bounds the tree's depth; this
-/// leaves ample room for that bound in unoptimized builds. Pages are only touched as the walk goes deep.
-const STACK_BYTES: usize = 512 * 1024 * 1024;
-
 /// A compute function as the dump writes it, before alias merging.
 #[derive(Debug, Clone)]
 pub struct ParsedFunction {
@@ -69,7 +65,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     }
     let threads = if text.len() < PARALLEL_BYTES { 1 } else { crate::par::cores() };
     let parse_groups = |threads, groups: &[&[Unit]]| {
-        crate::par::run_on(threads, groups.len(), Some(STACK_BYTES), |i| {
+        crate::par::run_on(threads, groups.len(), true, |i| {
             // The last part is always parsed: a dump cut short ends there, and must say so.
             let decorators = (i + 1 < groups.len()).then_some(&scan.decorators[..]);
             parse_group(text, groups[i], decorators, &lines, file)
