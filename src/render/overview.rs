@@ -102,7 +102,8 @@ struct Cell {
 fn cells(map: &MemoryMap, f: &FunctionMap, spaces: &[&str]) -> Vec<Cell> {
     let found: Vec<Finding> = findings_of(map, f).into_iter().cloned().collect();
     let (e, w, n) = counts(&found);
-    let mut row = vec![Cell { text: f.name.clone(), ..Cell::default() }, Cell { text: f.ftype.clone(), ..Cell::default() }];
+    let mut row =
+        vec![Cell { text: f.name.clone(), ..Cell::default() }, Cell { text: f.ftype.clone(), ..Cell::default() }];
     for s in spaces {
         row.push(match f.spaces.iter().find(|u| u.space == *s) {
             Some(u) => {
