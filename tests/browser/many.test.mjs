@@ -62,3 +62,18 @@ test('cards far down a page of many functions open with their own boxes (their p
     }
   });
 });
+
+test('a link to a card far down keeps it in place while the cards above it are drawn', async () => {
+  await withPage(MANY, {}, async ({ page }) => {
+    const names = await page.evaluate(() => [...document.querySelectorAll('section.card')].map((s) => s.dataset.function));
+    const target = names[names.length - 10];
+    await page.goto(page.url().replace(/#.*$/, '') + `#fn=${target}`);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+    const top = () => page.evaluate((f) => document.querySelector(`section.card[data-function="${f}"]`).getBoundingClientRect().top, target);
+    const atOpen = await top();
+    // Everything above it drawn (their true heights differ from the estimate the stylesheet gives).
+    await page.waitForFunction(() => !document.querySelector('main.cards > section.card:nth-child(n+65):not(.drawn)'));
+    assert.ok(Math.abs(atOpen) <= 1, `the linked card opens at the top (${atOpen})`);
+    assert.ok(Math.abs((await top()) - atOpen) <= 1, `and stays there (${await top()} vs ${atOpen})`);
+  });
+});
