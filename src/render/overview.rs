@@ -82,47 +82,99 @@ pub fn table(x: &mut Xml, map: &MemoryMap) {
     x.close();
     x.open("tbody", &[]);
     let counts = counts_by_function(map);
+    let mut widest: Vec<Cell> = Vec::new();
     for f in worst_first(map) {
-        row(x, counts.get(f.name.as_str()).copied().unwrap_or_default(), f, &spaces);
+        let cells = cells(counts.get(f.name.as_str()).copied().unwrap_or_default(), f, &spaces);
+        row(x, f, &cells);
+        widest.resize_with(cells.len(), Cell::default);
+        for (w, c) in widest.iter_mut().zip(cells) {
+            if c.text.chars().count() > w.text.chars().count() {
+                *w = c;
+            }
+        }
     }
+    x.close();
+    // The widest text of each column (the font is monospaced) in a collapsed row: the columns are
+    // as wide from the first frame as when every row is there, though the page's script leaves all
+    // but the first rows of a long table to be drawn later (page.css).
+    x.open("tfoot", &[("class", "sizer".into()), ("aria-hidden", "true".into())]);
+    x.open("tr", &[]);
+    for c in &widest {
+        cell(x, c);
+    }
+    x.close();
     x.close();
     x.close();
     x.close();
     x.newline();
 }
 
-fn row(x: &mut Xml, (e, w, n): (usize, usize, usize), f: &FunctionMap, spaces: &[&str]) {
-    x.open("tr", &[("data-function", f.name.as_str().into())]);
-    x.open("td", &[]);
-    let href = format!("#fn-{}", f.name);
-    x.element("a", &[("href", href.as_str().into())], &f.name);
-    x.close();
-    x.element("td", &[], &f.ftype);
+/// One cell of a function's row: its text, its class, and the number it sorts by where that is
+/// not its text.
+#[derive(Default)]
+struct Cell {
+    text: String,
+    class: Option<&'static str>,
+    value: Option<i64>,
+}
+
+/// A function's row of the table, cell by cell: name, type, each space's occupancy, the fullest
+/// space's peak, its findings by severity.
+fn cells((e, w, n): (usize, usize, usize), f: &FunctionMap, spaces: &[&str]) -> Vec<Cell> {
+    let mut row =
+        vec![Cell { text: f.name.clone(), ..Cell::default() }, Cell { text: f.ftype.clone(), ..Cell::default() }];
     for s in spaces {
-        match f.spaces.iter().find(|u| u.space == *s) {
+        row.push(match f.spaces.iter().find(|u| u.space == *s) {
             Some(u) => {
                 let p = pill(u);
-                x.element("td", &[("class", p.level.into())], &p.pct);
+                Cell { text: p.pct, class: Some(p.level), value: None }
             }
-            None => x.element("td", &[], ""),
-        }
+            None => Cell::default(),
+        });
     }
     // The peak of the fullest space (by occupancy; with no capacity anywhere, the most bytes).
     let fullest = f.spaces.iter().max_by(|a, b| {
         super::txt::occupancy(a).total_cmp(&super::txt::occupancy(b)).then(a.peak.bytes.cmp(&b.peak.bytes))
     });
-    match fullest {
-        Some(u) => {
-            let text = format!("{} {} L{}", u.space, fmt_bytes(u.peak.bytes), u.peak.line);
-            x.element("td", &[("data-v", Attr::Int(u.peak.bytes))], &text);
-        }
-        None => x.element("td", &[], ""),
-    }
+    row.push(match fullest {
+        Some(u) => Cell {
+            text: format!("{} {} L{}", u.space, fmt_bytes(u.peak.bytes), u.peak.line),
+            class: None,
+            value: Some(u.peak.bytes),
+        },
+        None => Cell::default(),
+    });
     for (k, class) in [(e, "e"), (w, "w"), (n, "n")] {
         let text = if k > 0 { k.to_string() } else { String::new() };
-        x.element("td", &[("class", class.into())], &text);
+        row.push(Cell { text, class: Some(class), value: None });
+    }
+    row
+}
+
+/// A function's row, its name linking to its card.
+fn row(x: &mut Xml, f: &FunctionMap, cells: &[Cell]) {
+    x.open("tr", &[("data-function", f.name.as_str().into())]);
+    if let Some((name, rest)) = cells.split_first() {
+        x.open("td", &[]);
+        let href = format!("#fn-{}", f.name);
+        x.element("a", &[("href", href.as_str().into())], &name.text);
+        x.close();
+        for c in rest {
+            cell(x, c);
+        }
     }
     x.close();
+}
+
+fn cell(x: &mut Xml, c: &Cell) {
+    let mut attrs: Vec<(&'static str, Attr)> = Vec::new();
+    if let Some(class) = c.class {
+        attrs.push(("class", class.into()));
+    }
+    if let Some(v) = c.value {
+        attrs.push(("data-v", Attr::Int(v)));
+    }
+    x.element("td", &attrs, &c.text);
 }
 
 /// Badges in a card's head for its errors, one per code (`conflict ×2`), each titled with the

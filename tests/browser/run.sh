@@ -62,6 +62,12 @@ else
 fi
 # A Vec tile past its capacity: the overflow drawn (capacity line, hatching).
 render find_overflow "$root/tests/fixtures/find_overflow.py"
+# A page of many functions (a fixture repeated 110 times: 330 functions, the last named longest):
+# past the 64 overview rows and cards the page draws at once, the rest is drawn when it is idle.
+mkdir -p "$PMM_PAGES/fx_many"
+python3 "$root/scripts/repeat_dump.py" "$root/tests/fixtures/fx_a2a3_case/passes_dump/35_after_AllocateMemoryAddr.py" 110 \
+  "$PMM_PAGES/fx_many/35_after_AllocateMemoryAddr.py"
+render fx_many "$PMM_PAGES/fx_many/35_after_AllocateMemoryAddr.py"
 
 # One test file at a time: the machine has two cores and each file drives its own Chromium.
 exec node --test --test-concurrency=1 tests/browser/*.test.mjs

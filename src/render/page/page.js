@@ -17,7 +17,102 @@
 async function pmmPayload(id) {
   const text = document.getElementById(id).textContent;
   const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).json();
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+}
+
+/** The index of the closing quote of the JSON string that opens at `text[at]`. */
+function stringEnd(text, at) {
+  let i = at + 1;
+  for (; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92) i++; // past an escape
+  if (i >= text.length) throw new Error('unterminated string in the plan');
+  return i;
+}
+
+/** The index of the closing brace of the JSON object that opens at `text[at]`. */
+function objectEnd(text, at) {
+  let depth = 0;
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) i = stringEnd(text, i);
+    else if (c === 123 || c === 91) depth++;
+    else if ((c === 125 || c === 93) && --depth === 0) return i;
+  }
+  throw new Error('unterminated object in the plan');
+}
+
+/**
+ * The plan (layout/plan.rs) with its cards' JSON left unparsed until a card is drawn: a page of
+ * hundreds of cards parses only those it opens, not megabytes of boxes. A card is the plan's one
+ * object whose first key is `function`, so its text begins at `{"function":` (a string cannot hold
+ * that: its quotes would be escaped) and ends where the next card begins, the last where its braces
+ * close. `card(name)` parses a card when first asked; should a card's text not be one (a plan shaped
+ * otherwise), the whole plan is parsed instead, as it always was.
+ */
+function lazyPlan(text) {
+  const KEY = '{"function":';
+  const starts = [];
+  for (let at = text.indexOf(KEY); at >= 0; at = text.indexOf(KEY, at + KEY.length)) starts.push(at);
+  let whole = null;
+  const parseWhole = () => {
+    whole = whole || JSON.parse(text);
+    return whole;
+  };
+  const ranges = new Map();
+  let plan;
+  try {
+    if (!starts.length) throw new Error('no cards');
+    const last = objectEnd(text, starts[starts.length - 1]);
+    plan = JSON.parse(text.slice(0, starts[0]) + text.slice(last + 1));
+    if (!Array.isArray(plan.cards) || plan.cards.length) throw new Error('cards not where expected');
+    starts.forEach((start, i) => {
+      const at = start + KEY.length;
+      const name = JSON.parse(text.slice(at, stringEnd(text, at) + 1));
+      ranges.set(name, [start, i + 1 < starts.length ? starts[i + 1] - 1 : last + 1]);
+    });
+  } catch {
+    plan = { ...parseWhole() };
+  }
+  const parsed = new Map();
+  plan.card = (name) => {
+    if (whole) return whole.cards.find((c) => c.function === name);
+    if (!parsed.has(name)) {
+      const range = ranges.get(name);
+      let card;
+      try {
+        card = range ? JSON.parse(text.slice(range[0], range[1])) : undefined;
+      } catch {
+        return parseWhole().cards.find((c) => c.function === name);
+      }
+      if (card && card.function !== name) return parseWhole().cards.find((c) => c.function === name);
+      parsed.set(name, card);
+    }
+    return parsed.get(name);
+  };
+  return plan;
+}
+
+// The rules (in the head, before this script) set what the stylesheet reads from them now, while
+// the body is still unparsed: set on the root once the cards are there, they would restyle every
+// element of a page of hundreds of cards.
+const PMM_RULES = JSON.parse(document.getElementById('pmm-rules').textContent);
+document.documentElement.classList.add('js');
+document.documentElement.style.setProperty('--line', `${PMM_RULES.line_px}px`);
+document.documentElement.style.setProperty('--plot-max', `${PMM_RULES.plot_max_vh * 100}vh`);
+
+/**
+ * Draws the cards the stylesheet leaves to be laid out near the viewport only (page.css: those past
+ * the 64th), a batch per idle moment, so that the page opens at once and is all there soon after
+ * (a scrollbar that tells the true length, a full-page picture with every card).
+ */
+function drawDistantCards() {
+  const rest = [...document.querySelectorAll('table.ov > tbody > tr:nth-child(n+65):not(.drawn), main.cards > section.card:nth-child(n+65):not(.drawn)')];
+  const BATCH = 64;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 16));
+  const step = () => {
+    for (const section of rest.splice(0, BATCH)) section.classList.add('drawn');
+    if (rest.length) idle(step, { timeout: 500 });
+  };
+  if (rest.length) idle(step, { timeout: 500 });
 }
 
 // The page stays as it was written (readable, static cards) until both payloads are inflated; the
@@ -27,8 +122,10 @@ const pmmParsed = new Promise((resolve) => {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', resolve, { once: true });
   else resolve();
 });
-Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([DATA, PLAN]) => {
-  const R = JSON.parse(document.getElementById('pmm-rules').textContent);
+Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([dataText, planText]) => {
+  const DATA = JSON.parse(dataText);
+  const PLAN = lazyPlan(planText);
+  const R = PMM_RULES;
   const PX = PLAN.px;
   const root = document.documentElement;
   // Keyboard steps of the splitter; they only decide how far one key press moves it.
@@ -50,9 +147,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     },
   };
 
-  root.classList.add('js');
-  root.style.setProperty('--line', `${R.line_px}px`);
-  root.style.setProperty('--plot-max', `${R.plot_max_vh * 100}vh`);
 
   // ---------------------------------------------------------------- helpers
 
@@ -293,12 +387,20 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.details = section.querySelector('details');
       this.body = section.querySelector('.card-body');
       this.lines = Math.max(fn.src_end - fn.src_start + 1, fn.source.length, 1);
-      this.plan = planOf.get(fn.name);
       this.state = { zoom: 1, axis: 'limit', hidden: new Set(), pin: null, src: false };
       this.storeKey = `pmm:split:${DATA.dump}:${fn.name}`;
       this.built = false;
       this.search = '';
       this.marked = [];
+    }
+
+    /** The card's plan, parsed when first needed (`lazyPlan`). */
+    get plan() {
+      if (!this.planRead) {
+        this.planRead = true;
+        this._plan = PLAN.card(this.fn.name);
+      }
+      return this._plan;
     }
 
     /**
@@ -377,6 +479,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     build() {
       if (this.built) return;
       this.built = true;
+      this.el.classList.add('drawn'); // a live card is never left to the viewport (page.css)
       const fn = this.fn;
       const view = el('div', { class: 'live-view' });
 
@@ -1125,7 +1228,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   // ---------------------------------------------------------------- page wiring
 
-  const planOf = new Map(PLAN.cards.map((c) => [c.function, c]));
   const cards = [];
   for (const section of document.querySelectorAll('section.card')) {
     const fn = DATA.functions && DATA.functions[Number(section.dataset.index)];
@@ -1246,7 +1348,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   }
   root.dataset.ready = '1';
   if (window.performance && performance.mark) performance.mark('pmm-ready');
+  drawDistantCards();
 }).catch((err) => {
   // A browser without DecompressionStream (older than 2023), or a damaged file: the static page stays.
   console.error('pto-memory-map: the interactive view could not start; the static cards stay.', err);
+  drawDistantCards();
 });
