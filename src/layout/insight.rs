@@ -58,9 +58,18 @@ pub fn profile_plan(s: &SpaceUsage) -> ProfilePlan {
     ProfilePlan {
         peak: s.peak.bytes,
         peak_line: s.peak.line,
-        head: [format!("peak L{}", s.peak.line), fmt_bytes(s.peak.bytes)],
+        head: [peak_head(s.peak.line), fmt_bytes(s.peak.bytes)],
         bars,
     }
+}
+
+/// The column's first line: `peak L49`, or `L1764` where that would run past the column (from
+/// four-digit lines on) and into the next; the line alone, over the peak's mark, still reads as
+/// the peak's.
+fn peak_head(line: u32) -> String {
+    let long = format!("peak L{line}");
+    // The text starts 4 px in, and may use the 4 px gap to the next column.
+    if text::width(&long, SMALL) <= PROFILE_W { long } else { format!("L{line}") }
 }
 
 /// The profile column of `plan` at `x`, as shapes.
@@ -369,4 +378,20 @@ pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> s
         }
     }
     values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peak_line_fits_its_column_whatever_its_digits() {
+        assert_eq!(peak_head(49), "peak L49");
+        assert_eq!(peak_head(571), "peak L571");
+        assert_eq!(peak_head(1764), "L1764");
+        assert_eq!(peak_head(43_681), "L43681");
+        for line in [1, 999, 1000, 99_999, 9_999_999] {
+            assert!(text::width(&peak_head(line), SMALL) <= PROFILE_W, "{line}");
+        }
+    }
 }
