@@ -91,7 +91,8 @@ fn described<'a>(detail: Detail, mut attrs: Vec<(&'static str, Value<'a>)>) -> V
 }
 
 fn draw_card(x: &mut Xml, card: &Card, detail: Detail) {
-    let factor = format!("{}", card.px_per_byte);
+    // The data attributes are only written in full detail; their text is not made otherwise.
+    let factor = if detail == Detail::Full { card.px_per_byte.to_string() } else { String::new() };
     x.open(
         "g",
         &described(
@@ -135,7 +136,7 @@ fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail) {
         ("data-width", lane.width.into()),
     ];
     // An inset has its own byte scale; a script reads it here, as the card's from the card.
-    let factor = format!("{}", lane.factor);
+    let factor = if detail == Detail::Full { lane.factor.to_string() } else { String::new() };
     if let Some(inset) = &lane.inset {
         attrs.push(("data-px-per-byte", factor.as_str().into()));
         attrs.push(("data-inset", inset.badge.as_str().into()));
@@ -175,7 +176,7 @@ fn draw_block(x: &mut Xml, b: &BlockShape, detail: Detail) {
         (false, true) => "box conflict",
         (true, true) => "box view conflict",
     };
-    let aliases = b.aliases.join(",");
+    let aliases = if detail == Detail::Full { b.aliases.join(",") } else { String::new() };
     x.open(
         "g",
         &described(
