@@ -149,3 +149,24 @@ fn the_page_writes_the_plan_a_batch_of_cards_at_a_time_as_it_is() {
     let whole = serde_json::to_string(&plan::plan(&map, &view)).unwrap();
     assert!(streamed == whole, "{} and {} bytes", streamed.len(), whole.len());
 }
+
+/// The page formats no byte count itself: every line's live total and largest free range, in every
+/// space of every card, is in the plan's words (which are found only where the live set changes).
+#[test]
+fn every_line_live_total_and_largest_free_range_has_its_words() {
+    for (path, map) in common::drawable_dumps() {
+        let plan = plan::plan(&map, &ViewOptions::default());
+        for f in &map.functions {
+            for s in &f.spaces {
+                let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+                for line in f.src_start..=f.src_end {
+                    let (total, largest) = plan::live_at(&mine, plan::live_capacity(s), line);
+                    for v in [total, largest.size] {
+                        assert!(plan.words.contains_key(&v), "{}: {} {} L{line}: {v}", path.display(), f.name, s.space);
+                    }
+                }
+            }
+        }
+        assert!(!plan.words.is_empty(), "{}", path.display());
+    }
+}

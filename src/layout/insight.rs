@@ -355,29 +355,42 @@ pub const SUMMARY_SIZE: f64 = LABEL;
 /// [`super::plan::Plan::words`]): box sizes, and per line and space the live total and the largest
 /// free range. The page's script formats nothing itself.
 pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> std::collections::BTreeMap<i64, String> {
-    let mut values = std::collections::BTreeSet::new();
-    for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
-        for s in &f.spaces {
-            let mut mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
-            values.extend(mine.iter().map(|b| b.tile.size));
-            let capacity = super::plan::live_capacity(s);
-            // A sweep down the lines: `live_at` sees only the blocks live there, so a long function
-            // of short-lived tiles costs its lines plus its tiles, not their product.
-            mine.sort_by_key(|b| b.tile.start);
-            let (mut next, mut live) = (0, Vec::new());
-            for line in f.src_start..=f.src_end {
-                while next < mine.len() && mine[next].tile.start <= line {
-                    live.push(mine[next]);
-                    next += 1;
-                }
-                live.retain(|b: &&Block| b.tile.end >= line);
+    let drawn: Vec<&crate::model::FunctionMap> =
+        map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+    let mut values: Vec<i64> = crate::par::map_ref(&drawn, |f| function_words(f)).into_iter().flatten().collect();
+    values.sort_unstable();
+    values.dedup();
+    values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
+}
+
+/// The byte counts of [`live_words`] for one function, unsorted.
+fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
+    let mut values = Vec::new();
+    for s in &f.spaces {
+        let mut mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+        values.extend(mine.iter().map(|b| b.tile.size));
+        let capacity = super::plan::live_capacity(s);
+        // A sweep down the lines: `live_at` sees only the blocks live there, so a long function
+        // of short-lived tiles costs its lines plus its tiles, not their product. Between two
+        // lines where a tile starts or ends the live set is the same, and so are its figures.
+        mine.sort_by_key(|b| b.tile.start);
+        let (mut next, mut live, mut changed) = (0, Vec::new(), true);
+        for line in f.src_start..=f.src_end {
+            while next < mine.len() && mine[next].tile.start <= line {
+                live.push(mine[next]);
+                next += 1;
+                changed = true;
+            }
+            let before = live.len();
+            live.retain(|b: &&Block| b.tile.end >= line);
+            if changed || live.len() != before {
                 let (total, largest) = super::plan::live_at(&live, capacity, line);
-                values.insert(total);
-                values.insert(largest.size);
+                values.extend([total, largest.size]);
+                changed = false;
             }
         }
     }
-    values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
+    values
 }
 
 #[cfg(test)]
