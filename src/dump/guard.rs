@@ -57,6 +57,9 @@ pub struct Scan {
     pub tokens: usize,
     /// Byte ranges of the decorator expressions (after the `@`) that [`Unit::function`] points at.
     pub decorators: Vec<(usize, usize)>,
+    /// Where the dump's last statement starts (its line's indentation included): the one a dump
+    /// cut short ends in, unclosed bracket, string and all. 0 when there is none.
+    pub last_statement: usize,
 }
 
 /// Checks bracket depth, statement length and token counts, outside strings and comments, and cuts
@@ -67,6 +70,7 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
     let mut depth = 0usize;
     let mut statement_start = 0usize;
     let (mut statement_tokens, mut tokens, mut total) = (0usize, 0usize, 0usize);
+    let mut last_statement = 0;
     let mut cuts = Cuts::default();
     cuts.line(bytes, 0, 0);
     let mut i = 0;
@@ -87,6 +91,9 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
         // comment lines are 32 M of them).
         statement_tokens += 1;
         tokens += 1;
+        if statement_tokens == 1 && !matches!(byte, b'#' | b'\n') {
+            last_statement = statement_start;
+        }
         if statement_tokens > limits.tokens_per_statement {
             let what = "tokens in one statement";
             let err = Limits::refuse(what, statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
@@ -138,7 +145,7 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
         }
     }
     let decorators = std::mem::take(&mut cuts.decorators);
-    Ok(Scan { units: cuts.units(bytes.len()), tokens: total + tokens, decorators })
+    Ok(Scan { units: cuts.units(bytes.len()), tokens: total + tokens, decorators, last_statement })
 }
 
 /// A function body longer than this many tokens is cut before a statement at the body's own
@@ -382,6 +389,19 @@ mod tests {
         assert!(err.message.contains("--max-statement-tokens"), "{err}");
         // Words, strings and comments are one token each, however long.
         check(&format!("x = {0} + '{0}'  # {0}\n", "a".repeat(60_000)), "d.py").unwrap();
+    }
+
+    #[test]
+    fn the_last_statement_is_found_past_comments_blank_lines_and_brackets() {
+        let last = |text: &str| {
+            let at = check(text, "d.py").unwrap().last_statement;
+            text[at..].to_string()
+        };
+        assert_eq!(last("x = 1\n    y = f(\n  2)\n\n  # note\n\n"), "    y = f(\n  2)\n\n  # note\n\n");
+        assert_eq!(last("x = 1\ny = 'a\n"), "y = 'a\n");
+        assert_eq!(last("x = [1,\n"), "x = [1,\n");
+        assert_eq!(last("x = 1 + \\\n  2"), "x = 1 + \\\n  2");
+        assert_eq!(last("# only a comment\n"), "# only a comment\n");
     }
 
     #[test]

@@ -66,8 +66,10 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     let threads = if text.len() < PARALLEL_BYTES { 1 } else { crate::par::cores() };
     let parse_groups = |threads, groups: &[&[Unit]]| {
         crate::par::run_on(threads, groups.len(), true, |i| {
-            // The last part is always parsed: a dump cut short ends there, and must say so.
-            let decorators = (i + 1 < groups.len()).then_some(&scan.decorators[..]);
+            // A dump cut short ends in its last part, and must say so: that part is skipped as
+            // any other function not drawn only when its last statement is whole.
+            let whole = i + 1 < groups.len() || ends_whole(text, groups[i], scan.last_statement, &lines, file);
+            let decorators = whole.then_some(&scan.decorators[..]);
             parse_group(text, groups[i], decorators, &lines, file)
         })
         .map_err(|e| match e.kind {
@@ -167,6 +169,21 @@ fn parse_group<'t>(
         found.functions.push(done.and_then(|f| f.finish(file)));
     }
     Ok(Ok(found))
+}
+
+/// Whether the dump's last statement, which starts at `last_statement` in the last of `group`'s
+/// units, parses on its own: then the dump was not cut short there (an unclosed bracket or string,
+/// a half expression, a header without its body all fail alone as they fail in the whole unit).
+fn ends_whole(text: &str, group: &[Unit], last_statement: usize, lines: &LineIndex, file: &str) -> bool {
+    let Some(last) = group.last() else { return true };
+    let tail = Unit {
+        start: last_statement.clamp(last.start, last.end),
+        member: true,
+        continues: false,
+        function: None,
+        ..*last
+    };
+    parse_unit(text, tail, lines, file).is_ok()
 }
 
 /// Parses one unit, or says where its first syntax error is.
@@ -703,6 +720,30 @@ mod tests {
         let broken = format!("{}        x = 1 +\n{}", &text[..body], &text[body..]);
         let err = parse(&broken, "d.py").unwrap_err().message;
         assert_eq!(err, whole(&broken).unwrap_err().message);
+    }
+
+    #[test]
+    fn the_last_function_not_drawn_is_parsed_only_in_its_last_statement_unless_that_is_cut() {
+        let text = large();
+        let last = text.rfind("    def main(").unwrap();
+        let body = last + text[last..].find(":\n").unwrap() + 2;
+        let line_end = body + text[body..].find('\n').unwrap();
+        // Its first statement broken but its last whole: skipped like the others.
+        let broken = format!("{}        x = 1 +{}", &text[..body], &text[line_end..]);
+        assert_eq!(format!("{:?}", parse(&text, "d.py").unwrap()), format!("{:?}", parse(&broken, "d.py").unwrap()));
+        // Cut short anywhere in its last statement, or after its header: reported, where the
+        // whole-dump parse puts it.
+        let statement = text.rfind("        c: pl.Tensor").unwrap();
+        let cuts = ["c: pl.Tensor[[64,", "pl.FP32] =", "self.fx_cube(a", "self."]
+            .map(|to| statement + text[statement..].find(to).unwrap() + to.len());
+        for cut in cuts.into_iter().chain([body]) {
+            let short = &text[..cut];
+            let err = parse(short, "d.py").unwrap_err().message;
+            assert_eq!(err, whole(short).unwrap_err().message, "cut at {cut}");
+        }
+        // Cut after a whole statement: a whole dump, which no parser could tell from one cut short.
+        let short = &text[..text.rfind("        return c").unwrap()];
+        assert_eq!(parse(short, "d.py").unwrap().len(), parse(&text, "d.py").unwrap().len());
     }
 
     #[test]
