@@ -686,7 +686,7 @@ fn write_with(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -
     let temp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
     let written = (|| {
         let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp);
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file.map_err(|e| cannot(e.to_string()))?);
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, file.map_err(|e| cannot(e.to_string()))?);
         write(&mut out).map_err(|e| if e.kind == ErrorKind::Io { cannot(e.message) } else { e })?;
         // Not synced to disk: a render can be run again, and the sync cost a small dump 7% of
         // its time. The rename still means a reader never sees half a file.

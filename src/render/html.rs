@@ -135,6 +135,8 @@ pub fn write(
             let pills = view.map_or(&[][..], |v| &v.pills[..]);
             let notes = view.map_or(&[][..], |v| &v.notes[..]);
             card(&mut x, (i, map), f, view.and_then(|v| v.svg.as_ref()), pills, notes);
+            // Out a card at a time: the page's buffer stays the size of one card.
+            x.drain_to(out).map_err(io)?;
         }
     }
     x.close();
