@@ -170,7 +170,7 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     let flow = layout::Flow::new(map, &every, &planner.panels());
     let font = layout::text::FONT_FAMILY;
     let draw = |range: std::ops::Range<usize>, plans: &[layout::plan::CardPlan]| {
-        let cards = flow.cards(range, plans);
+        let cards = flow.cards_apart(range, plans);
         let jobs: Vec<_> = cards.iter().zip(plans).collect();
         par::map_ref(&jobs, |(card, plan)| render::html::CardView {
             svg: Some(render::svg::render_card(font, card)),
