@@ -119,6 +119,7 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
         height: (y + PAGE_PAD).ceil(),
         background: pal.page,
         font_family: text::FONT_FAMILY,
+        ink: pal.text,
         header,
         cards,
     }

@@ -39,7 +39,8 @@ const COLUMN_HEADER: f64 = 40.0;
 const FOOTER: f64 = 36.0;
 /// Text sizes: labels in boxes, small print, titles.
 const LABEL: f64 = 11.0;
-const SMALL: f64 = 10.0;
+/// Small print, the size most texts have (the SVG gives it once, for them to inherit).
+pub const SMALL: f64 = 10.0;
 
 /// Lays out `map` as `view` asks. `view` should have been validated against `map`.
 pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
@@ -58,6 +59,7 @@ pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -
         height,
         background: flow.pal.page,
         font_family: text::FONT_FAMILY,
+        ink: flow.pal.text,
         header: flow.header,
         cards,
     }
@@ -303,6 +305,7 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         index,
         px_per_byte: factor,
         frame,
+        ink: pal.text,
         body_top,
         first_line: f.src_start,
         decorations,

@@ -96,6 +96,8 @@ pub struct Scene {
     pub background: Color,
     /// The font family texts are drawn in (the bundled font first).
     pub font_family: &'static str,
+    /// The colour of plain text (most texts have it; a writer may give it once, as a default).
+    pub ink: Color,
     /// Title, chips and legend.
     pub header: Vec<Shape>,
     /// One card per drawn function, top to bottom.
@@ -113,6 +115,8 @@ pub struct Card {
     pub px_per_byte: f64,
     /// Bounds of the card.
     pub frame: Rect,
+    /// The colour of plain text, as [`Scene::ink`].
+    pub ink: Color,
     /// Top of the first dump line's row, and the first line's number.
     pub body_top: f64,
     /// The first dump line of the function.

@@ -2,12 +2,27 @@
 //! carry `data-*` attributes, and each box a `<title>` tooltip). Only features resvg renders are used,
 //! so the PNG is this document, drawn.
 
+use crate::layout::style::Color;
 use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 use crate::model::MemoryMap;
 
 use super::xml::{Markup, Value, Xml, num, write_num};
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
+
+/// The text style a document gives once, on its root, for the texts that have it to inherit (most
+/// have it: a card's picture is then a tenth smaller). Every shape that is filled says its fill.
+#[derive(Clone, Copy)]
+struct Plain {
+    size: f64,
+    color: Color,
+}
+
+impl Plain {
+    fn of(ink: Color) -> Plain {
+        Plain { size: crate::layout::SMALL, color: ink }
+    }
+}
 
 /// The whole scene as one standalone document: header, then the cards stacked.
 pub fn render(map: &MemoryMap, scene: &Scene) -> String {
@@ -19,7 +34,8 @@ pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
     let mut x = Xml::new();
     let (w, h) = (num(scene.width), num(scene.height));
     let view_box = format!("0 0 {w} {h}");
-    root(&mut x, &w, &h, &view_box, scene.font_family);
+    let plain = Plain::of(scene.ink);
+    root(&mut x, &w, &h, &view_box, scene.font_family, plain);
     x.element("title", &[], &format!("Memory map — {} · {}", map.pass_name, map.dump));
     rect_leaf(
         &mut x,
@@ -34,10 +50,10 @@ pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
         },
     );
     x.open("g", &[("class", "header".into())]);
-    shapes(&mut x, &scene.header);
+    shapes(&mut x, &scene.header, plain);
     x.close();
     for card in &scene.cards {
-        draw_card(&mut x, card, Detail::Full);
+        draw_card(&mut x, card, Detail::Full, plain);
     }
     x.finish()
 }
@@ -54,13 +70,14 @@ pub fn render_card(font_family: &str, card: &Card) -> Markup {
     let top = card.lanes.first().map_or(f.y, |l| l.y) - 8.0;
     let (w, h) = (num(f.w + 2.0), num(f.y + f.h - top + 1.0));
     let view_box = format!("{} {} {w} {h}", num(f.x - 1.0), num(top));
-    root(&mut x, &w, &h, &view_box, font_family);
+    let plain = Plain::of(card.ink);
+    root(&mut x, &w, &h, &view_box, font_family, plain);
     x.element("title", &[], &format!("Memory map of {}", card.function));
-    draw_card(&mut x, card, Detail::Picture);
+    draw_card(&mut x, card, Detail::Picture, plain);
     x.finish()
 }
 
-fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, font_family: &str) {
+fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, font_family: &str, plain: Plain) {
     x.open(
         "svg",
         &[
@@ -69,6 +86,8 @@ fn root(x: &mut Xml, w: &str, h: &str, view_box: &str, font_family: &str) {
             ("height", h.into()),
             ("viewBox", view_box.into()),
             ("font-family", font_family.into()),
+            ("font-size", plain.size.into()),
+            ("fill", plain.color.into()),
             ("role", "img".into()),
         ],
     );
@@ -90,7 +109,7 @@ fn described<'a>(detail: Detail, mut attrs: Vec<(&'static str, Value<'a>)>) -> V
     attrs
 }
 
-fn draw_card(x: &mut Xml, card: &Card, detail: Detail) {
+fn draw_card(x: &mut Xml, card: &Card, detail: Detail, plain: Plain) {
     // The data attributes are only written in full detail; their text is not made otherwise.
     let factor = if detail == Detail::Full { card.px_per_byte.to_string() } else { String::new() };
     x.open(
@@ -104,9 +123,9 @@ fn draw_card(x: &mut Xml, card: &Card, detail: Detail) {
             ],
         ),
     );
-    shapes(x, &card.decorations);
+    shapes(x, &card.decorations, plain);
     for lane in &card.lanes {
-        draw_lane(x, lane, detail);
+        draw_lane(x, lane, detail, plain);
     }
     for p in &card.profiles {
         x.open(
@@ -121,13 +140,13 @@ fn draw_card(x: &mut Xml, card: &Card, detail: Detail) {
                 ],
             ),
         );
-        shapes(x, &p.shapes);
+        shapes(x, &p.shapes, plain);
         x.close();
     }
     x.close();
 }
 
-fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail) {
+fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail, plain: Plain) {
     let mut attrs: Vec<(&str, Value)> = vec![
         ("class", if lane.inset.is_some() { "lane inset" } else { "lane" }.into()),
         ("data-space", lane.space.as_str().into()),
@@ -142,13 +161,13 @@ fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail) {
         attrs.push(("data-inset", inset.badge.as_str().into()));
     }
     x.open("g", &described(detail, attrs));
-    shapes(x, &lane.decorations);
+    shapes(x, &lane.decorations, plain);
     for block in &lane.blocks {
-        draw_block(x, block, detail);
+        draw_block(x, block, detail, plain);
     }
     if !lane.fits.is_empty() {
         x.open("g", &[("class", "fit".into())]);
-        shapes(x, &lane.fits);
+        shapes(x, &lane.fits, plain);
         x.close();
     }
     if let Some(line) = &lane.hwm {
@@ -158,18 +177,18 @@ fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail) {
     }
     if let Some(inset) = &lane.inset {
         x.open("g", &[("class", "inset-frame".into())]);
-        shapes(x, std::slice::from_ref(&Shape::Rect(inset.frame.clone())));
+        shapes(x, std::slice::from_ref(&Shape::Rect(inset.frame.clone())), plain);
         x.close();
     }
     if let Some(capacity) = lane.capacity {
         x.open("g", &described(detail, vec![("class", "overflow".into()), ("data-capacity", Value::Int(capacity))]));
-        shapes(x, &lane.overflow);
+        shapes(x, &lane.overflow, plain);
         x.close();
     }
     x.close();
 }
 
-fn draw_block(x: &mut Xml, b: &BlockShape, detail: Detail) {
+fn draw_block(x: &mut Xml, b: &BlockShape, detail: Detail, plain: Plain) {
     let class = match (b.view, b.conflict) {
         (false, false) => "box",
         (true, false) => "box view",
@@ -198,10 +217,10 @@ fn draw_block(x: &mut Xml, b: &BlockShape, detail: Detail) {
         x.element("title", &[], &b.tooltip.join("\n"));
     }
     rect_leaf(x, &b.rect);
-    shapes(x, &b.marks);
+    shapes(x, &b.marks, plain);
     rect_leaf(x, &b.outline);
     for t in &b.label {
-        text_leaf(x, t);
+        text_leaf(x, t, plain);
     }
     x.close();
 }
@@ -209,7 +228,7 @@ fn draw_block(x: &mut Xml, b: &BlockShape, detail: Detail) {
 /// Draws `shapes` in order. A run of lines with one stroke becomes one `<path>`, and a run of texts
 /// with one style one `<g>` that carries it: the same picture, in a fraction of the bytes (gridlines,
 /// line numbers and use ticks come in long runs, and the HTML page embeds every card's SVG).
-fn shapes(x: &mut Xml, shapes: &[Shape]) {
+fn shapes(x: &mut Xml, shapes: &[Shape], plain: Plain) {
     let mut rest = shapes;
     while let Some(first) = rest.first() {
         let run = rest.iter().take_while(|s| alike(first, s)).count().max(1);
@@ -219,8 +238,8 @@ fn shapes(x: &mut Xml, shapes: &[Shape]) {
             Shape::Rect(r) => rects_path(x, r, now),
             Shape::Line(l) if run == 1 => line_leaf(x, l),
             Shape::Line(l) => lines_path(x, l.stroke, now),
-            Shape::Text(t) if run == 1 => text_leaf(x, t),
-            Shape::Text(t) => text_group(x, t, now),
+            Shape::Text(t) if run == 1 => text_leaf(x, t, plain),
+            Shape::Text(t) => text_group(x, t, now, plain),
         }
         rest = later;
     }
@@ -252,12 +271,9 @@ fn lines_path(x: &mut Xml, stroke: Stroke, run: &[Shape]) {
         }
     }
     let dash = stroke.dash.map(|(a, b)| format!("{} {}", num(a), num(b)));
-    let mut attrs: Vec<(&'static str, Value)> = vec![
-        ("d", d.as_str().into()),
-        ("fill", "none".into()),
-        ("stroke", stroke.color.into()),
-        ("stroke-width", stroke.width.into()),
-    ];
+    let mut attrs: Vec<(&'static str, Value)> =
+        vec![("d", d.as_str().into()), ("fill", "none".into()), ("stroke", stroke.color.into())];
+    stroke_width(&mut attrs, stroke.width);
     if let Some(dash) = &dash {
         attrs.push(("stroke-dasharray", dash.as_str().into()));
     }
@@ -289,8 +305,9 @@ fn path_cmd(d: &mut String, op: char, values: &[f64]) {
     }
 }
 
-fn text_group(x: &mut Xml, style: &Text, run: &[Shape]) {
-    let mut attrs: Vec<(&'static str, Value)> = vec![("font-size", style.size.into()), ("fill", style.color.into())];
+fn text_group(x: &mut Xml, style: &Text, run: &[Shape], plain: Plain) {
+    let mut attrs: Vec<(&'static str, Value)> = Vec::with_capacity(3);
+    style_attrs(&mut attrs, style, plain);
     if style.anchor == Anchor::End {
         attrs.push(("text-anchor", "end".into()));
     }
@@ -313,7 +330,7 @@ fn rect_leaf(x: &mut Xml, r: &Rect) {
     let dash = r.stroke.and_then(|s| s.dash).map(|(a, b)| format!("{} {}", num(a), num(b)));
     if let Some(s) = r.stroke {
         attrs.push(("stroke", s.color.into()));
-        attrs.push(("stroke-width", s.width.into()));
+        stroke_width(&mut attrs, s.width);
     }
     if let Some(dash) = &dash {
         attrs.push(("stroke-dasharray", dash.as_str().into()));
@@ -329,22 +346,37 @@ fn line_leaf(x: &mut Xml, l: &Line) {
         ("x2", l.x2.into()),
         ("y2", l.y2.into()),
         ("stroke", l.stroke.color.into()),
-        ("stroke-width", l.stroke.width.into()),
     ];
+    stroke_width(&mut attrs, l.stroke.width);
     if let Some(dash) = &dash {
         attrs.push(("stroke-dasharray", dash.as_str().into()));
     }
     x.leaf("line", &attrs);
 }
 
-fn text_leaf(x: &mut Xml, t: &Text) {
-    let attrs: [(&'static str, Value); 5] = [
-        ("x", t.x.into()),
-        ("y", t.y.into()),
-        ("font-size", t.size.into()),
-        ("fill", t.color.into()),
-        ("text-anchor", "end".into()),
-    ];
-    let n = if t.anchor == Anchor::End { 5 } else { 4 };
-    x.element("text", &attrs[..n], &t.content);
+fn text_leaf(x: &mut Xml, t: &Text, plain: Plain) {
+    let mut attrs: Vec<(&'static str, Value)> = Vec::with_capacity(5);
+    attrs.extend([("x", t.x.into()), ("y", t.y.into())]);
+    style_attrs(&mut attrs, t, plain);
+    if t.anchor == Anchor::End {
+        attrs.push(("text-anchor", "end".into()));
+    }
+    x.element("text", &attrs, &t.content);
+}
+
+/// The size and colour of `t` where they are not the ones it inherits.
+fn style_attrs(attrs: &mut Vec<(&'static str, Value)>, t: &Text, plain: Plain) {
+    if t.size != plain.size {
+        attrs.push(("font-size", t.size.into()));
+    }
+    if t.color != plain.color {
+        attrs.push(("fill", t.color.into()));
+    }
+}
+
+/// A stroke's width, unless it is SVG's default of 1.
+fn stroke_width(attrs: &mut Vec<(&'static str, Value)>, width: f64) {
+    if width != 1.0 {
+        attrs.push(("stroke-width", width.into()));
+    }
 }
