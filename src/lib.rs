@@ -183,7 +183,9 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
         let plan = layout::plan::with_cards(map, &every, planner.cards(0..planner.len()));
         budget::checkpoint()?;
         let held = |range: std::ops::Range<usize>| draw(range.clone(), plan.cards.get(range).unwrap_or_default());
-        return render::html::write(map, &held, &rules, &plan, out);
+        let written = render::html::write(map, &held, &rules, &plan, out);
+        par::drop_later(plan);
+        return written;
     }
     // Each card is planned twice, once as the plan is packed and once as its picture is drawn.
     let plan = layout::plan::PlanStream::new(map, &every, &planner);

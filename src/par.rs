@@ -87,6 +87,16 @@ fn spread<T: Send>(
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(all))).map_err(Failure::Panic)
 }
 
+/// Drops `value` on a worker rather than on this thread: the plan of a page of hundreds of cards is
+/// some hundred thousand strings, 3% of the run to free, and a command's process ends meanwhile
+/// (the service's workers free it between requests).
+pub fn drop_later<T: Send + 'static>(value: T) {
+    match pool(machine_cores()) {
+        Ok(pool) => pool.spawn(move || drop(value)),
+        Err(_) => drop(value),
+    }
+}
+
 /// `job(i)` for every `i` in `0..count`, in order, on up to `threads` workers (always on a worker,
 /// with its deep stack, when `deep`). Workers that cannot be started are an [`ErrorKind::Io`]
 /// error; a job that panicked, an [`ErrorKind::Unreadable`] one (the input it was given is the
@@ -140,5 +150,19 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::Unreadable, "{err}");
         let caught = std::panic::catch_unwind(|| map_ref(&[0; 64], |&i: &i32| assert!(i != 0, "every job")));
         assert!(caught.is_err(), "map_ref's panic goes on on the caller's thread");
+    }
+
+    #[test]
+    fn a_value_dropped_later_is_dropped_on_a_worker() {
+        struct Told(std::sync::mpsc::Sender<std::thread::ThreadId>);
+        impl Drop for Told {
+            fn drop(&mut self) {
+                let _ = self.0.send(std::thread::current().id());
+            }
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        drop_later(Told(tx));
+        let on = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("dropped");
+        assert_ne!(on, std::thread::current().id());
     }
 }
