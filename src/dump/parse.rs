@@ -360,7 +360,7 @@ fn not_drawn(text: &str, unit: &Unit, decorators: &[(usize, usize)]) -> bool {
 fn type_of<'a>(mut decorators: impl Iterator<Item = &'a Expr>) -> Option<String> {
     decorators.find_map(|d| {
         let Expr::Call(call) = d else { return None };
-        if !dotted(&call.func).is_some_and(|n| n == "function" || n.ends_with(".function")) {
+        if !is_named(&call.func, "function") {
             return None;
         }
         let kw = call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id == "type"))?;
@@ -521,7 +521,7 @@ fn tile_from(
     text: &str,
 ) -> std::result::Result<Option<Tile>, BadNumber> {
     let Expr::Subscript(sub) = annotation else { return Ok(None) };
-    if !dotted(&sub.value).is_some_and(|n| n == "Tile" || n.ends_with(".Tile")) {
+    if !is_named(&sub.value, "Tile") {
         return Ok(None);
     }
     let elements: &[Expr] = match sub.slice.as_ref() {
@@ -554,7 +554,7 @@ fn tile_from(
 /// of the tile's layout (`blayout=col_major, slayout=row_major, fractal=512`).
 fn tile_view(expr: &Expr, text: &str) -> Option<String> {
     let Expr::Call(call) = expr else { return None };
-    if !dotted(&call.func).is_some_and(|n| n == "TileView" || n.ends_with(".TileView")) {
+    if !is_named(&call.func, "TileView") {
         return None;
     }
     let range = call.arguments.range();
@@ -572,7 +572,7 @@ type Bytes = std::result::Result<i64, BadNumber>;
 /// [`bytes_value`]s.
 fn memref(expr: &Expr) -> Option<(String, Bytes, Bytes)> {
     let Expr::Call(call) = expr else { return None };
-    if !dotted(&call.func).is_some_and(|n| n == "MemRef" || n.ends_with(".MemRef")) {
+    if !is_named(&call.func, "MemRef") {
         return None;
     }
     let [base, offset, size, ..] = call.arguments.args.as_ref() else { return None };
@@ -632,14 +632,31 @@ fn int_value(expr: &Expr) -> Option<i64> {
     match expr {
         Expr::NumberLiteral(ast::ExprNumberLiteral { value: Number::Int(i), .. }) => i.as_i64(),
         Expr::UnaryOp(u) if u.op == ast::UnaryOp::USub => int_value(&u.operand)?.checked_neg(),
-        Expr::Call(call) if dotted(&call.func).is_some_and(|n| n == "const" || n.ends_with(".const")) => {
-            int_value(call.arguments.args.first()?)
-        }
+        Expr::Call(call) if is_named(&call.func, "const") => int_value(call.arguments.args.first()?),
         _ => None,
     }
 }
 
 /// An attribute chain as text: `pl.Mem.Vec`.
+/// Whether `expr` is a dotted name whose last part is `last` (`Tile`, `pl.Tile`), without
+/// building the name: it is asked of every annotation and call.
+fn is_named(expr: &Expr, last: &str) -> bool {
+    match expr {
+        Expr::Name(n) => n.id.as_str() == last,
+        Expr::Attribute(a) => a.attr.id.as_str() == last && dotted_ok(&a.value),
+        _ => false,
+    }
+}
+
+/// Whether `expr` is a dotted name at all (what [`dotted`] would give one for).
+fn dotted_ok(expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(_) => true,
+        Expr::Attribute(a) => dotted_ok(&a.value),
+        _ => false,
+    }
+}
+
 fn dotted(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Name(n) => Some(n.id.to_string()),
