@@ -169,14 +169,18 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     let planner = layout::plan::Planner::new(map, &every);
     let flow = layout::Flow::new(map, &every, &planner.panels());
     let font = layout::text::FONT_FAMILY;
+    // A card is laid out and drawn in one job, and its layout dropped there.
     let draw = |range: std::ops::Range<usize>, plans: &[layout::plan::CardPlan]| {
-        let cards = flow.cards_apart(range, plans);
-        let jobs: Vec<_> = cards.iter().zip(plans).collect();
-        par::map_ref(&jobs, |(card, plan)| render::html::CardView {
-            svg: Some(render::svg::render_card(font, card)),
-            pills: plan.pills.clone(),
-            notes: plan.summary.clone(),
-        })
+        let jobs: Vec<_> = range.zip(plans).collect();
+        let views = par::map_ref(&jobs, |&(at, plan)| {
+            let card = flow.card_apart(at, plan)?;
+            Some(render::html::CardView {
+                svg: Some(render::svg::render_card(font, &card)),
+                pills: plan.pills.clone(),
+                notes: plan.summary.clone(),
+            })
+        });
+        views.into_iter().flatten().collect()
     };
     let rules = layout::rules_json();
     if hold {

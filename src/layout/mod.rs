@@ -119,7 +119,9 @@ impl<'a> Flow<'a> {
     /// The cards `range` holds, from their `plans`, which must follow those taken before: each is
     /// laid out at the top of the page on its own core, then moved down under the one above.
     pub fn cards(&self, range: std::ops::Range<usize>, plans: &[CardPlan]) -> Vec<Card> {
-        let mut cards = self.cards_apart(range, plans);
+        let jobs: Vec<_> = range.zip(plans).collect();
+        let mut cards: Vec<Card> =
+            crate::par::map_ref(&jobs, |&(at, plan)| self.card_apart(at, plan)).into_iter().flatten().collect();
         let mut y = self.y.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         for card in &mut cards {
             card.shift_down(*y);
@@ -128,15 +130,13 @@ impl<'a> Flow<'a> {
         cards
     }
 
-    /// The cards `range` holds, from their `plans`, each at the top of the page: the HTML page
-    /// shows each card's picture apart, and small coordinates are fewer bytes (a card 600 cards
-    /// down a page would have every `y` in seven digits).
-    pub fn cards_apart(&self, range: std::ops::Range<usize>, plans: &[CardPlan]) -> Vec<Card> {
-        let jobs: Vec<_> = self.jobs.get(range).unwrap_or_default().iter().zip(plans).collect();
-        crate::par::map_ref(&jobs, |&(&(index, f, panel), plan)| {
-            let view = &ViewOptions { width: panel, ..self.view.clone() };
-            card(f, plan, index, view, &self.pal, Placement { x: PAGE_PAD, y: 0.0, w: self.inner, factor: None })
-        })
+    /// The card `at` (in page order) from its `plan`, at the top of the page: the HTML page shows
+    /// each card's picture apart, and small coordinates are fewer bytes (a card 600 cards down a
+    /// page would have every `y` in seven digits). `None` past the last card.
+    pub fn card_apart(&self, at: usize, plan: &CardPlan) -> Option<Card> {
+        let &(index, f, panel) = self.jobs.get(at)?;
+        let view = &ViewOptions { width: panel, ..self.view.clone() };
+        Some(card(f, plan, index, view, &self.pal, Placement { x: PAGE_PAD, y: 0.0, w: self.inner, factor: None }))
     }
 
     /// Where the next card would start.
