@@ -720,15 +720,20 @@ mod tests {
         assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().message, expected);
     }
 
-    #[test]
-    fn functions_not_drawn_are_not_parsed_but_the_last_unit_and_drawn_ones_are() {
-        let text = large();
-        let orchestration = text.find("    def main(").unwrap();
-        let body = orchestration + text[orchestration..].find(":\n").unwrap() + 2;
+    /// `text` with the first statement of the `def` at `at` replaced by a half expression (the
+    /// lines stay where they are), and where that body starts.
+    fn first_statement_broken(text: &str, at: usize) -> (String, usize) {
+        let body = at + text[at..].find(":\n").unwrap() + 2;
         let line_end = body + text[body..].find('\n').unwrap();
-        // Its first statement broken (the lines stay where they are): its body is never parsed,
-        // and the map is the unbroken dump's.
-        let broken = format!("{}        x = 1 +{}", &text[..body], &text[line_end..]);
+        (format!("{}        x = 1 +{}", &text[..body], &text[line_end..]), body)
+    }
+
+    #[test]
+    fn functions_not_drawn_are_not_parsed_but_drawn_ones_are() {
+        let text = large();
+        // An orchestration function's first statement broken: its body is never parsed, and the
+        // map is the unbroken dump's.
+        let (broken, _) = first_statement_broken(&text, text.find("    def main(").unwrap());
         let (fine, skipped) = (parse(&text, "d.py").unwrap(), parse(&broken, "d.py").unwrap());
         assert_eq!(format!("{fine:?}"), format!("{skipped:?}"));
         // Broken inside the first compute function: reported, where the whole-dump parse puts it.
@@ -742,11 +747,8 @@ mod tests {
     #[test]
     fn the_last_function_not_drawn_is_parsed_only_in_its_last_statement_unless_that_is_cut() {
         let text = large();
-        let last = text.rfind("    def main(").unwrap();
-        let body = last + text[last..].find(":\n").unwrap() + 2;
-        let line_end = body + text[body..].find('\n').unwrap();
         // Its first statement broken but its last whole: skipped like the others.
-        let broken = format!("{}        x = 1 +{}", &text[..body], &text[line_end..]);
+        let (broken, body) = first_statement_broken(&text, text.rfind("    def main(").unwrap());
         assert_eq!(format!("{:?}", parse(&text, "d.py").unwrap()), format!("{:?}", parse(&broken, "d.py").unwrap()));
         // Cut short anywhere in its last statement, or after its header: reported, where the
         // whole-dump parse puts it.
