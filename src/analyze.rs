@@ -27,11 +27,16 @@ pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
 /// [`build`], inferring among `backends` (built-in ones and SoC files).
 pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Result<MemoryMap> {
     let file = dump.display_name();
-    let parsed = dump::parse(&dump.text, &file)?;
+    // The lines' byte ranges (for each function's source) are found while the dump is parsed.
+    let (parsed, lines) = if dump.text.len() < dump::PARALLEL_BYTES {
+        (dump::parse(&dump.text, &file), crate::model::line_spans(&dump.text))
+    } else {
+        crate::par::both(|| dump::parse(&dump.text, &file), || crate::model::line_spans(&dump.text))
+    };
+    let parsed = parsed?;
     let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
     let hint = backends.implied_by(&used).map(|b| b.name.clone());
     let choice = backends.infer(choice, &used);
-    let lines = crate::model::line_spans(&dump.text);
     let parsed: Vec<ParsedFunction> = parsed.into_iter().filter(|f| !f.tiles.is_empty()).collect();
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;

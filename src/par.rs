@@ -87,6 +87,19 @@ fn spread<T: Send>(
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(all))).map_err(Failure::Panic)
 }
 
+/// `a()` and `b()` at once on the machine's pool, each with the run's budget: two passes over a
+/// large dump that need not wait for each other (the guard's scan and the line index) take the
+/// longer one's time rather than both. In order on this thread when no worker can be started.
+pub fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    let pool = match pool(machine_cores()) {
+        Ok(pool) if machine_cores() > 1 && crate::budget::threads() != Some(1) => pool,
+        _ => return (a(), b()),
+    };
+    let budget = crate::budget::current();
+    let budget_b = budget.clone();
+    pool.join(move || crate::budget::run(budget, a), move || crate::budget::run(budget_b, b))
+}
+
 /// Drops `value` on a worker rather than on this thread: the plan of a page of hundreds of cards is
 /// some hundred thousand strings, 3% of the run to free, and a command's process ends meanwhile
 /// (the service's workers free it between requests).
@@ -129,6 +142,15 @@ pub fn map<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_give_both_answers_each_with_the_budget() {
+        let limits = crate::budget::Limits { tiles_per_function: 9, ..Default::default() };
+        let seen = crate::budget::run(crate::budget::Budget { limits, ..Default::default() }, || {
+            both(|| crate::budget::limits().tiles_per_function, || crate::budget::limits().tiles_per_function + 1)
+        });
+        assert_eq!(seen, (9, 10));
+    }
 
     #[test]
     fn results_come_in_order_and_the_budget_travels() {

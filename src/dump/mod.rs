@@ -5,6 +5,7 @@ mod parse;
 mod resolve;
 
 pub use parse::{ParsedFunction, parse};
+pub(crate) use parse::PARALLEL_BYTES;
 pub use resolve::{DEFAULT_PASS, resolve};
 
 use std::path::{Path, PathBuf};

@@ -35,7 +35,7 @@ pub struct ParsedFunction {
 }
 
 /// Dumps smaller than this are parsed on one thread: a thread costs more than the parse.
-const PARALLEL_BYTES: usize = 256 * 1024;
+pub(crate) const PARALLEL_BYTES: usize = 256 * 1024;
 
 /// Parses `text` and returns every compute function with its tiles (possibly none), in dump order.
 /// `file` names the dump in error messages.
@@ -52,8 +52,14 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
             ),
         ));
     }
-    let scan = super::guard::check(text, file)?;
-    let lines = LineIndex::from_source_text(text);
+    // The guard's scan and the line index are two passes over the whole text: at once on two
+    // cores for a dump large enough to be parsed on several.
+    let (scan, lines) = if text.len() < PARALLEL_BYTES {
+        (super::guard::check(text, file), LineIndex::from_source_text(text))
+    } else {
+        crate::par::both(|| super::guard::check(text, file), || LineIndex::from_source_text(text))
+    };
+    let scan = scan?;
     // A unit and the parts of its last function's body that follow it are one job, in order.
     let mut groups: Vec<&[Unit]> = Vec::new();
     let mut rest = &scan.units[..];
