@@ -416,6 +416,44 @@ mod tests {
     use super::*;
     use crate::model::FunctionMap;
 
+    /// Takes this many bytes, then fails every write.
+    struct Breaks(usize);
+
+    impl std::io::Write for Breaks {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.0 {
+                return Err(std::io::Error::other("the disk is full"));
+            }
+            self.0 -= buf.len();
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_page_whose_writer_fails_among_the_cards_stops_with_its_error() {
+        // Pictures are drawn batches ahead of the writing: when the writing stops, so does that.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");
+        let one = load(&path, dump::DEFAULT_PASS, None).unwrap();
+        let mut map = one.clone();
+        for k in 0..60 {
+            map.functions
+                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
+        }
+        assert!(map.functions.len() > 150, "several batches of cards");
+        let mut whole = Vec::new();
+        write_page_planned(&map, &ViewOptions::default(), &mut whole, true).unwrap();
+        let body = String::from_utf8_lossy(&whole).find("<body").unwrap();
+        for hold in [true, false] {
+            let err = write_page_planned(&map, &ViewOptions::default(), &mut Breaks(body + 50_000), hold).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::Io, "{err}");
+            assert!(err.message.contains("the disk is full"), "{err}");
+        }
+    }
+
     #[test]
     fn a_page_is_the_same_whether_its_plans_are_held_or_made_twice() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");

@@ -69,8 +69,8 @@ const CARDS_AT_ONCE: usize = 32;
 
 /// [`render`] into `out`, as it is made: the head with the packed data (`plan` is the [`Plan`], or a
 /// [`crate::layout::plan::PlanStream`] that writes the same), then the body a few cards at a time,
-/// each batch's static pictures drawn by `static_cards` just before they are written and dropped
-/// after. Stops past the run's deadline (see [`crate::budget`]); a write error is an
+/// each batch's static pictures drawn by `static_cards` (on a thread of their own, at most two
+/// batches ahead of the writing) and dropped once written. Stops past the run's deadline (see [`crate::budget`]); a write error is an
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) error.
 pub fn write(
     map: &MemoryMap,
@@ -97,27 +97,72 @@ pub fn write(
     // is still being parsed, and wires the page once both are done.
     x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
     x.newline();
-    // The plan (the larger payload) is gzipped on a second core while this one writes the data.
+    let batches: Vec<Range<usize>> = (0..map.functions.len())
+        .step_by(CARDS_AT_ONCE)
+        .map(|from| from..(from + CARDS_AT_ONCE).min(map.functions.len()))
+        .collect();
     std::thread::scope(|s| {
         let budget = crate::budget::current();
-        let job = std::thread::Builder::new().spawn_scoped(s, || crate::budget::run(budget, || gzipped(plan)));
-        let attrs = |id: &'static str| [("type", PAYLOAD_TYPE.into()), ("id", id.into())];
-        x.raw_text_to("script", &attrs("pmm-data"), out, |out| pack_to(&page_data(map), out))?;
-        x.newline();
-        let plan = match job {
-            Ok(job) => job.join().unwrap_or_else(|_| gzipped(plan)),
-            Err(_) => gzipped(plan), // no thread to be had: pack it here
+        // The cards' pictures are drawn on the pool by a thread of their own from the start, a
+        // batch ahead of the writing: they take up the cores the payloads leave idle, and the
+        // writing of one batch overlaps the drawing of the next. Two batches wait at the most.
+        let (ready, drawn) = std::sync::mpsc::sync_channel::<Vec<CardView>>(1);
+        let ahead = batches.clone();
+        let draw = move || {
+            for range in ahead {
+                if ready.send(static_cards(range)).is_err() {
+                    break; // the page stopped (an error, the deadline): no one reads
+                }
+            }
         };
-        x.raw_text_to("script", &attrs("pmm-plan"), out, |out| base64_to(&plan?, out))?;
-        x.newline();
-        Ok::<(), std::io::Error>(())
+        let budget_ahead = budget.clone();
+        // Without that thread, the pictures are drawn here as each batch comes.
+        let drawn = std::thread::Builder::new()
+            .spawn_scoped(s, move || crate::budget::run(budget_ahead, draw))
+            .ok()
+            .map(|_| drawn);
+        write_payloads(&mut x, map, plan, budget, s, out).map_err(io)?;
+        write_body(x, map, &batches, drawn.as_ref(), static_cards, out)
     })
-    .map_err(io)?;
+}
+
+/// The head's two large payloads: the plan (the larger) gzipped on another core while this one
+/// writes the data.
+fn write_payloads<'s>(
+    x: &mut Xml,
+    map: &'s MemoryMap,
+    plan: &'s (impl Serialize + Sync),
+    budget: crate::budget::Budget,
+    s: &'s std::thread::Scope<'s, '_>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let job = std::thread::Builder::new().spawn_scoped(s, move || crate::budget::run(budget, || gzipped(plan)));
+    let attrs = |id: &'static str| [("type", PAYLOAD_TYPE.into()), ("id", id.into())];
+    x.raw_text_to("script", &attrs("pmm-data"), out, |out| pack_to(&page_data(map), out))?;
+    x.newline();
+    let plan = match job {
+        Ok(job) => job.join().unwrap_or_else(|_| gzipped(plan)),
+        Err(_) => gzipped(plan), // no thread to be had: pack it here
+    };
+    x.raw_text_to("script", &attrs("pmm-plan"), out, |out| base64_to(&plan?, out))?;
+    x.newline();
     x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
     x.close();
     x.newline();
+    Ok(())
+}
 
-    // The body: header, overview table, one card per function.
+/// The body: header, overview table, one card per function, a batch of `batches` at a time, each
+/// batch's pictures from `drawn` (drawn ahead) or, failing that, drawn here.
+fn write_body(
+    mut x: Xml,
+    map: &MemoryMap,
+    batches: &[Range<usize>],
+    drawn: Option<&std::sync::mpsc::Receiver<Vec<CardView>>>,
+    static_cards: &StaticCards,
+    out: &mut dyn std::io::Write,
+) -> crate::Result<()> {
+    let io = |e: std::io::Error| crate::Error::new(crate::ErrorKind::Io, e.to_string());
     x.open("body", &[]);
     header(&mut x, map);
     super::overview::table(&mut x, map);
@@ -125,13 +170,13 @@ pub fn write(
     if map.functions.is_empty() {
         x.element("p", &[("class", "empty".into())], "No compute function binds a tile in this dump.");
     }
-    for from in (0..map.functions.len()).step_by(CARDS_AT_ONCE) {
+    for range in batches {
         x.drain_to(out).map_err(io)?;
         crate::budget::checkpoint()?;
-        let to = (from + CARDS_AT_ONCE).min(map.functions.len());
-        let views = static_cards(from..to);
-        for (i, f) in map.functions.iter().enumerate().take(to).skip(from) {
-            let view = views.get(i - from);
+        // A drawing thread that failed leaves its batches to be drawn here.
+        let views = drawn.and_then(|d| d.recv().ok()).unwrap_or_else(|| static_cards(range.clone()));
+        for (i, f) in map.functions.iter().enumerate().take(range.end).skip(range.start) {
+            let view = views.get(i - range.start);
             let pills = view.map_or(&[][..], |v| &v.pills[..]);
             let notes = view.map_or(&[][..], |v| &v.notes[..]);
             card(&mut x, (i, map), f, view.and_then(|v| v.svg.as_ref()), pills, notes);
