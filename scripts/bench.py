@@ -108,7 +108,7 @@ def main():
         theirs = f"{ms(ref[0])}, {mib(ref[3])}" if ref else "(not run)"
         ratio = f"{ref[0] / mine[0]:.1f}x" if ref else "-"
         spread = f"{ms(mine[1])}-{ms(mine[2])}"
-        print(f"| {name} | {size / 2**20:.2f} MB | {theirs} | {ms(mine[0])} [{spread}], {mib(mine[3])} | {ratio} | {page / size:.2f}x |")
+        print(f"| {name} | {size / 2**20:.2f} MiB | {theirs} | {ms(mine[0])} [{spread}], {mib(mine[3])} | {ratio} | {page / size:.2f}x |")
 
     print()
     for n, size, ref, mine, page in rows:
