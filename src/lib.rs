@@ -416,15 +416,19 @@ mod tests {
     use super::*;
     use crate::model::FunctionMap;
 
-    /// Takes this many bytes, then fails every write.
-    struct Breaks(usize);
+    /// Takes this many bytes, then fails every write; keeps what it took.
+    struct Breaks {
+        room: usize,
+        took: Vec<u8>,
+    }
 
     impl std::io::Write for Breaks {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            if buf.len() > self.0 {
+            if buf.len() > self.room {
                 return Err(std::io::Error::other("the disk is full"));
             }
-            self.0 -= buf.len();
+            self.room -= buf.len();
+            self.took.extend_from_slice(buf);
             Ok(buf.len())
         }
 
@@ -435,7 +439,7 @@ mod tests {
 
     #[test]
     fn a_page_whose_writer_fails_among_the_cards_stops_with_its_error() {
-        // Pictures are drawn batches ahead of the writing: when the writing stops, so does that.
+        // Pictures are drawn batches ahead of the writing: when the writing stops, so must that.
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");
         let one = load(&path, dump::DEFAULT_PASS, None).unwrap();
         let mut map = one.clone();
@@ -446,11 +450,22 @@ mod tests {
         assert!(map.functions.len() > 150, "several batches of cards");
         let mut whole = Vec::new();
         write_page_planned(&map, &ViewOptions::default(), &mut whole, true).unwrap();
-        let body = String::from_utf8_lossy(&whole).find("<body").unwrap();
+        let card = "<section class=\"card\"";
+        let first = String::from_utf8_lossy(&whole).find(card).unwrap();
+        let map = std::sync::Arc::new(map);
         for hold in [true, false] {
-            let err = write_page_planned(&map, &ViewOptions::default(), &mut Breaks(body + 50_000), hold).unwrap_err();
+            // On a thread of its own, so that a page that never ends fails the test, not hangs it.
+            let (done, outcome) = std::sync::mpsc::channel();
+            let map = std::sync::Arc::clone(&map);
+            std::thread::spawn(move || {
+                let mut out = Breaks { room: first + 60_000, took: Vec::new() };
+                let err = write_page_planned(&map, &ViewOptions::default(), &mut out, hold).unwrap_err();
+                let _ = done.send((err, String::from_utf8_lossy(&out.took).matches(card).count()));
+            });
+            let (err, cards) = outcome.recv_timeout(std::time::Duration::from_secs(120)).expect("the page stops");
             assert_eq!(err.kind, ErrorKind::Io, "{err}");
             assert!(err.message.contains("the disk is full"), "{err}");
+            assert!(cards >= 2, "it failed among the cards, {cards} written");
         }
     }
 

@@ -89,7 +89,8 @@ fn spread<T: Send>(
 
 /// `a()` and `b()` at once on the machine's pool, each with the run's budget: two passes over a
 /// large dump that need not wait for each other (the guard's scan and the line index) take the
-/// longer one's time rather than both. In order on this thread when no worker can be started.
+/// longer one's time rather than both. In order on this thread on one core, in a run bounded to
+/// one thread, or when no worker can be started.
 pub fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
     let pool = match pool(machine_cores()) {
         Ok(pool) if machine_cores() > 1 && crate::budget::threads() != Some(1) => pool,

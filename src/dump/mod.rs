@@ -4,8 +4,8 @@ mod guard;
 mod parse;
 mod resolve;
 
-pub use parse::{ParsedFunction, parse};
 pub(crate) use parse::PARALLEL_BYTES;
+pub use parse::{ParsedFunction, parse};
 pub use resolve::{DEFAULT_PASS, resolve};
 
 use std::path::{Path, PathBuf};

@@ -69,8 +69,8 @@ const CARDS_AT_ONCE: usize = 32;
 
 /// [`render`] into `out`, as it is made: the head with the packed data (`plan` is the [`Plan`], or a
 /// [`crate::layout::plan::PlanStream`] that writes the same), then the body a few cards at a time,
-/// each batch's static pictures drawn by `static_cards` (on a thread of their own, at most two
-/// batches ahead of the writing) and dropped once written. Stops past the run's deadline (see [`crate::budget`]); a write error is an
+/// each batch's static pictures drawn by `static_cards` (see [`draw_ahead`]) and dropped once
+/// written. Stops past the run's deadline (see [`crate::budget`]); a write error is an
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) error.
 pub fn write(
     map: &MemoryMap,
@@ -103,31 +103,50 @@ pub fn write(
         .collect();
     std::thread::scope(|s| {
         let budget = crate::budget::current();
-        // The cards' pictures are drawn on the pool by a thread of their own from the start, a
-        // batch ahead of the writing: they take up the cores the payloads leave idle, and the
-        // writing of one batch overlaps the drawing of the next. Two batches wait at the most.
-        let (ready, drawn) = std::sync::mpsc::sync_channel::<Vec<CardView>>(1);
-        let ahead = batches.clone();
-        let draw = move || {
-            for range in ahead {
-                if ready.send(static_cards(range)).is_err() {
-                    break; // the page stopped (an error, the deadline): no one reads
-                }
-            }
-        };
-        let budget_ahead = budget.clone();
-        // Without that thread, the pictures are drawn here as each batch comes.
-        let drawn = std::thread::Builder::new()
-            .spawn_scoped(s, move || crate::budget::run(budget_ahead, draw))
-            .ok()
-            .map(|_| drawn);
+        let drawn = draw_ahead(s, &batches, static_cards, budget.clone());
         write_payloads(&mut x, map, plan, budget, s, out).map_err(io)?;
         write_body(x, map, &batches, drawn.as_ref(), static_cards, out)
     })
 }
 
-/// The head's two large payloads: the plan (the larger) gzipped on another core while this one
-/// writes the data.
+/// A batch of cards drawn ahead, or the panic that stopped the drawing.
+type Drawn = std::thread::Result<Vec<CardView>>;
+
+/// Starts drawing the cards' pictures, `batches` in order, on a thread of their own (with the
+/// workers' stack) when the run may use more than one core: the drawing takes up the cores the
+/// payloads leave idle, and the writing of one batch overlaps the drawing of the next. At most two
+/// batches wait, one sent and one being sent. The drawing stops when no one reads (the page stopped
+/// on an error) or the run is past its deadline; a panic is sent on for the writer to raise.
+/// `None` (one core, or no thread to be had): the writer draws each batch itself.
+fn draw_ahead<'s>(
+    s: &'s std::thread::Scope<'s, '_>,
+    batches: &[Range<usize>],
+    static_cards: &'s StaticCards,
+    budget: crate::budget::Budget,
+) -> Option<std::sync::mpsc::Receiver<Drawn>> {
+    if crate::par::cores() < 2 || batches.is_empty() {
+        return None;
+    }
+    let (ready, drawn) = std::sync::mpsc::sync_channel::<Drawn>(1);
+    let ahead = batches.to_vec();
+    let draw = move || {
+        for range in ahead {
+            if crate::budget::expired() {
+                break;
+            }
+            let batch = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| static_cards(range)));
+            let panicked = batch.is_err();
+            if ready.send(batch).is_err() || panicked {
+                break;
+            }
+        }
+    };
+    let thread = std::thread::Builder::new().name("pmm-cards".into()).stack_size(crate::par::STACK_BYTES);
+    thread.spawn_scoped(s, move || crate::budget::run(budget, draw)).ok().map(|_| drawn)
+}
+
+/// The rest of the head: its two large payloads (the plan, the larger, gzipped on another core
+/// while this one writes the data) and the script, and the head's end.
 fn write_payloads<'s>(
     x: &mut Xml,
     map: &'s MemoryMap,
@@ -153,12 +172,13 @@ fn write_payloads<'s>(
 }
 
 /// The body: header, overview table, one card per function, a batch of `batches` at a time, each
-/// batch's pictures from `drawn` (drawn ahead) or, failing that, drawn here.
+/// batch's pictures from `drawn` (see [`draw_ahead`]) or, without it, drawn here. A panic while
+/// drawing ahead goes on here, as one on this thread would.
 fn write_body(
     mut x: Xml,
     map: &MemoryMap,
     batches: &[Range<usize>],
-    drawn: Option<&std::sync::mpsc::Receiver<Vec<CardView>>>,
+    drawn: Option<&std::sync::mpsc::Receiver<Drawn>>,
     static_cards: &StaticCards,
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
@@ -173,8 +193,13 @@ fn write_body(
     for range in batches {
         x.drain_to(out).map_err(io)?;
         crate::budget::checkpoint()?;
-        // A drawing thread that failed leaves its batches to be drawn here.
-        let views = drawn.and_then(|d| d.recv().ok()).unwrap_or_else(|| static_cards(range.clone()));
+        let views = match drawn.map(|d| d.recv()) {
+            Some(Ok(Ok(views))) => views,
+            Some(Ok(Err(panic))) => std::panic::resume_unwind(panic),
+            // Drawing ahead stopped short (past the deadline): the checkpoint above said so, or
+            // the batch is drawn here.
+            Some(Err(_)) | None => static_cards(range.clone()),
+        };
         for (i, f) in map.functions.iter().enumerate().take(range.end).skip(range.start) {
             let view = views.get(i - range.start);
             let pills = view.map_or(&[][..], |v| &v.pills[..]);
@@ -598,6 +623,35 @@ mod tests {
         }
         let got = serde_json::to_value(page_data(&map)).unwrap();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_panic_while_drawing_ahead_goes_on_with_its_own_message() {
+        let one = hostile_map();
+        let mut map = one.clone();
+        for k in 0..80 {
+            map.functions
+                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
+        }
+        assert!(map.functions.len() > 2 * CARDS_AT_ONCE);
+        if crate::par::cores() < 2 {
+            return; // one core: no drawing thread, nothing drawn ahead
+        }
+        let plan = plan_of(&map);
+        // The second batch fails on the drawing thread only, so drawing it again here would
+        // succeed: the panic must still be the page's, with its message.
+        let here = std::thread::current().id();
+        let draw = |range: Range<usize>| {
+            let ahead = std::thread::current().id() != here;
+            assert!(!ahead || range.start < CARDS_AT_ONCE, "boom at card {}", range.start);
+            range.map(|_| CardView { svg: None, pills: Vec::new(), notes: Vec::new() }).collect()
+        };
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = write(&map, &draw, RULES, &plan, &mut Vec::new());
+        }))
+        .unwrap_err();
+        let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(message.starts_with("boom at card"), "{message:?}");
     }
 
     #[test]
