@@ -28,13 +28,10 @@ pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
 pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Result<MemoryMap> {
     let file = dump.display_name();
     // The lines' byte ranges (for each function's source) are found while the dump is parsed.
-    let (parsed, lines) = if dump.text.len() < dump::PARALLEL_BYTES {
-        (dump::parse(&dump.text, &file)?, crate::model::line_spans(&dump.text))
-    } else {
-        let (parsed, lines) =
-            crate::par::both(|| dump::parse(&dump.text, &file), || crate::model::line_spans(&dump.text));
-        (parsed?, lines)
-    };
+    let large = dump.text.len() >= dump::PARALLEL_BYTES;
+    let (parsed, lines) =
+        crate::par::both(large, || dump::parse(&dump.text, &file), || crate::model::line_spans(&dump.text));
+    let parsed = parsed?;
     let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
     let hint = backends.implied_by(&used).map(|b| b.name.clone());
     let choice = backends.infer(choice, &used);

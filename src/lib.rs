@@ -414,7 +414,6 @@ pub fn render_diff(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::FunctionMap;
 
     /// Takes this many bytes, then fails every write; keeps what it took.
     struct Breaks {
@@ -441,12 +440,7 @@ mod tests {
     fn a_page_whose_writer_fails_among_the_cards_stops_with_its_error() {
         // Pictures are drawn batches ahead of the writing: when the writing stops, so must that.
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");
-        let one = load(&path, dump::DEFAULT_PASS, None).unwrap();
-        let mut map = one.clone();
-        for k in 0..60 {
-            map.functions
-                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
-        }
+        let map = load(&path, dump::DEFAULT_PASS, None).unwrap().with_copies(60);
         assert!(map.functions.len() > 150, "several batches of cards");
         let mut whole = Vec::new();
         write_page_planned(&map, &ViewOptions::default(), &mut whole, true).unwrap();
@@ -472,12 +466,7 @@ mod tests {
     #[test]
     fn a_page_is_the_same_whether_its_plans_are_held_or_made_twice() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fx_a2a3_case");
-        let one = load(&path, dump::DEFAULT_PASS, None).unwrap();
-        let mut map = one.clone();
-        for k in 0..40 {
-            map.functions
-                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
-        }
+        let map = load(&path, dump::DEFAULT_PASS, None).unwrap().with_copies(40);
         let page = |hold| {
             let mut out = Vec::new();
             write_page_planned(&map, &ViewOptions::default(), &mut out, hold).unwrap();

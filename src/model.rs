@@ -314,6 +314,18 @@ pub struct MemoryMap {
 }
 
 impl MemoryMap {
+    /// This map with its functions followed by `copies` renamed copies of them (`f_0`, `f_1`, ...):
+    /// a page of many cards, for tests.
+    #[cfg(test)]
+    pub(crate) fn with_copies(&self, copies: usize) -> MemoryMap {
+        let mut map = self.clone();
+        for k in 0..copies {
+            let copy = self.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() });
+            map.functions.extend(copy);
+        }
+        map
+    }
+
     /// Whether any tile carries its `pl.TileView` layout: CONCISE dumps have none.
     pub fn has_layouts(&self) -> bool {
         self.functions.iter().flat_map(|f| &f.blocks).any(|b| !b.tile.layout.is_empty())

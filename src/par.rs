@@ -87,13 +87,14 @@ fn spread<T: Send>(
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(all))).map_err(Failure::Panic)
 }
 
-/// `a()` and `b()` at once on the machine's pool, each with the run's budget: two passes over a
-/// large dump that need not wait for each other (the guard's scan and the line index) take the
-/// longer one's time rather than both. In order on this thread on one core, in a run bounded to
-/// one thread, or when no worker can be started.
-pub fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+/// `a()` and `b()`, at once on the machine's pool when `at_once`, each with the run's budget: two
+/// passes over a large dump that need not wait for each other (the guard's scan and the line
+/// index) take the longer one's time rather than both. In order on this thread when not
+/// `at_once` (work too small to be worth a thread), on one core, in a run bounded to one thread,
+/// or when no worker can be started.
+pub fn both<A: Send, B: Send>(at_once: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
     let pool = match pool(machine_cores()) {
-        Ok(pool) if machine_cores() > 1 && crate::budget::threads() != Some(1) => pool,
+        Ok(pool) if at_once && machine_cores() > 1 && crate::budget::threads() != Some(1) => pool,
         _ => return (a(), b()),
     };
     let budget = crate::budget::current();
@@ -148,7 +149,7 @@ mod tests {
     fn both_give_both_answers_each_with_the_budget() {
         let limits = crate::budget::Limits { tiles_per_function: 9, ..Default::default() };
         let seen = crate::budget::run(crate::budget::Budget { limits, ..Default::default() }, || {
-            both(|| crate::budget::limits().tiles_per_function, || crate::budget::limits().tiles_per_function + 1)
+            both(true, || crate::budget::limits().tiles_per_function, || crate::budget::limits().tiles_per_function + 1)
         });
         assert_eq!(seen, (9, 10));
     }

@@ -54,12 +54,10 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     }
     // The guard's scan and the line index are two passes over the whole text: at once on two
     // cores for a dump large enough to be parsed on several.
-    let (scan, lines) = if text.len() < PARALLEL_BYTES {
-        (super::guard::check(text, file)?, LineIndex::from_source_text(text))
-    } else {
-        let (scan, lines) = crate::par::both(|| super::guard::check(text, file), || LineIndex::from_source_text(text));
-        (scan?, lines)
-    };
+    let large = text.len() >= PARALLEL_BYTES;
+    let (scan, lines) =
+        crate::par::both(large, || super::guard::check(text, file), || LineIndex::from_source_text(text));
+    let scan = scan?;
     // A unit and the parts of its last function's body that follow it are one job, in order.
     let mut groups: Vec<&[Unit]> = Vec::new();
     let mut rest = &scan.units[..];

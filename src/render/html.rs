@@ -120,7 +120,7 @@ type Drawn = std::thread::Result<Vec<CardView>>;
 /// `None` (one core, or no thread to be had): the writer draws each batch itself.
 fn draw_ahead<'s>(
     s: &'s std::thread::Scope<'s, '_>,
-    batches: &[Range<usize>],
+    batches: &'s [Range<usize>],
     static_cards: &'s StaticCards,
     budget: crate::budget::Budget,
 ) -> Option<std::sync::mpsc::Receiver<Drawn>> {
@@ -128,9 +128,8 @@ fn draw_ahead<'s>(
         return None;
     }
     let (ready, drawn) = std::sync::mpsc::sync_channel::<Drawn>(1);
-    let ahead = batches.to_vec();
     let draw = move || {
-        for range in ahead {
+        for range in batches.iter().cloned() {
             if crate::budget::expired() {
                 break;
             }
@@ -627,12 +626,7 @@ mod tests {
 
     #[test]
     fn a_panic_while_drawing_ahead_goes_on_with_its_own_message() {
-        let one = hostile_map();
-        let mut map = one.clone();
-        for k in 0..80 {
-            map.functions
-                .extend(one.functions.iter().map(|f| FunctionMap { name: format!("{}_{k}", f.name), ..f.clone() }));
-        }
+        let map = hostile_map().with_copies(80);
         assert!(map.functions.len() > 2 * CARDS_AT_ONCE);
         if crate::par::cores() < 2 {
             return; // one core: no drawing thread, nothing drawn ahead
