@@ -219,6 +219,37 @@ mod cli {
         assert_eq!(out.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&out.stderr).contains("--max-output-bytes"));
         assert!(!dir.join("map.svg").exists());
+        // An old output stays as it was.
+        std::fs::write(dir.join("map.svg"), "the old map").unwrap();
+        let out = run(bin().arg(dir.join(DUMP)).args(["--max-output-bytes", "100", "-o"]).arg(dir.join("map.svg")));
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(std::fs::read_to_string(dir.join("map.svg")).unwrap(), "the old map");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2, "the dump and the old map, nothing else");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_old_output_is_replaced_whole_and_nothing_is_left_beside_it() {
+        let dir = case("replaced");
+        let target = dir.join("map.svg");
+        std::fs::write(&target, "the old map").unwrap();
+        for format in ["svg", "json", "svg"] {
+            let out = run(bin().arg(dir.join(DUMP)).args(["-q", "-f", format, "-o"]).arg(&target));
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let text = std::fs::read_to_string(&target).unwrap();
+            assert!(text.starts_with(if format == "svg" { "<svg" } else { "{" }), "{format}: {}", &text[..40]);
+        }
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "the dump and the map, nothing else: {names:?}");
+        // A folder in the output's place is not moved: the run fails and the folder stays.
+        let folder = dir.join("taken.svg");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("kept"), "x").unwrap();
+        let out = run(bin().arg(dir.join(DUMP)).arg("-o").arg(&folder));
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
+        assert!(folder.join("kept").is_file());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
