@@ -240,8 +240,9 @@ fn gzipped(value: &impl Serialize) -> std::io::Result<Vec<u8>> {
 fn gzip_to<W: std::io::Write>(value: &impl Serialize, out: W) -> std::io::Result<W> {
     use std::io::Write as _;
     let gz = flate2::write::GzEncoder::new(out, flate2::Compression::fast());
-    // The compressor is slow at the many small writes a serializer makes: it gets them in blocks.
-    let mut json = std::io::BufWriter::with_capacity(256 * 1024, gz);
+    // The compressor is slow at the many small writes a serializer makes: it gets them in blocks,
+    // of 32 KiB: larger ones only touch more fresh memory (256 KiB cost a 1x page 120 page faults).
+    let mut json = std::io::BufWriter::with_capacity(32 * 1024, gz);
     serde_json::to_writer(&mut json, value)?;
     json.flush()?;
     json.into_inner().map_err(|e| e.into_error())?.finish()
