@@ -45,6 +45,8 @@ def measure(cmd, runs, env=None):
 
 
 def ms(s):
+    if s < 0.1:
+        return f"{s * 1000:.1f} ms"  # a small dump's run: a millisecond is a tenth of it
     return f"{s * 1000:.0f} ms" if s < 10 else f"{s:.1f} s"
 
 
