@@ -665,7 +665,7 @@ fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Writes what `write` makes to `target` as it makes it (`-`: standard output, where a reader that
 /// went away ends the run quietly, as other tools do). A file is written beside its final name and
-/// renamed over it, so a failed run leaves no half-written file.
+/// then takes it (see [`replace`]), so a failed run leaves no half-written file.
 fn write_with(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     if target == Path::new("-") {
         let mut out = Sink { out: std::io::BufWriter::new(std::io::stdout().lock()), broken: false };
@@ -704,24 +704,32 @@ fn write_with(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -
 /// Puts the finished `temp` in `target`'s place. An old file there is moved aside first and
 /// removed after: renamed over, ext4 would start writing the new file out before the rename
 /// returns (its guard for files replaced without a sync), which took a small page's run a
-/// millisecond. A reader sees the old file, the new one, or for a moment none; never half of one.
-/// Should the new name not take, the old file goes back.
+/// millisecond. A reader sees the old file, the new one, or for a moment none; never half of one
+/// while the machine stays up. Without that guard (and without a sync, see [`write_with`]) a
+/// power loss in the next half-minute may leave the new output empty or cut short: run it again.
+/// Should the new name not take, the old file goes back, unless something else took its name
+/// meanwhile; then the error says where it was kept.
 fn replace(temp: &Path, target: &Path) -> std::io::Result<()> {
     let aside = temp.with_extension("old");
-    let moved = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file()) && std::fs::rename(target, &aside).is_ok();
-    match std::fs::rename(temp, target) {
-        Ok(()) if moved => {
+    // The aside name has this process's id; a file left there by an earlier process is not ours
+    // to replace, so the old output is then renamed over as it would be without this.
+    let moved = std::fs::symlink_metadata(&aside).is_err()
+        && std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file())
+        && std::fs::rename(target, &aside).is_ok();
+    if let Err(e) = std::fs::rename(temp, target) {
+        // A link never replaces a file: a newer output that took the name stays.
+        if moved && std::fs::hard_link(&aside, target).is_err() {
+            return Err(std::io::Error::new(e.kind(), format!("{e}; the old file is kept as {}", aside.display())));
+        }
+        if moved {
             let _ = std::fs::remove_file(&aside);
-            Ok(())
         }
-        Ok(()) => Ok(()),
-        Err(e) => {
-            if moved {
-                let _ = std::fs::rename(&aside, target);
-            }
-            Err(e)
-        }
+        return Err(e);
     }
+    if moved && let Err(e) = std::fs::remove_file(&aside) {
+        say_err(format_args!("warning: the old {} is left as {}: {e}", target.display(), aside.display()));
+    }
+    Ok(())
 }
 
 /// Standard output, remembering whether its reader went away.
@@ -748,6 +756,62 @@ impl<W: Write> Write for Sink<W> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    /// A fresh folder under the system's temporary one.
+    fn scratch(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pmm-replace-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_new_file_takes_an_old_ones_place_and_nothing_is_left_aside() {
+        let dir = scratch("ok");
+        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
+        std::fs::write(&target, "old").unwrap();
+        std::fs::write(&temp, "new").unwrap();
+        replace(&temp, &target).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names(&dir), ["map.svg"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn when_the_new_file_cannot_take_the_name_the_old_one_goes_back() {
+        let dir = scratch("back");
+        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
+        std::fs::write(&target, "old").unwrap();
+        // No file at `temp`: the rename into place fails after the old file was moved aside.
+        assert!(replace(&temp, &target).is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(names(&dir), ["map.svg"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_already_at_the_aside_name_is_left_alone() {
+        let dir = scratch("taken");
+        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
+        std::fs::write(dir.join(".map.svg.1.old"), "someone else's").unwrap();
+        std::fs::write(&target, "old").unwrap();
+        std::fs::write(&temp, "new").unwrap();
+        replace(&temp, &target).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(dir.join(".map.svg.1.old")).unwrap(), "someone else's");
+        // And when the new file cannot take the name, the old output stays where it was.
+        std::fs::write(&target, "old").unwrap();
+        assert!(replace(&temp, &target).is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// The command line follows the option table: each option the table gives a flag is a flag of
     /// the render command with the table's help and default, and every view flag is in the table.

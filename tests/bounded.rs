@@ -237,7 +237,7 @@ mod cli {
             let out = run(bin().arg(dir.join(DUMP)).args(["-q", "-f", format, "-o"]).arg(&target));
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             let text = std::fs::read_to_string(&target).unwrap();
-            assert!(text.starts_with(if format == "svg" { "<svg" } else { "{" }), "{format}: {}", &text[..40]);
+            assert!(text.starts_with(if format == "svg" { "<svg" } else { "{" }), "{format}: {text:.40}");
         }
         let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 2, "the dump and the map, nothing else: {names:?}");
