@@ -757,12 +757,15 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    /// A fresh folder under the system's temporary one.
-    fn scratch(tag: &str) -> PathBuf {
+    /// A fresh folder holding an old output, `map.svg` ("old"), and the name of a new one beside
+    /// it, as [`write_with`] names it.
+    fn old_output(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
         let dir = std::env::temp_dir().join(format!("pmm-replace-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir
+        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
+        std::fs::write(&target, "old").unwrap();
+        (dir, temp, target)
     }
 
     fn names(dir: &Path) -> Vec<String> {
@@ -773,43 +776,30 @@ mod tests {
     }
 
     #[test]
-    fn a_new_file_takes_an_old_ones_place_and_nothing_is_left_aside() {
-        let dir = scratch("ok");
-        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
-        std::fs::write(&target, "old").unwrap();
+    fn a_new_file_takes_an_old_ones_place_or_the_old_one_goes_back() {
+        let (dir, temp, target) = old_output("ok");
         std::fs::write(&temp, "new").unwrap();
         replace(&temp, &target).unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        assert_eq!(names(&dir), ["map.svg"]);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn when_the_new_file_cannot_take_the_name_the_old_one_goes_back() {
-        let dir = scratch("back");
-        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
-        std::fs::write(&target, "old").unwrap();
-        // No file at `temp`: the rename into place fails after the old file was moved aside.
+        assert_eq!(names(&dir), ["map.svg"], "nothing is left aside");
+        // No file at `temp` now: the rename into place fails after the old file was moved aside.
         assert!(replace(&temp, &target).is_err());
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         assert_eq!(names(&dir), ["map.svg"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_file_already_at_the_aside_name_is_left_alone() {
-        let dir = scratch("taken");
-        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
+        let (dir, temp, target) = old_output("taken");
         std::fs::write(dir.join(".map.svg.1.old"), "someone else's").unwrap();
-        std::fs::write(&target, "old").unwrap();
         std::fs::write(&temp, "new").unwrap();
         replace(&temp, &target).unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         assert_eq!(std::fs::read_to_string(dir.join(".map.svg.1.old")).unwrap(), "someone else's");
         // And when the new file cannot take the name, the old output stays where it was.
-        std::fs::write(&target, "old").unwrap();
         assert!(replace(&temp, &target).is_err());
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
