@@ -28,9 +28,11 @@ pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
 pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Result<MemoryMap> {
     let file = dump.display_name();
     // The lines' byte ranges (for each function's source) are found while the dump is parsed.
-    let large = dump.text.len() >= dump::PARALLEL_BYTES;
-    let (parsed, lines) =
-        crate::par::both(large, || dump::parse(&dump.text, &file), || crate::model::line_spans(&dump.text));
+    let (parsed, lines) = crate::par::both(
+        dump::worth_spreading(&dump.text),
+        || dump::parse(&dump.text, &file),
+        || crate::model::line_spans(&dump.text),
+    );
     let parsed = parsed?;
     let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
     let hint = backends.implied_by(&used).map(|b| b.name.clone());

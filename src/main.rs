@@ -717,11 +717,11 @@ fn replace(temp: &Path, target: &Path) -> std::io::Result<()> {
         && std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file())
         && std::fs::rename(target, &aside).is_ok();
     if let Err(e) = std::fs::rename(temp, target) {
-        // A link never replaces a file: a newer output that took the name stays.
-        if moved && std::fs::hard_link(&aside, target).is_err() {
-            return Err(std::io::Error::new(e.kind(), format!("{e}; the old file is kept as {}", aside.display())));
-        }
         if moved {
+            // A link never replaces a file: a newer output that took the name stays.
+            if std::fs::hard_link(&aside, target).is_err() {
+                return Err(std::io::Error::new(e.kind(), format!("{e}; the old file is kept as {}", aside.display())));
+            }
             let _ = std::fs::remove_file(&aside);
         }
         return Err(e);

@@ -4,7 +4,7 @@ mod guard;
 mod parse;
 mod resolve;
 
-pub(crate) use parse::PARALLEL_BYTES;
+pub(crate) use parse::worth_spreading;
 pub use parse::{ParsedFunction, parse};
 pub use resolve::{DEFAULT_PASS, resolve};
 

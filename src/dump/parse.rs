@@ -35,7 +35,13 @@ pub struct ParsedFunction {
 }
 
 /// Dumps smaller than this are parsed on one thread: a thread costs more than the parse.
-pub(crate) const PARALLEL_BYTES: usize = 256 * 1024;
+const PARALLEL_BYTES: usize = 256 * 1024;
+
+/// Whether a dump is large enough for its passes to be spread over the cores (see
+/// [`PARALLEL_BYTES`]): the parse, and the whole-text passes run beside it.
+pub(crate) fn worth_spreading(text: &str) -> bool {
+    text.len() >= PARALLEL_BYTES
+}
 
 /// Parses `text` and returns every compute function with its tiles (possibly none), in dump order.
 /// `file` names the dump in error messages.
@@ -54,9 +60,11 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     }
     // The guard's scan and the line index are two passes over the whole text: at once on two
     // cores for a dump large enough to be parsed on several.
-    let large = text.len() >= PARALLEL_BYTES;
-    let (scan, lines) =
-        crate::par::both(large, || super::guard::check(text, file), || LineIndex::from_source_text(text));
+    let (scan, lines) = crate::par::both(
+        worth_spreading(text),
+        || super::guard::check(text, file),
+        || LineIndex::from_source_text(text),
+    );
     let scan = scan?;
     // A unit and the parts of its last function's body that follow it are one job, in order.
     let mut groups: Vec<&[Unit]> = Vec::new();
@@ -67,7 +75,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
         groups.push(group);
         rest = tail;
     }
-    let threads = if text.len() < PARALLEL_BYTES { 1 } else { crate::par::cores() };
+    let threads = if worth_spreading(text) { crate::par::cores() } else { 1 };
     let parse_groups = |threads, groups: &[&[Unit]]| {
         crate::par::run_on(threads, groups.len(), true, |i| {
             // A dump cut short ends in its last part, and must say so: that part is skipped as
