@@ -415,7 +415,8 @@ pub fn render_diff(
 mod tests {
     use super::*;
 
-    /// Takes this many bytes, then fails every write; keeps what it took.
+    /// Takes this many bytes, then fails every write, as a full disk does (a write that does not fit
+    /// takes what fits); keeps what it took.
     struct Breaks {
         room: usize,
         took: Vec<u8>,
@@ -423,12 +424,13 @@ mod tests {
 
     impl std::io::Write for Breaks {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            if buf.len() > self.room {
+            if self.room == 0 && !buf.is_empty() {
                 return Err(std::io::Error::other("the disk is full"));
             }
-            self.room -= buf.len();
-            self.took.extend_from_slice(buf);
-            Ok(buf.len())
+            let took = buf.len().min(self.room);
+            self.room -= took;
+            self.took.extend_from_slice(&buf[..took]);
+            Ok(took)
         }
 
         fn flush(&mut self) -> std::io::Result<()> {

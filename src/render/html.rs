@@ -103,9 +103,17 @@ pub fn write(
         .collect();
     std::thread::scope(|s| {
         let budget = crate::budget::current();
-        let drawn = draw_ahead(s, &batches, static_cards, budget.clone());
-        write_payloads(&mut x, map, plan, budget, s, out).map_err(io)?;
-        write_body(x, map, &batches, drawn.as_ref(), static_cards, out)
+        let plan = pack_plan(s, plan, budget.clone());
+        let drawn = draw_ahead(s, &batches, static_cards, budget);
+        x.raw_text_to("script", &payload_attrs("pmm-data"), out, |out| pack_to(&page_data(map), out)).map_err(io)?;
+        x.newline();
+        x.drain_to(out).map_err(io)?;
+        let mut rest = AfterPlan { plan: Some(plan), held: Vec::new(), out };
+        x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
+        x.close();
+        x.newline();
+        write_body(x, map, &batches, drawn.as_ref(), static_cards, &mut rest)?;
+        rest.release().map_err(io)
     })
 }
 
@@ -144,30 +152,86 @@ fn draw_ahead<'s>(
     thread.spawn_scoped(s, move || crate::budget::run(budget, draw)).ok().map(|_| drawn)
 }
 
-/// The rest of the head: its two large payloads (the plan, the larger, gzipped on another core
-/// while this one writes the data) and the script, and the head's end.
-fn write_payloads<'s>(
-    x: &mut Xml,
-    map: &'s MemoryMap,
-    plan: &'s (impl Serialize + Sync),
-    budget: crate::budget::Budget,
+/// The plan, the larger payload, gzipped on a thread of its own from the start of the page.
+fn pack_plan<'s, P: Serialize + Sync>(
     s: &'s std::thread::Scope<'s, '_>,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+    plan: &'s P,
+    budget: crate::budget::Budget,
+) -> Packed<'s, P> {
     let job = std::thread::Builder::new().spawn_scoped(s, move || crate::budget::run(budget, || gzipped(plan)));
-    let attrs = |id: &'static str| [("type", PAYLOAD_TYPE.into()), ("id", id.into())];
-    x.raw_text_to("script", &attrs("pmm-data"), out, |out| pack_to(&page_data(map), out))?;
-    x.newline();
-    let plan = match job {
-        Ok(job) => job.join().unwrap_or_else(|_| gzipped(plan)),
-        Err(_) => gzipped(plan), // no thread to be had: pack it here
-    };
-    x.raw_text_to("script", &attrs("pmm-plan"), out, |out| base64_to(&plan?, out))?;
-    x.newline();
-    x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
-    x.close();
-    x.newline();
-    Ok(())
+    Packed { plan, job: job.ok() }
+}
+
+/// The plan being packed (see [`pack_plan`]); no thread when none was to be had.
+struct Packed<'s, P> {
+    plan: &'s P,
+    job: Option<std::thread::ScopedJoinHandle<'s, std::io::Result<Vec<u8>>>>,
+}
+
+impl<P: Serialize> Packed<'_, P> {
+    /// Whether [`Packed::bytes`] would not wait.
+    fn is_ready(&self) -> bool {
+        self.job.as_ref().is_none_or(|job| job.is_finished())
+    }
+
+    /// The gzipped plan, packed here if its thread panicked or never started.
+    fn bytes(self) -> std::io::Result<Vec<u8>> {
+        match self.job {
+            Some(job) => job.join().unwrap_or_else(|_| gzipped(self.plan)),
+            None => gzipped(self.plan),
+        }
+    }
+}
+
+/// At most this much of the page is held back while the plan is packed; past it, the writer waits
+/// for the plan. The 481 KB dump's page holds 75 KB; its 16x reaches the bound.
+const HELD_BYTES: usize = 1 << 20;
+
+/// The page's output from the plan's place on (the head, after the data): what the writer makes
+/// while the plan is still being packed is held rather than waited for, up to [`HELD_BYTES`], and
+/// goes out after the plan as soon as it is packed. So the body is written meanwhile, and the plan
+/// still comes first, where the script starts inflating it while the body is parsed.
+struct AfterPlan<'s, 'o, P> {
+    /// The plan, until it is written.
+    plan: Option<Packed<'s, P>>,
+    held: Vec<u8>,
+    out: &'o mut dyn std::io::Write,
+}
+
+impl<P: Serialize> AfterPlan<'_, '_, P> {
+    /// Writes the plan (waiting for it if need be), then what was held. Once only.
+    fn release(&mut self) -> std::io::Result<()> {
+        let Some(plan) = self.plan.take() else { return Ok(()) };
+        let mut x = Xml::html_fragment();
+        x.raw_text_to("script", &payload_attrs("pmm-plan"), self.out, |out| base64_to(&plan.bytes()?, out))?;
+        x.finish_to(self.out)?; // and a line break
+        self.out.write_all(&std::mem::take(&mut self.held))
+    }
+}
+
+impl<P: Serialize> std::io::Write for AfterPlan<'_, '_, P> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Some(plan) = &self.plan else { return self.out.write(buf) };
+        let ready = plan.is_ready();
+        if self.held.capacity() == 0 {
+            // Its pages are touched only as they are written: no copy as it grows.
+            self.held.reserve(HELD_BYTES + buf.len());
+        }
+        self.held.extend_from_slice(buf);
+        if ready || self.held.len() >= HELD_BYTES {
+            self.release()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// The type of a payload's `<script>` and its id.
+fn payload_attrs(id: &'static str) -> [(&'static str, Attr<'static>); 2] {
+    [("type", PAYLOAD_TYPE.into()), ("id", id.into())]
 }
 
 /// The body: header, overview table, one card per function, a batch of `batches` at a time, each
@@ -647,6 +711,57 @@ mod tests {
         .unwrap_err();
         let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(message.starts_with("boom at card"), "{message:?}");
+    }
+
+    /// A plan packed on a thread that first waits for a word on `body`'s sender (or `wait`), beside
+    /// an [`AfterPlan`] writing to `out`, which `body` gets.
+    fn with_plan_packing(out: &mut Vec<u8>, wait: std::time::Duration, body: impl FnOnce(&mut AfterPlan<Value>, std::sync::mpsc::Sender<()>)) {
+        let plan = serde_json::json!({"cards": []});
+        let plan = &plan;
+        let (go, started) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|s| {
+            let job = s.spawn(move || {
+                let _ = started.recv_timeout(wait);
+                gzipped(plan)
+            });
+            let mut rest = AfterPlan { plan: Some(Packed { plan, job: Some(job) }), held: Vec::new(), out };
+            body(&mut rest, go);
+            rest.release().unwrap();
+        });
+    }
+
+    #[test]
+    fn what_follows_the_plan_is_held_until_it_is_packed_then_follows_it() {
+        use std::io::Write as _;
+        let mut out = Vec::new();
+        with_plan_packing(&mut out, std::time::Duration::from_secs(60), |rest, go| {
+            rest.write_all(b"<script>").unwrap();
+            assert!(rest.plan.is_some() && rest.held == b"<script>", "held while the plan is packed");
+            go.send(()).unwrap();
+            while !rest.plan.as_ref().is_some_and(Packed::is_ready) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            rest.write_all(b"body").unwrap();
+            assert!(rest.plan.is_none() && rest.held.is_empty(), "out once the plan is");
+            rest.write_all(b"</html>").unwrap();
+        });
+        let page = String::from_utf8(out).unwrap();
+        assert!(page.starts_with(r#"<script type="application/gzip" id="pmm-plan">H4sI"#), "{page}");
+        assert!(page.ends_with("</script>\n<script>body</html>"), "{page}");
+    }
+
+    #[test]
+    fn no_more_than_held_bytes_wait_for_the_plan() {
+        use std::io::Write as _;
+        let mut out = Vec::new();
+        with_plan_packing(&mut out, std::time::Duration::from_millis(500), |rest, _go| {
+            rest.write_all(&vec![b'x'; HELD_BYTES - 1]).unwrap();
+            assert!(rest.plan.is_some(), "held");
+            rest.write_all(b"xy").unwrap();
+            assert!(rest.plan.is_none() && rest.held.is_empty(), "past the bound, the writer waits for the plan");
+        });
+        let page = String::from_utf8(out).unwrap();
+        assert!(page.ends_with(&format!("</script>\n{}y", "x".repeat(HELD_BYTES))), "the held bytes follow the plan whole");
     }
 
     #[test]
