@@ -62,7 +62,10 @@ pub fn table(x: &mut Xml, map: &MemoryMap) {
     spaces.dedup();
     x.open("section", &[("class", "overview".into()), ("aria-label", "Functions, the worst first".into())]);
     x.open("table", &[("class", "ov".into())]);
-    let caption = format!("{} functions, worst first · findings: {}", map.functions.len(), counts_text(&map.findings));
+    let caption = match map.functions.len() {
+        1 => format!("1 function · findings: {}", counts_text(&map.findings)),
+        n => format!("{n} functions, worst first · findings: {}", counts_text(&map.findings)),
+    };
     x.element("caption", &[], &caption);
     x.open("thead", &[]);
     x.open("tr", &[]);
@@ -190,5 +193,27 @@ pub fn badges(x: &mut Xml, map: &MemoryMap, f: &FunctionMap) {
         let text = if mine.len() > 1 { format!("{code} ×{}", mine.len()) } else { code.to_string() };
         let title: Vec<&str> = mine.iter().map(|x| x.message.as_str()).collect();
         x.element("span", &[("class", "badge err".into()), ("title", title.join("\n").as_str().into())], &text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caption(map: &MemoryMap) -> String {
+        let mut x = Xml::html_fragment();
+        table(&mut x, map);
+        let html = x.finish().into_string();
+        let from = html.find("<caption>").unwrap() + "<caption>".len();
+        html[from..from + html[from..].find("</caption>").unwrap()].to_string()
+    }
+
+    #[test]
+    fn the_caption_counts_the_functions_in_words_that_fit_one() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layout_over_capacity.py");
+        let one = crate::load(&path, crate::dump::DEFAULT_PASS, None).unwrap();
+        assert_eq!(one.functions.len(), 1);
+        assert!(caption(&one).starts_with("1 function · findings: "), "{}", caption(&one));
+        assert!(caption(&one.with_copies(2)).starts_with("3 functions, worst first · findings: "));
     }
 }
