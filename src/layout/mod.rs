@@ -160,15 +160,12 @@ pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
     let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
     let own: Vec<f64> = crate::par::map_ref(&chosen, |f| card_width(f, &base, None));
     let inner = own.iter().copied().fold(RULES.width_min, f64::max).ceil();
-    chosen
-        .iter()
-        .zip(own)
-        .map(|(f, own)| {
-            let spare = inner - own;
-            let wider = ViewOptions { width: view.width + spare, ..base.clone() };
-            if spare > 1.0 && card_width(f, &wider, None) <= inner { wider.width } else { view.width }
-        })
-        .collect()
+    let jobs: Vec<(&FunctionMap, f64)> = chosen.into_iter().zip(own).collect();
+    crate::par::map_ref(&jobs, |&(f, own)| {
+        let spare = inner - own;
+        let wider = ViewOptions { width: view.width + spare, ..base.clone() };
+        if spare > 1.0 && card_width(f, &wider, None) <= inner { wider.width } else { view.width }
+    })
 }
 
 /// The width a card needs: its lanes, or its title row, whichever is wider.
