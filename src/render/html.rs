@@ -79,8 +79,33 @@ pub fn write(
     plan: &(impl Serialize + Sync),
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
-    let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
     let io = |e: std::io::Error| crate::Error::new(crate::ErrorKind::Io, e.to_string());
+    let batches: Vec<Range<usize>> = (0..map.functions.len())
+        .step_by(CARDS_AT_ONCE)
+        .map(|from| from..(from + CARDS_AT_ONCE).min(map.functions.len()))
+        .collect();
+    std::thread::scope(|s| {
+        // The plan and the pictures are started first: the head is theirs to overlap too.
+        let budget = crate::budget::current();
+        let plan = pack_plan(s, plan, budget.clone());
+        let drawn = draw_ahead(s, &batches, static_cards, budget);
+        let mut x = head(map, rules_json);
+        x.raw_text_to("script", &payload_attrs("pmm-data"), out, |out| pack_to(&page_data(map), out)).map_err(io)?;
+        x.newline();
+        x.drain_to(out).map_err(io)?;
+        let mut rest = AfterPlan { plan: Some(plan), held: Vec::new(), out };
+        x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
+        x.close();
+        x.newline();
+        write_body(x, map, &batches, drawn.as_ref(), static_cards, &mut rest)?;
+        rest.release().map_err(io)
+    })
+}
+
+/// The page up to its payloads: the head's metadata, the stylesheet with the rules' colours, and
+/// the rules.
+fn head(map: &MemoryMap, rules_json: &str) -> Xml {
+    let rules: Value = serde_json::from_str(rules_json).unwrap_or(Value::Null);
     let mut x = Xml::html();
     x.open("html", &[("lang", "en".into())]);
     x.newline();
@@ -97,24 +122,7 @@ pub fn write(
     // is still being parsed, and wires the page once both are done.
     x.raw_text("script", &[("type", "application/json".into()), ("id", "pmm-rules".into())], rules_json);
     x.newline();
-    let batches: Vec<Range<usize>> = (0..map.functions.len())
-        .step_by(CARDS_AT_ONCE)
-        .map(|from| from..(from + CARDS_AT_ONCE).min(map.functions.len()))
-        .collect();
-    std::thread::scope(|s| {
-        let budget = crate::budget::current();
-        let plan = pack_plan(s, plan, budget.clone());
-        let drawn = draw_ahead(s, &batches, static_cards, budget);
-        x.raw_text_to("script", &payload_attrs("pmm-data"), out, |out| pack_to(&page_data(map), out)).map_err(io)?;
-        x.newline();
-        x.drain_to(out).map_err(io)?;
-        let mut rest = AfterPlan { plan: Some(plan), held: Vec::new(), out };
-        x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
-        x.close();
-        x.newline();
-        write_body(x, map, &batches, drawn.as_ref(), static_cards, &mut rest)?;
-        rest.release().map_err(io)
-    })
+    x
 }
 
 /// A batch of cards drawn ahead, or the panic that stopped the drawing.
