@@ -93,7 +93,7 @@ pub fn write(
         x.raw_text_to("script", &payload_attrs("pmm-data"), out, |out| pack_to(&page_data(map), out)).map_err(io)?;
         x.newline();
         x.drain_to(out).map_err(io)?;
-        let mut rest = AfterPlan { plan: Some(plan), held: Vec::new(), out };
+        let mut rest = AfterPlan::new(plan, out);
         x.raw_text("script", &[], &format!("\n{PAGE_JS}"));
         x.close();
         x.newline();
@@ -183,10 +183,20 @@ impl<P: Serialize> Packed<'_, P> {
     }
 
     /// The gzipped plan, packed here if its thread panicked or never started.
-    fn bytes(self) -> std::io::Result<Vec<u8>> {
-        match self.job {
+    fn bytes(mut self) -> std::io::Result<Vec<u8>> {
+        match self.job.take() {
             Some(job) => job.join().unwrap_or_else(|_| gzipped(self.plan)),
             None => gzipped(self.plan),
+        }
+    }
+}
+
+impl<P> Drop for Packed<'_, P> {
+    /// A plan never written (the page stopped on an error) is waited for here, its panic if any
+    /// dropped: the scope would otherwise raise it in place of the page's own error.
+    fn drop(&mut self) {
+        if let Some(job) = self.job.take() {
+            let _ = job.join();
         }
     }
 }
@@ -204,32 +214,51 @@ struct AfterPlan<'s, 'o, P> {
     plan: Option<Packed<'s, P>>,
     held: Vec<u8>,
     out: &'o mut dyn std::io::Write,
+    /// Writing the plan or what was held failed: the page is broken, every later write fails.
+    failed: bool,
 }
 
-impl<P: Serialize> AfterPlan<'_, '_, P> {
+impl<'s, 'o, P: Serialize> AfterPlan<'s, 'o, P> {
+    fn new(plan: Packed<'s, P>, out: &'o mut dyn std::io::Write) -> Self {
+        AfterPlan { plan: Some(plan), held: Vec::new(), out, failed: false }
+    }
+
     /// Writes the plan (waiting for it if need be), then what was held. Once only.
     fn release(&mut self) -> std::io::Result<()> {
-        let Some(plan) = self.plan.take() else { return Ok(()) };
+        let Some(plan) = self.plan.take() else { return self.broken() };
         let mut x = Xml::html_fragment();
-        x.raw_text_to("script", &payload_attrs("pmm-plan"), self.out, |out| base64_to(&plan.bytes()?, out))?;
-        x.finish_to(self.out)?; // and a line break
-        self.out.write_all(&std::mem::take(&mut self.held))
+        let written = x
+            .raw_text_to("script", &payload_attrs("pmm-plan"), self.out, |out| base64_to(&plan.bytes()?, out))
+            .and_then(|()| x.finish_to(self.out)) // and a line break
+            .and_then(|()| self.out.write_all(&std::mem::take(&mut self.held)));
+        self.failed = written.is_err();
+        written
+    }
+
+    /// An error if an earlier release failed.
+    fn broken(&self) -> std::io::Result<()> {
+        match self.failed {
+            true => Err(std::io::Error::other("an earlier write of the page failed")),
+            false => Ok(()),
+        }
     }
 }
 
 impl<P: Serialize> std::io::Write for AfterPlan<'_, '_, P> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let Some(plan) = &self.plan else { return self.out.write(buf) };
-        let ready = plan.is_ready();
-        if self.held.capacity() == 0 {
-            // Its pages are touched only as they are written: no copy as it grows.
-            self.held.reserve(HELD_BYTES + buf.len());
-        }
-        self.held.extend_from_slice(buf);
-        if ready || self.held.len() >= HELD_BYTES {
+        self.broken()?;
+        if let Some(plan) = &self.plan {
+            if !plan.is_ready() && self.held.len() + buf.len() <= HELD_BYTES {
+                if self.held.capacity() == 0 {
+                    // Its pages are touched only as they are written: no copy as it grows.
+                    self.held.reserve(HELD_BYTES);
+                }
+                self.held.extend_from_slice(buf);
+                return Ok(buf.len());
+            }
             self.release()?;
         }
-        Ok(buf.len())
+        self.out.write(buf)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -732,7 +761,7 @@ mod tests {
                 let _ = started.recv_timeout(wait);
                 gzipped(plan)
             });
-            let mut rest = AfterPlan { plan: Some(Packed { plan, job: Some(job) }), held: Vec::new(), out };
+            let mut rest = AfterPlan::new(Packed { plan, job: Some(job) }, out);
             body(&mut rest, go);
             rest.release().unwrap();
         });
@@ -762,14 +791,57 @@ mod tests {
     fn no_more_than_held_bytes_wait_for_the_plan() {
         use std::io::Write as _;
         let mut out = Vec::new();
-        with_plan_packing(&mut out, std::time::Duration::from_millis(500), |rest, _go| {
+        with_plan_packing(&mut out, std::time::Duration::from_secs(60), |rest, go| {
             rest.write_all(&vec![b'x'; HELD_BYTES - 1]).unwrap();
             assert!(rest.plan.is_some(), "held");
+            // The plan is packed a moment after the write that does not fit begins: it waits.
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let _ = go.send(());
+            });
             rest.write_all(b"xy").unwrap();
             assert!(rest.plan.is_none() && rest.held.is_empty(), "past the bound, the writer waits for the plan");
         });
         let page = String::from_utf8(out).unwrap();
         assert!(page.ends_with(&format!("</script>\n{}y", "x".repeat(HELD_BYTES))), "the held bytes follow the plan whole");
+    }
+
+    #[test]
+    fn without_a_thread_the_plan_is_packed_here_and_a_failed_write_stays_failed() {
+        use std::io::Write as _;
+        let plan = serde_json::json!({"cards": []});
+        let mut out = Vec::new();
+        let mut rest = AfterPlan::new(Packed { plan: &plan, job: None }, &mut out);
+        rest.write_all(b"<script>").unwrap();
+        assert!(rest.plan.is_none() && rest.held.is_empty(), "nothing is held for a plan packed here");
+        let page = String::from_utf8(out).unwrap();
+        assert!(page.starts_with(r#"<script type="application/gzip" id="pmm-plan">"#) && page.ends_with("</script>\n<script>"));
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("the disk is full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut full = Full;
+        let mut rest = AfterPlan::new(Packed { plan: &plan, job: None }, &mut full);
+        assert!(rest.write(b"a").unwrap_err().to_string().contains("full"));
+        let again = rest.write(b"b").unwrap_err();
+        assert!(again.to_string().contains("earlier write"), "no bytes after a broken plan: {again}");
+    }
+
+    #[test]
+    fn a_plan_never_written_is_waited_for_and_its_panic_kept_from_the_page() {
+        let plan = serde_json::json!({});
+        let outcome = std::panic::catch_unwind(|| {
+            std::thread::scope(|s| {
+                let job = s.spawn(|| -> std::io::Result<Vec<u8>> { panic!("packing the plan") });
+                drop(Packed { plan: &plan, job: Some(job) }); // as when the page stops on an error
+            })
+        });
+        assert!(outcome.is_ok(), "the page's own error, not the plan's panic, is what the caller sees");
     }
 
     #[test]
@@ -780,8 +852,12 @@ mod tests {
         let page = render(&map, &[card.finish()], RULES, &plan_of(&map));
         assert!(page.contains("data-function=\"f_&lt;i&gt;&quot;&#39;&amp;\""));
         assert!(page.contains("<b class=\"dump-name\">x&lt;/script&gt;&lt;b&gt;.py</b>"));
-        // Only our own four scripts close: the data, the rules, the plan, the code.
+        // Only our own four scripts close: the rules, the data, the plan, the code, in that order
+        // (the code reads the other three as it starts), all in the head.
         assert_eq!(page.matches("</script>").count(), 4);
+        let at = |what: &str| page.find(what).unwrap_or_else(|| panic!("{what}"));
+        let order = [at("id=\"pmm-rules\""), at("id=\"pmm-data\""), at("id=\"pmm-plan\""), at("<script>\n"), at("</head>")];
+        assert!(order.is_sorted(), "{order:?}");
         assert!(!page.contains("<!-- x"));
         // The raw name never appears: the payloads are gzip in base64, the rest escaped.
         assert!(!page.contains("<i>"));
