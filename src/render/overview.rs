@@ -4,6 +4,7 @@
 //! without scripts; the page's script only adds sorting by any column.
 
 use super::xml::{Value as Attr, Xml};
+use crate::compare::plural;
 use crate::findings::counts_text;
 use crate::layout::plan::pill;
 use crate::model::{Finding, FunctionMap, MemoryMap, Severity, space_rank};
@@ -62,10 +63,9 @@ pub fn table(x: &mut Xml, map: &MemoryMap) {
     spaces.dedup();
     x.open("section", &[("class", "overview".into()), ("aria-label", "Functions, the worst first".into())]);
     x.open("table", &[("class", "ov".into())]);
-    let caption = match map.functions.len() {
-        1 => format!("1 function · findings: {}", counts_text(&map.findings)),
-        n => format!("{n} functions, worst first · findings: {}", counts_text(&map.findings)),
-    };
+    let n = map.functions.len();
+    let order = if n > 1 { ", worst first" } else { "" };
+    let caption = format!("{n} function{}{order} · findings: {}", plural(n), counts_text(&map.findings));
     x.element("caption", &[], &caption);
     x.open("thead", &[]);
     x.open("tr", &[]);

@@ -101,8 +101,8 @@ pub fn encode(pixmap: &tiny_skia::Pixmap, meta: &Metadata) -> Result<Vec<u8>> {
 
 /// Whether every pixel of RGBA `data` is opaque. A block's alphas are ANDed together, which the
 /// compiler turns into vector instructions whatever it inlines around it (a test per pixel that
-/// stops at the first translucent one ran at half the speed, or a third, build to build: a large
-/// PNG has some 20 million pixels); the first translucent block stops it.
+/// stopped at the first translucent one took 4% of a large PNG's time in one build and 10% in the
+/// next: such a PNG has some 20 million pixels); the first translucent block stops it.
 fn opaque(data: &[u8]) -> bool {
     data.chunks(16 * 1024).all(|block| block.chunks_exact(4).fold(0xFF, |alpha, px| alpha & px[3]) == 0xFF)
 }
