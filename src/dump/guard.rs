@@ -49,7 +49,7 @@ pub struct Unit {
 }
 
 /// What the scan found: where to cut, and how many tokens there are.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Scan {
     /// The units, in order, covering the dump.
     pub units: Vec<Unit>,
@@ -64,90 +64,288 @@ pub struct Scan {
 
 /// Checks bracket depth, statement length and token counts, outside strings and comments, and cuts
 /// the dump into [`Unit`]s.
+///
+/// A large dump is scanned in pieces at once, one per core (see [`pieces`]): each piece after the
+/// first starts at a class member's definition, assuming the state the scan has there in a real
+/// dump. A piece is taken only when the scan before it ends in exactly that state; otherwise the
+/// scan before it goes on through the rest of the dump, as one scan would. The answer is the same
+/// either way.
 pub fn check(text: &str, file: &str) -> Result<Scan> {
-    let limits = budget::limits();
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut statement_start = 0usize;
-    let (mut statement_tokens, mut tokens, mut total) = (0usize, 0usize, 0usize);
-    let mut last_statement = 0;
-    let mut cuts = Cuts::default();
-    cuts.line(bytes, 0, 0);
-    let mut i = 0;
-    let mut next_checkpoint = 0;
-    while i < bytes.len() {
-        if i >= next_checkpoint {
-            budget::checkpoint()?;
-            next_checkpoint = i + (1 << 16);
-        }
-        let byte = bytes[i];
-        // Blanks are no tokens; a run of them is stepped over at once.
-        if byte != b'\n' && byte.is_ascii_whitespace() {
-            i = run_end(bytes, i, |b| b != b'\n' && b.is_ascii_whitespace());
-            continue;
-        }
-        // Any other byte starts a token: a word (a name, a number) is one however long, every
-        // other byte is one of its own. Comments and line ends are tokens to the parser too (16 M
-        // comment lines are 32 M of them).
-        statement_tokens += 1;
-        tokens += 1;
-        if statement_tokens == 1 && !matches!(byte, b'#' | b'\n') {
-            last_statement = statement_start;
-        }
-        if statement_tokens > limits.tokens_per_statement {
-            let what = "tokens in one statement";
-            let err = Limits::refuse(what, statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
-            return Err(placed(text, file, statement_start, err));
-        }
-        if tokens > limits.tokens_per_function {
-            let err = Limits::refuse("tokens in one function", tokens, limits.tokens_per_function, "--max-tokens");
-            return Err(placed(text, file, i, err));
-        }
-        match byte {
-            b'#' => i = skip_line(bytes, i),
-            q @ (b'"' | b'\'') => i = skip_string(bytes, i, q),
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_BRACKET_DEPTH {
-                    return Err(too_deep(
-                        text,
-                        file,
-                        i,
-                        format!("brackets nested more than {MAX_BRACKET_DEPTH} levels deep"),
-                    ));
-                }
-                i += 1;
-            }
-            b')' | b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            b'\\' => i += 2, // line continuation: the statement goes on
-            b'\n' if depth == 0 => {
-                statement_start = i + 1;
-                statement_tokens = 0;
-                if cuts.line(bytes, i + 1, tokens) {
-                    total += tokens;
-                    tokens = 0;
-                }
-                i += 1;
-            }
-            b if is_word(b) => i = run_end(bytes, i, is_word),
-            _ => i += 1,
-        }
-        if i.saturating_sub(statement_start) > MAX_STATEMENT_BYTES {
-            return Err(too_deep(
-                text,
-                file,
-                statement_start,
-                format!("one statement runs over {} KiB", MAX_STATEMENT_BYTES / 1024),
-            ));
-        }
-    }
-    let decorators = std::mem::take(&mut cuts.decorators);
-    Ok(Scan { units: cuts.units(bytes.len()), tokens: total + tokens, decorators, last_statement })
+    let cores = if super::worth_spreading(text) { crate::par::cores() } else { 1 };
+    check_in(text, file, cores)
 }
 
+/// [`check`] in up to `cores` pieces.
+fn check_in(text: &str, file: &str, cores: usize) -> Result<Scan> {
+    let limits = budget::limits();
+    let starts = pieces(text, cores);
+    let scan_piece = |&(from, to): &(usize, usize)| {
+        let mut scan = match from {
+            0 => Scanner::new(text, file, limits),
+            from => Scanner::at_member(text, file, limits, from),
+        };
+        let start = scan.carried();
+        let run = scan.run(to);
+        (start, run.map(|()| scan))
+    };
+    let mut scanned = at_once(&piece_ranges(&starts, text.len()), &scan_piece).into_iter();
+    let mut whole = match scanned.next() {
+        Some((_, first)) => first?,
+        None => Scanner::new(text, file, limits),
+    };
+    for (start, next) in scanned {
+        if whole.carried() != start {
+            break; // a wrong guess: the scan goes on from where it is, below
+        }
+        whole.append(next?); // an error there is the one a single scan meets
+    }
+    whole.run(text.len())?;
+    Ok(whole.finish())
+}
+
+/// `job` of every range, in order, at once on the machine's pool (there are as many as cores).
+fn at_once<'t>(
+    ranges: &[(usize, usize)],
+    job: &(impl Fn(&(usize, usize)) -> (Carried, Result<Scanner<'t>>) + Sync),
+) -> Vec<(Carried, Result<Scanner<'t>>)> {
+    if ranges.len() < 2 {
+        return ranges.iter().map(job).collect();
+    }
+    let (a, b) = ranges.split_at(ranges.len() / 2);
+    let (mut a, b) = crate::par::both(true, || at_once(a, job), || at_once(b, job));
+    a.extend(b);
+    a
+}
+
+/// Where to start the pieces after the first of a dump scanned on `cores` cores: the start of a
+/// line that defines an indented function (`@` or `def` after spaces), the first one past each
+/// even share of the text. A dump without such lines is scanned whole.
+fn pieces(text: &str, cores: usize) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts: Vec<usize> = Vec::new();
+    for k in 1..cores.max(1) {
+        let from = (text.len() * k / cores).max(starts.last().map_or(0, |&s| s + 1));
+        let found = bytes[from.min(bytes.len())..]
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w[0] == b'\n' && w[1] == b' ')
+            .map(|(n, _)| from + n + 1)
+            .find(|&at| defines_member(bytes, at));
+        match found {
+            Some(at) => starts.push(at),
+            None => break,
+        }
+    }
+    starts
+}
+
+/// Whether the line at `at` is indented and starts a definition (`@decorator` or `def`).
+fn defines_member(bytes: &[u8], at: usize) -> bool {
+    let indent = bytes[at..].iter().take_while(|&&b| b == b' ').count();
+    let rest = &bytes[at + indent..];
+    indent > 0 && (rest.starts_with(b"@") || rest.starts_with(b"def "))
+}
+
+/// The byte ranges of the pieces that start at 0 and at each of `starts`.
+fn piece_ranges(starts: &[usize], len: usize) -> Vec<(usize, usize)> {
+    let mut from = std::iter::once(0).chain(starts.iter().copied()).collect::<Vec<_>>();
+    let to = from.iter().skip(1).copied().chain(std::iter::once(len)).collect::<Vec<_>>();
+    from.truncate(to.len());
+    from.into_iter().zip(to).collect()
+}
+
+/// The scan of a stretch of the dump, and everything it carries from one byte to the next.
+struct Scanner<'t> {
+    text: &'t str,
+    file: &'t str,
+    limits: Limits,
+    /// The next byte to look at.
+    i: usize,
+    depth: usize,
+    statement_start: usize,
+    statement_tokens: usize,
+    /// Tokens of the current unit, and of the units before it.
+    tokens: usize,
+    total: usize,
+    /// Where the last statement seen starts; `None` until one is seen.
+    last_statement: Option<usize>,
+    cuts: Cuts,
+    next_checkpoint: usize,
+}
+
+/// What a scan carries at a line start, as far as the rest of the scan depends on it: two scans
+/// equal in this go on the same way.
+#[derive(Debug, PartialEq, Eq)]
+struct Carried {
+    i: usize,
+    depth: usize,
+    statement_start: usize,
+    statement_tokens: usize,
+    tokens: usize,
+    /// Where the last unit started.
+    last_cut: Option<usize>,
+    open_decorator: Option<usize>,
+    heading: bool,
+    in_class: bool,
+    member_indent: Option<usize>,
+    /// Only whether there was more than one member matters.
+    members: usize,
+    decorated: Option<usize>,
+    def_indent: Option<usize>,
+    body_indent: Option<usize>,
+}
+
+impl<'t> Scanner<'t> {
+    /// The scan from the dump's start.
+    fn new(text: &'t str, file: &'t str, limits: Limits) -> Self {
+        let mut scan = Scanner {
+            text,
+            file,
+            limits,
+            i: 0,
+            depth: 0,
+            statement_start: 0,
+            statement_tokens: 0,
+            tokens: 0,
+            total: 0,
+            last_statement: None,
+            cuts: Cuts::default(),
+            next_checkpoint: 0,
+        };
+        scan.cuts.line(text.as_bytes(), 0, 0);
+        scan
+    }
+
+    /// The scan from `at`, the start of a line defining a member of a class (see [`pieces`]), in
+    /// the state a scan reaches there when that member follows others at the same indentation.
+    fn at_member(text: &'t str, file: &'t str, limits: Limits, at: usize) -> Self {
+        let indent = text.as_bytes()[at..].iter().take_while(|&&b| b == b' ').count();
+        let mut scan = Scanner::new(text, file, limits);
+        scan.cuts = Cuts { in_class: true, member_indent: Some(indent), members: 1, ..Cuts::default() };
+        (scan.i, scan.statement_start) = (at, at);
+        scan.cuts.line(text.as_bytes(), at, 0);
+        scan
+    }
+
+    fn carried(&self) -> Carried {
+        let c = &self.cuts;
+        Carried {
+            i: self.i,
+            depth: self.depth,
+            statement_start: self.statement_start,
+            statement_tokens: self.statement_tokens,
+            tokens: self.tokens,
+            last_cut: c.at.last().map(|a| a.0),
+            open_decorator: c.open_decorator,
+            heading: c.heading,
+            in_class: c.in_class,
+            member_indent: c.member_indent,
+            members: c.members.min(2),
+            decorated: c.decorated,
+            def_indent: c.def_indent,
+            body_indent: c.body_indent,
+        }
+    }
+
+    /// Scans on up to `end` (past it when a token or string runs over it).
+    fn run(&mut self, end: usize) -> Result<()> {
+        let (text, file, limits) = (self.text, self.file, self.limits);
+        let bytes = text.as_bytes();
+        let end = end.min(bytes.len());
+        let mut i = self.i;
+        while i < end {
+            if i >= self.next_checkpoint {
+                budget::checkpoint()?;
+                self.next_checkpoint = i + (1 << 16);
+            }
+            let byte = bytes[i];
+            // Blanks are no tokens; a run of them is stepped over at once.
+            if byte != b'\n' && byte.is_ascii_whitespace() {
+                i = run_end(bytes, i, |b| b != b'\n' && b.is_ascii_whitespace());
+                continue;
+            }
+            // Any other byte starts a token: a word (a name, a number) is one however long, every
+            // other byte is one of its own. Comments and line ends are tokens to the parser too (16
+            // M comment lines are 32 M of them).
+            self.statement_tokens += 1;
+            self.tokens += 1;
+            if self.statement_tokens == 1 && !matches!(byte, b'#' | b'\n') {
+                self.last_statement = Some(self.statement_start);
+            }
+            if self.statement_tokens > limits.tokens_per_statement {
+                let what = "tokens in one statement";
+                let err =
+                    Limits::refuse(what, self.statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
+                return Err(placed(text, file, self.statement_start, err));
+            }
+            if self.tokens > limits.tokens_per_function {
+                let err =
+                    Limits::refuse("tokens in one function", self.tokens, limits.tokens_per_function, "--max-tokens");
+                return Err(placed(text, file, i, err));
+            }
+            match byte {
+                b'#' => i = skip_line(bytes, i),
+                q @ (b'"' | b'\'') => i = skip_string(bytes, i, q),
+                b'(' | b'[' | b'{' => {
+                    self.depth += 1;
+                    if self.depth > MAX_BRACKET_DEPTH {
+                        let what = format!("brackets nested more than {MAX_BRACKET_DEPTH} levels deep");
+                        return Err(too_deep(text, file, i, what));
+                    }
+                    i += 1;
+                }
+                b')' | b']' | b'}' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    i += 1;
+                }
+                b'\\' => i += 2, // line continuation: the statement goes on
+                b'\n' if self.depth == 0 => {
+                    self.statement_start = i + 1;
+                    self.statement_tokens = 0;
+                    if self.cuts.line(bytes, i + 1, self.tokens) {
+                        self.total += self.tokens;
+                        self.tokens = 0;
+                    }
+                    i += 1;
+                }
+                b if is_word(b) => i = run_end(bytes, i, is_word),
+                _ => i += 1,
+            }
+            if i.saturating_sub(self.statement_start) > MAX_STATEMENT_BYTES {
+                let what = format!("one statement runs over {} KiB", MAX_STATEMENT_BYTES / 1024);
+                return Err(too_deep(text, file, self.statement_start, what));
+            }
+        }
+        self.i = i;
+        Ok(())
+    }
+
+    /// Takes on `next`, the piece that starts where this scan stopped and in the state it is in.
+    fn append(&mut self, next: Scanner) {
+        let from = self.cuts.decorators.len();
+        let start = self.i;
+        if self.cuts.at.last().is_some_and(|a| a.0 == start) && next.cuts.at.first().is_some_and(|a| a.0 == start) {
+            self.cuts.at.pop(); // the cut where the piece starts, which the piece has too
+        }
+        let shifted = |(at, how, function): Cut| (at, how, function.map(|(a, b)| (a + from, b + from)));
+        self.cuts.at.extend(next.cuts.at.into_iter().map(shifted));
+        self.cuts.decorators.extend(next.cuts.decorators);
+        let at = std::mem::take(&mut self.cuts.at);
+        let decorators = std::mem::take(&mut self.cuts.decorators);
+        self.cuts = Cuts { at, decorators, ..next.cuts };
+        self.total += next.total;
+        self.last_statement = next.last_statement.or(self.last_statement);
+        (self.i, self.depth, self.statement_start) = (next.i, next.depth, next.statement_start);
+        (self.statement_tokens, self.tokens, self.next_checkpoint) = (next.statement_tokens, next.tokens, next.next_checkpoint);
+    }
+
+    fn finish(mut self) -> Scan {
+        let decorators = std::mem::take(&mut self.cuts.decorators);
+        let tokens = self.total + self.tokens;
+        let last_statement = self.last_statement.unwrap_or(0);
+        Scan { units: self.cuts.units(self.text.len()), tokens, decorators, last_statement }
+    }
+}
 /// A function body longer than this many tokens is cut before a statement at the body's own
 /// indentation, so that the parser holds a part of it at a time (real functions have a few
 /// thousand; a generated one of 100 000 tiles has millions).
@@ -509,5 +707,82 @@ class Q:
         let one = format!("class P:\n{}", member(0).replace("x = 1\n", "x = 1 + 2 + 3\n"));
         let err = budget::run(budget(), || check(&one, "d.py")).unwrap_err();
         assert!(err.message.contains("tokens in one function") && err.message.contains("--max-tokens"), "{err}");
+    }
+    /// A program of `n` members, each with a body of a few statements.
+    fn program(n: usize) -> String {
+        let member = |i: usize| {
+            format!(
+                "    @pl.function(type=pl.FunctionType.AIV)\n    def f{i}(self, a: pl.Tensor[[16, 64], pl.FP32]):\n\
+                 \x20       t{i}: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_{i}, 0, 4096)] = pl.tile.load(a, [0, 0])\n\
+                 \x20       return t{i}\n"
+            )
+        };
+        format!("import pypto.language as pl\n\n@pl.program\nclass P:\n{}", (0..n).map(member).collect::<String>())
+    }
+
+    /// The scan in pieces is the scan whole, for every number of pieces.
+    fn same_in_pieces(text: &str) {
+        let whole = check_in(text, "d.py", 1);
+        for cores in 2..6 {
+            let pieced = check_in(text, "d.py", cores);
+            match (&whole, &pieced) {
+                (Ok(w), Ok(p)) => assert_eq!(w, p, "{cores} pieces"),
+                (Err(w), Err(p)) => assert_eq!(w.message, p.message, "{cores} pieces"),
+                _ => panic!("{cores} pieces: {whole:?} against {pieced:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_start_at_members_and_join_into_the_whole_scan() {
+        let text = program(40);
+        let starts = pieces(&text, 4);
+        assert_eq!(starts.len(), 3, "{starts:?}");
+        let limits = Limits::default();
+        for &at in &starts {
+            assert!(text[at..].starts_with("    @pl.function"), "{}", &text[at..at + 20]);
+            // The guess is right: the scan from the start reaches the piece's start in its state.
+            let mut whole = Scanner::new(&text, "d.py", limits);
+            whole.run(at).unwrap();
+            assert_eq!(whole.carried(), Scanner::at_member(&text, "d.py", limits, at).carried());
+        }
+        same_in_pieces(&text);
+        assert_eq!(check_in(&text, "d.py", 3).unwrap().units.len(), 41); // the import, then 40 members
+    }
+
+    #[test]
+    fn a_wrong_guess_is_scanned_over_as_one_scan_would() {
+        // Each guess lands where the state is not that of a member's start: in a string, in
+        // brackets, on the first member of a class, after a decorator, in a top-level function.
+        let filler = "        x = 1\n".repeat(200);
+        let in_string = format!("class P:\n    def a(self):\n        s = \"\"\"\n{filler}    def b(self):\n{filler}\"\"\"\n");
+        let in_brackets = format!("class P:\n    def a(self):\n        s = (\n{filler}    def b(self):\n{filler})\n");
+        let first_member = format!("import x\n{filler}{filler}class P:\n    def a(self):\n{filler}");
+        let decorated = format!("class P:\n    def a(self):\n{filler}    @d(\n{filler}{filler}    )\n    def b(self):\n{filler}");
+        let top = format!("def top():\n{filler}    def inner():\n{filler}    @d\n    def inner2():\n{filler}");
+        for text in [in_string, in_brackets, first_member, decorated, top] {
+            let at = pieces(&text, 2)[0];
+            let mut whole = Scanner::new(&text, "d.py", Limits::default());
+            whole.run(at).unwrap();
+            assert_ne!(whole.carried(), Scanner::at_member(&text, "d.py", Limits::default(), at).carried());
+            same_in_pieces(&text);
+        }
+    }
+
+    #[test]
+    fn an_error_past_a_piece_start_is_the_whole_scans_error() {
+        let mut text = program(30);
+        text.insert_str(text.len() * 3 / 4, &format!("        x = {}\n", "(".repeat(300)));
+        // Inserted mid-line or not, the scan in pieces refuses it with the same place and words.
+        same_in_pieces(&text);
+        let mut broken = program(30);
+        broken.insert_str(broken.len() / 4, "'''");
+        same_in_pieces(&broken);
+        let limits = Limits { tokens_per_function: 60, ..Limits::default() };
+        let text = program(30).replace("return t20", &format!("return t20{}", " + 1".repeat(40)));
+        let run = |cores| budget::run(budget::Budget { limits, ..Default::default() }, || check_in(&text, "d.py", cores));
+        let (whole, pieced) = (run(1).unwrap_err(), run(4).unwrap_err());
+        assert!(whole.message.contains("tokens in one function"), "{whole}");
+        assert_eq!(whole.message, pieced.message);
     }
 }
