@@ -77,8 +77,12 @@ pub fn check(text: &str, file: &str) -> Result<Scan> {
 
 /// [`check`] in up to `cores` pieces.
 fn check_in(text: &str, file: &str, cores: usize) -> Result<Scan> {
+    check_from(text, file, &pieces(text, cores))
+}
+
+/// [`check`] in pieces that start at 0 and at each of `starts` (in order).
+fn check_from(text: &str, file: &str, starts: &[usize]) -> Result<Scan> {
     let limits = budget::limits();
-    let starts = pieces(text, cores);
     let scan_piece = |&(from, to): &(usize, usize)| {
         let mut scan = match from {
             0 => Scanner::new(text, file, limits),
@@ -88,7 +92,7 @@ fn check_in(text: &str, file: &str, cores: usize) -> Result<Scan> {
         let run = scan.run(to);
         (start, run.map(|()| scan))
     };
-    let mut scanned = at_once(&piece_ranges(&starts, text.len()), &scan_piece).into_iter();
+    let mut scanned = at_once(&piece_ranges(starts, text.len()), &scan_piece).into_iter();
     let mut whole = match scanned.next() {
         Some((_, first)) => first?,
         None => Scanner::new(text, file, limits),
@@ -119,12 +123,14 @@ fn at_once<'t>(
 
 /// Where to start the pieces after the first of a dump scanned on `cores` cores: the start of a
 /// line that defines an indented function (`@` or `def` after spaces), the first one past each
-/// even share of the text. A dump without such lines is scanned whole.
+/// share of the text. A dump without such lines is scanned whole.
 fn pieces(text: &str, cores: usize) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut starts: Vec<usize> = Vec::new();
     for k in 1..cores.max(1) {
-        let from = (text.len() * k / cores).max(starts.last().map_or(0, |&s| s + 1));
+        // The first piece takes one share and a half: its worker is up first (the next some 200 us
+        // later here), and the line index is built beside the pieces.
+        let from = (text.len() * (2 * k + 1) / (2 * cores + 1)).max(starts.last().map_or(0, |&s| s + 1));
         let found = bytes[from.min(bytes.len())..]
             .windows(2)
             .enumerate()
@@ -139,11 +145,15 @@ fn pieces(text: &str, cores: usize) -> Vec<usize> {
     starts
 }
 
-/// Whether the line at `at` is indented and starts a definition (`@decorator` or `def`).
+/// Whether the line at `at` is indented and starts a definition: a decorator, or a `def` with none
+/// on the line before (a member starts at its first decorator).
 fn defines_member(bytes: &[u8], at: usize) -> bool {
+    let decorator = |line: &[u8]| line.trim_ascii_start().starts_with(b"@");
     let indent = bytes[at..].iter().take_while(|&&b| b == b' ').count();
     let rest = &bytes[at + indent..];
-    indent > 0 && (rest.starts_with(b"@") || rest.starts_with(b"def "))
+    let before = &bytes[..at.saturating_sub(1)];
+    let line_before = &before[before.iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1)..];
+    indent > 0 && (decorator(rest) || (rest.starts_with(b"def ") && !decorator(line_before)))
 }
 
 /// The byte ranges of the pieces that start at 0 and at each of `starts`.
@@ -760,11 +770,19 @@ class Q:
         let first_member = format!("import x\n{filler}{filler}class P:\n    def a(self):\n{filler}");
         let decorated = format!("class P:\n    def a(self):\n{filler}    @d(\n{filler}{filler}    )\n    def b(self):\n{filler}");
         let top = format!("def top():\n{filler}    def inner():\n{filler}    @d\n    def inner2():\n{filler}");
-        for text in [in_string, in_brackets, first_member, decorated, top] {
-            let at = pieces(&text, 2)[0];
+        let guesses = [
+            (in_string, "    def b"),
+            (in_brackets, "    def b"),
+            (first_member, "    def a"),
+            (decorated, "    def b"),
+            (top, "    @d"),
+        ];
+        for (text, guess) in guesses {
+            let at = text.find(guess).unwrap();
             let mut whole = Scanner::new(&text, "d.py", Limits::default());
             whole.run(at).unwrap();
             assert_ne!(whole.carried(), Scanner::at_member(&text, "d.py", Limits::default(), at).carried());
+            assert_eq!(check_from(&text, "d.py", &[at]).unwrap(), check_in(&text, "d.py", 1).unwrap());
             same_in_pieces(&text);
         }
     }
