@@ -194,15 +194,9 @@ struct Carried {
     tokens: usize,
     /// Where the last unit started.
     last_cut: Option<usize>,
-    open_decorator: Option<usize>,
-    heading: bool,
-    in_class: bool,
-    member_indent: Option<usize>,
-    /// Only whether there was more than one member matters.
-    members: usize,
-    decorated: Option<usize>,
-    def_indent: Option<usize>,
-    body_indent: Option<usize>,
+    /// The cuts' state, with [`LineState::members`] at most 2: only whether there was more than
+    /// one member matters.
+    line: LineState,
 }
 
 impl<'t> Scanner<'t> {
@@ -231,29 +225,23 @@ impl<'t> Scanner<'t> {
     fn at_member(text: &'t str, file: &'t str, limits: Limits, at: usize) -> Self {
         let indent = text.as_bytes()[at..].iter().take_while(|&&b| b == b' ').count();
         let mut scan = Scanner::new(text, file, limits);
-        scan.cuts = Cuts { in_class: true, member_indent: Some(indent), members: 1, ..Cuts::default() };
+        let state = LineState { in_class: true, member_indent: Some(indent), members: 1, ..LineState::default() };
+        scan.cuts = Cuts { state, ..Cuts::default() };
         (scan.i, scan.statement_start) = (at, at);
         scan.cuts.line(text.as_bytes(), at, 0);
         scan
     }
 
     fn carried(&self) -> Carried {
-        let c = &self.cuts;
+        let line = self.cuts.state;
         Carried {
             i: self.i,
             depth: self.depth,
             statement_start: self.statement_start,
             statement_tokens: self.statement_tokens,
             tokens: self.tokens,
-            last_cut: c.at.last().map(|a| a.0),
-            open_decorator: c.open_decorator,
-            heading: c.heading,
-            in_class: c.in_class,
-            member_indent: c.member_indent,
-            members: c.members.min(2),
-            decorated: c.decorated,
-            def_indent: c.def_indent,
-            body_indent: c.body_indent,
+            last_cut: self.cuts.at.last().map(|a| a.0),
+            line: LineState { members: line.members.min(2), ..line },
         }
     }
 
@@ -346,7 +334,8 @@ impl<'t> Scanner<'t> {
         self.total += next.total;
         self.last_statement = next.last_statement.or(self.last_statement);
         (self.i, self.depth, self.statement_start) = (next.i, next.depth, next.statement_start);
-        (self.statement_tokens, self.tokens, self.next_checkpoint) = (next.statement_tokens, next.tokens, next.next_checkpoint);
+        (self.statement_tokens, self.tokens, self.next_checkpoint) =
+            (next.statement_tokens, next.tokens, next.next_checkpoint);
     }
 
     fn finish(mut self) -> Scan {
@@ -370,6 +359,13 @@ struct Cuts {
     at: Vec<Cut>,
     /// The decorators of definitions that start units, as in [`Scan::decorators`].
     decorators: Vec<(usize, usize)>,
+    /// What the next line's cut depends on.
+    state: LineState,
+}
+
+/// What [`Cuts::line`] carries from one statement line to the next.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct LineState {
     /// Where the expression of the decorator on the previous statement line starts: it ends
     /// where the next statement line starts.
     open_decorator: Option<usize>,
@@ -407,7 +403,7 @@ impl Cuts {
     /// Looks at the statement line starting at `start`, `tokens` into the current unit; true when
     /// a unit starts there.
     fn line(&mut self, bytes: &[u8], start: usize, tokens: usize) -> bool {
-        if let Some(from) = self.open_decorator.take() {
+        if let Some(from) = self.state.open_decorator.take() {
             let end = start.saturating_sub(1); // the line end
             let end = if end > from && bytes[end - 1] == b'\r' { end - 1 } else { end };
             self.decorators.push((from, end.max(from)));
@@ -424,55 +420,55 @@ impl Cuts {
         let class = keyword(b"class");
         let function = keyword(b"def") || keyword(b"async");
         let definition = decorator || class || function;
-        let after_decorator = self.decorated == Some(indent);
-        self.decorated = decorator.then_some(indent);
-        if self.def_indent.is_some_and(|d| indent <= d) {
-            (self.def_indent, self.body_indent) = (None, None);
+        let after_decorator = self.state.decorated == Some(indent);
+        self.state.decorated = decorator.then_some(indent);
+        if self.state.def_indent.is_some_and(|d| indent <= d) {
+            (self.state.def_indent, self.state.body_indent) = (None, None);
         }
         let cut = if indent == 0 {
             if definition && !decorator {
-                self.in_class = class;
-                self.member_indent = None;
-                self.members = 0;
+                self.state.in_class = class;
+                self.state.member_indent = None;
+                self.state.members = 0;
             } else if !definition {
-                self.in_class = false;
+                self.state.in_class = false;
             }
             if function {
-                self.def_indent = Some(0);
+                self.state.def_indent = Some(0);
             }
             (definition && !after_decorator && start > 0).then_some(Start::Top)
-        } else if self.in_class && *self.member_indent.get_or_insert(indent) == indent {
+        } else if self.state.in_class && *self.state.member_indent.get_or_insert(indent) == indent {
             if !definition {
                 return false;
             }
             if function {
-                self.def_indent = Some(indent);
+                self.state.def_indent = Some(indent);
             }
             if !after_decorator {
-                self.members += 1;
+                self.state.members += 1;
             }
-            (!after_decorator && self.members > 1).then_some(Start::Member)
-        } else if self.def_indent.is_some_and(|d| indent > d) {
+            (!after_decorator && self.state.members > 1).then_some(Start::Member)
+        } else if self.state.def_indent.is_some_and(|d| indent > d) {
             // A clause goes with the statement it continues.
             let clause = [&b"else"[..], b"elif", b"except", b"finally"].iter().any(|k| keyword(k));
-            let body = *self.body_indent.get_or_insert(indent);
+            let body = *self.state.body_indent.get_or_insert(indent);
             (indent == body && tokens > BODY_TOKENS && !after_decorator && !clause).then_some(Start::Body)
         } else {
             None
         };
         if let Some(how) = cut {
             self.at.push((start, how, None));
-            self.heading = how != Start::Body;
+            self.state.heading = how != Start::Body;
         }
-        if self.heading {
+        if self.state.heading {
             let first = self.at.last().and_then(|a| a.2).map_or(self.decorators.len(), |d| d.0);
             if decorator {
-                self.open_decorator = Some(start + indent + 1);
+                self.state.open_decorator = Some(start + indent + 1);
                 if let Some(at) = self.at.last_mut() {
                     at.2 = Some((first, first));
                 }
             } else {
-                self.heading = false;
+                self.state.heading = false;
                 if let Some(at) = self.at.last_mut() {
                     at.2 = function.then_some((first, self.decorators.len()));
                 }
@@ -765,10 +761,12 @@ class Q:
         // Each guess lands where the state is not that of a member's start: in a string, in
         // brackets, on the first member of a class, after a decorator, in a top-level function.
         let filler = "        x = 1\n".repeat(200);
-        let in_string = format!("class P:\n    def a(self):\n        s = \"\"\"\n{filler}    def b(self):\n{filler}\"\"\"\n");
+        let in_string =
+            format!("class P:\n    def a(self):\n        s = \"\"\"\n{filler}    def b(self):\n{filler}\"\"\"\n");
         let in_brackets = format!("class P:\n    def a(self):\n        s = (\n{filler}    def b(self):\n{filler})\n");
         let first_member = format!("import x\n{filler}{filler}class P:\n    def a(self):\n{filler}");
-        let decorated = format!("class P:\n    def a(self):\n{filler}    @d(\n{filler}{filler}    )\n    def b(self):\n{filler}");
+        let decorated =
+            format!("class P:\n    def a(self):\n{filler}    @d(\n{filler}{filler}    )\n    def b(self):\n{filler}");
         let top = format!("def top():\n{filler}    def inner():\n{filler}    @d\n    def inner2():\n{filler}");
         let guesses = [
             (in_string, "    def b"),
@@ -798,7 +796,8 @@ class Q:
         same_in_pieces(&broken);
         let limits = Limits { tokens_per_function: 60, ..Limits::default() };
         let text = program(30).replace("return t20", &format!("return t20{}", " + 1".repeat(40)));
-        let run = |cores| budget::run(budget::Budget { limits, ..Default::default() }, || check_in(&text, "d.py", cores));
+        let run =
+            |cores| budget::run(budget::Budget { limits, ..Default::default() }, || check_in(&text, "d.py", cores));
         let (whole, pieced) = (run(1).unwrap_err(), run(4).unwrap_err());
         assert!(whole.message.contains("tokens in one function"), "{whole}");
         assert_eq!(whole.message, pieced.message);

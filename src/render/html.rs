@@ -752,7 +752,11 @@ mod tests {
 
     /// A plan packed on a thread that first waits for a word on `body`'s sender (or `wait`), beside
     /// an [`AfterPlan`] writing to `out`, which `body` gets.
-    fn with_plan_packing(out: &mut Vec<u8>, wait: std::time::Duration, body: impl FnOnce(&mut AfterPlan<Value>, std::sync::mpsc::Sender<()>)) {
+    fn with_plan_packing(
+        out: &mut Vec<u8>,
+        wait: std::time::Duration,
+        body: impl FnOnce(&mut AfterPlan<Value>, std::sync::mpsc::Sender<()>),
+    ) {
         let plan = serde_json::json!({"cards": []});
         let plan = &plan;
         let (go, started) = std::sync::mpsc::channel::<()>();
@@ -803,7 +807,10 @@ mod tests {
             assert!(rest.plan.is_none() && rest.held.is_empty(), "past the bound, the writer waits for the plan");
         });
         let page = String::from_utf8(out).unwrap();
-        assert!(page.ends_with(&format!("</script>\n{}y", "x".repeat(HELD_BYTES))), "the held bytes follow the plan whole");
+        assert!(
+            page.ends_with(&format!("</script>\n{}y", "x".repeat(HELD_BYTES))),
+            "the held bytes follow the plan whole"
+        );
     }
 
     #[test]
@@ -815,7 +822,10 @@ mod tests {
         rest.write_all(b"<script>").unwrap();
         assert!(rest.plan.is_none() && rest.held.is_empty(), "nothing is held for a plan packed here");
         let page = String::from_utf8(out).unwrap();
-        assert!(page.starts_with(r#"<script type="application/gzip" id="pmm-plan">"#) && page.ends_with("</script>\n<script>"));
+        assert!(
+            page.starts_with(r#"<script type="application/gzip" id="pmm-plan">"#)
+                && page.ends_with("</script>\n<script>")
+        );
         struct Full;
         impl std::io::Write for Full {
             fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
@@ -856,7 +866,8 @@ mod tests {
         // (the code reads the other three as it starts), all in the head.
         assert_eq!(page.matches("</script>").count(), 4);
         let at = |what: &str| page.find(what).unwrap_or_else(|| panic!("{what}"));
-        let order = [at("id=\"pmm-rules\""), at("id=\"pmm-data\""), at("id=\"pmm-plan\""), at("<script>\n"), at("</head>")];
+        let order =
+            [at("id=\"pmm-rules\""), at("id=\"pmm-data\""), at("id=\"pmm-plan\""), at("<script>\n"), at("</head>")];
         assert!(order.is_sorted(), "{order:?}");
         assert!(!page.contains("<!-- x"));
         // The raw name never appears: the payloads are gzip in base64, the rest escaped.
