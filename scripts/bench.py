@@ -6,7 +6,7 @@ the median wall time and peak memory of each tool, the speed ratio, and the page
 dump; then the goals of issue 17 (>= 30x faster, linear to 64x, peak memory <= 4x the dump at 64x,
 page <= 2x the dump) with the figures that meet or miss them.
 
-Needs: a release build (made here with `cargo release-bin`, the binary as the wheel ships it), the
+Needs: a release build (made here with `cargo release-bin`: linked statically, see README), the
 corpus (PMM_CORPUS, default ../shared/corpus), and PyPTO's tool installed with ../shared/yardstick/install.sh under target/yardstick (this script installs it
 when PMM_PYPTO_GIT names a PyPTO git directory). Options: --runs N (default 5), --sizes 1,16,64,
 --yardstick-max N (largest repetition the yardstick runs, default 16: at 64x it takes about 30 s
@@ -74,7 +74,7 @@ def main():
         installer = corpus.parent / "yardstick" / "install.sh"
         subprocess.run(["bash", str(installer), git, str(yard)], check=True)
 
-    print("building release (cargo release-bin: as the wheel has it) ...", file=sys.stderr)
+    print("building release (cargo release-bin: linked statically) ...", file=sys.stderr)
     subprocess.run(["cargo", "--quiet", "release-bin"], cwd=ROOT, check=True)
     binary = ROOT / "target" / "release" / "pto-memory-map"
 

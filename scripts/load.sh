@@ -27,7 +27,7 @@ fi
 command -v curl >/dev/null || { echo "load.sh: curl is needed" >&2; exit 2; }
 
 if [ -z "${BIN:-}" ]; then
-  cargo --quiet release-bin # the release binary as the wheel ships it
+  cargo --quiet release-bin # the release binary, linked statically (see README)
   BIN="${CARGO_TARGET_DIR:-target}/release/pto-memory-map"
 fi
 

@@ -67,9 +67,9 @@ pub struct Scan {
 ///
 /// A large dump is scanned in pieces at once, one per core (see [`pieces`]): each piece after the
 /// first starts at a class member's definition, assuming the state the scan has there in a real
-/// dump. A piece is taken only when the scan before it ends in exactly that state; otherwise the
-/// scan before it goes on through the rest of the dump, as one scan would. The answer is the same
-/// either way.
+/// dump. A piece is taken only when the scan before it reaches its start in exactly that state;
+/// otherwise that scan goes on over the piece, as one scan would, and tries the next. The answer is
+/// the same either way.
 pub fn check(text: &str, file: &str) -> Result<Scan> {
     let cores = if super::worth_spreading(text) { crate::par::cores() } else { 1 };
     check_in(text, file, cores)
@@ -92,16 +92,13 @@ fn check_from(text: &str, file: &str, starts: &[usize]) -> Result<Scan> {
         let run = scan.run(to);
         (start, run.map(|()| scan))
     };
-    let mut scanned = at_once(&piece_ranges(starts, text.len()), &scan_piece).into_iter();
-    let mut whole = match scanned.next() {
-        Some((_, first)) => first?,
-        None => Scanner::new(text, file, limits),
-    };
-    for (start, next) in scanned {
-        if whole.carried() != start {
-            break; // a wrong guess: the scan goes on from where it is, below
+    let mut whole = Scanner::new(text, file, limits);
+    for (start, next) in at_once(&piece_ranges(starts, text.len()), &scan_piece) {
+        // Up to where the piece starts: nothing left to do there after the first piece or a join.
+        whole.run(start.i)?;
+        if whole.carried() == start {
+            whole.append(next?); // an error there is the one a single scan meets
         }
-        whole.append(next?); // an error there is the one a single scan meets
     }
     whole.run(text.len())?;
     Ok(whole.finish())
@@ -121,16 +118,18 @@ fn at_once<'t>(
     a
 }
 
-/// Where to start the pieces after the first of a dump scanned on `cores` cores: the start of a
-/// line that defines an indented function (`@` or `def` after spaces), the first one past each
-/// share of the text. A dump without such lines is scanned whole.
+/// Where to start the pieces after the first of a dump scanned on `cores` cores: the start of an
+/// indented line that starts a definition (see [`defines_member`]), the first one past each share
+/// of the text. A dump without such lines is scanned whole. Linear in the text: each candidate
+/// looks at its own line and the one before.
 fn pieces(text: &str, cores: usize) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut starts: Vec<usize> = Vec::new();
     for k in 1..cores.max(1) {
         // The first piece takes one share and a half: its worker is up first (the next some 200 us
         // later here), and the line index is built beside the pieces.
-        let from = (text.len() * (2 * k + 1) / (2 * cores + 1)).max(starts.last().map_or(0, |&s| s + 1));
+        let share = (text.len() as u64 * (2 * k as u64 + 1) / (2 * cores as u64 + 1)) as usize;
+        let from = share.max(starts.last().map_or(0, |&s| s + 1));
         let found = bytes[from.min(bytes.len())..]
             .windows(2)
             .enumerate()
@@ -145,23 +144,21 @@ fn pieces(text: &str, cores: usize) -> Vec<usize> {
     starts
 }
 
-/// Whether the line at `at` is indented and starts a definition: a decorator, or a `def` with none
-/// on the line before (a member starts at its first decorator).
+/// Whether the line at `at` is indented with spaces and starts a definition: a decorator, or a
+/// `def` with none on the line before (a member starts at its first decorator).
 fn defines_member(bytes: &[u8], at: usize) -> bool {
-    let decorator = |line: &[u8]| line.trim_ascii_start().starts_with(b"@");
     let indent = bytes[at..].iter().take_while(|&&b| b == b' ').count();
     let rest = &bytes[at + indent..];
     let before = &bytes[..at.saturating_sub(1)];
     let line_before = &before[before.iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1)..];
-    indent > 0 && (decorator(rest) || (rest.starts_with(b"def ") && !decorator(line_before)))
+    let decorated = line_before.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'@');
+    indent > 0 && (rest.first() == Some(&b'@') || (rest.starts_with(b"def ") && !decorated))
 }
 
 /// The byte ranges of the pieces that start at 0 and at each of `starts`.
 fn piece_ranges(starts: &[usize], len: usize) -> Vec<(usize, usize)> {
-    let mut from = std::iter::once(0).chain(starts.iter().copied()).collect::<Vec<_>>();
-    let to = from.iter().skip(1).copied().chain(std::iter::once(len)).collect::<Vec<_>>();
-    from.truncate(to.len());
-    from.into_iter().zip(to).collect()
+    let from = std::iter::once(0).chain(starts.iter().copied());
+    from.zip(starts.iter().copied().chain(std::iter::once(len))).collect()
 }
 
 /// The scan of a stretch of the dump, and everything it carries from one byte to the next.
@@ -184,7 +181,9 @@ struct Scanner<'t> {
 }
 
 /// What a scan carries at a line start, as far as the rest of the scan depends on it: two scans
-/// equal in this go on the same way.
+/// equal in this go on the same way. A piece starts with no tokens in its unit, which a scan past
+/// the dump's start has at a line start only where it cut a unit: a scan equal to a piece's start
+/// cut there too, and what it found before (cuts, decorators) is its own, what follows the piece's.
 #[derive(Debug, PartialEq, Eq)]
 struct Carried {
     i: usize,
@@ -202,32 +201,34 @@ struct Carried {
 impl<'t> Scanner<'t> {
     /// The scan from the dump's start.
     fn new(text: &'t str, file: &'t str, limits: Limits) -> Self {
-        let mut scan = Scanner {
-            text,
-            file,
-            limits,
-            i: 0,
-            depth: 0,
-            statement_start: 0,
-            statement_tokens: 0,
-            tokens: 0,
-            total: 0,
-            last_statement: None,
-            cuts: Cuts::default(),
-            next_checkpoint: 0,
-        };
-        scan.cuts.line(text.as_bytes(), 0, 0);
-        scan
+        Scanner::from_line(text, file, limits, 0, LineState::default())
     }
 
     /// The scan from `at`, the start of a line defining a member of a class (see [`pieces`]), in
     /// the state a scan reaches there when that member follows others at the same indentation.
     fn at_member(text: &'t str, file: &'t str, limits: Limits, at: usize) -> Self {
         let indent = text.as_bytes()[at..].iter().take_while(|&&b| b == b' ').count();
-        let mut scan = Scanner::new(text, file, limits);
         let state = LineState { in_class: true, member_indent: Some(indent), members: 1, ..LineState::default() };
-        scan.cuts = Cuts { state, ..Cuts::default() };
-        (scan.i, scan.statement_start) = (at, at);
+        Scanner::from_line(text, file, limits, at, state)
+    }
+
+    /// The scan from the line start `at`, outside brackets, with no tokens before it in its unit,
+    /// the line looked at in `state`.
+    fn from_line(text: &'t str, file: &'t str, limits: Limits, at: usize, state: LineState) -> Self {
+        let mut scan = Scanner {
+            text,
+            file,
+            limits,
+            i: at,
+            depth: 0,
+            statement_start: at,
+            statement_tokens: 0,
+            tokens: 0,
+            total: 0,
+            last_statement: None,
+            cuts: Cuts { state, ..Cuts::default() },
+            next_checkpoint: 0,
+        };
         scan.cuts.line(text.as_bytes(), at, 0);
         scan
     }
@@ -323,7 +324,7 @@ impl<'t> Scanner<'t> {
         let from = self.cuts.decorators.len();
         let start = self.i;
         if self.cuts.at.last().is_some_and(|a| a.0 == start) && next.cuts.at.first().is_some_and(|a| a.0 == start) {
-            self.cuts.at.pop(); // the cut where the piece starts, which the piece has too
+            self.cuts.at.pop(); // the cut where a later piece starts, which the piece has too
         }
         let shifted = |(at, how, function): Cut| (at, how, function.map(|(a, b)| (a + from, b + from)));
         self.cuts.at.extend(next.cuts.at.into_iter().map(shifted));
@@ -768,12 +769,22 @@ class Q:
         let decorated =
             format!("class P:\n    def a(self):\n{filler}    @d(\n{filler}{filler}    )\n    def b(self):\n{filler}");
         let top = format!("def top():\n{filler}    def inner():\n{filler}    @d\n    def inner2():\n{filler}");
+        // Where a long body is cut, a guess differs from the scan only in the line's state.
+        let long_body =
+            format!("def top():\n{}    def inner():\n        pass\n    y = 2\n", "    x = 1\n".repeat(24_999));
+        // The guess fails (deep brackets) where the scan is inside a string and does not.
+        let failing = format!(
+            "class P:\n    def a(self):\n        s = \"\"\"\n{filler}    def b(self):\n        y = {}\n{filler}\"\"\"\n",
+            "(".repeat(250)
+        );
         let guesses = [
             (in_string, "    def b"),
             (in_brackets, "    def b"),
             (first_member, "    def a"),
             (decorated, "    def b"),
             (top, "    @d"),
+            (long_body, "    def inner"),
+            (failing, "    def b"),
         ];
         for (text, guess) in guesses {
             let at = text.find(guess).unwrap();
@@ -801,5 +812,14 @@ class Q:
         let (whole, pieced) = (run(1).unwrap_err(), run(4).unwrap_err());
         assert!(whole.message.contains("tokens in one function"), "{whole}");
         assert_eq!(whole.message, pieced.message);
+    }
+
+    #[test]
+    fn finding_the_pieces_is_linear_in_the_text() {
+        // Every line a candidate, none a definition: each is looked at once, on its own line.
+        let text = format!("{}x", "\n ".repeat(1 << 20));
+        assert!(pieces(&text, 8).is_empty());
+        let text = format!("{}x", "\n    @".repeat(1 << 18));
+        assert_eq!(pieces(&text, 4).len(), 3);
     }
 }
