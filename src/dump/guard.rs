@@ -104,7 +104,9 @@ fn check_from(text: &str, file: &str, starts: &[usize]) -> Result<Scan> {
     Ok(whole.finish())
 }
 
-/// `job` of every range, in order, at once on the machine's pool (there are as many as cores).
+/// `job` of every range, in order, at once on the machine's pool (there are as many as cores):
+/// halves by [`par::both`](crate::par::both), since [`par::map_ref`](crate::par::map_ref) keeps so
+/// few jobs on the calling thread.
 fn at_once<'t>(
     ranges: &[(usize, usize)],
     job: &(impl Fn(&(usize, usize)) -> (Carried, Result<Scanner<'t>>) + Sync),
@@ -346,6 +348,7 @@ impl<'t> Scanner<'t> {
         Scan { units: self.cuts.units(self.text.len()), tokens, decorators, last_statement }
     }
 }
+
 /// A function body longer than this many tokens is cut before a statement at the body's own
 /// indentation, so that the parser holds a part of it at a time (real functions have a few
 /// thousand; a generated one of 100 000 tiles has millions).
@@ -715,6 +718,7 @@ class Q:
         let err = budget::run(budget(), || check(&one, "d.py")).unwrap_err();
         assert!(err.message.contains("tokens in one function") && err.message.contains("--max-tokens"), "{err}");
     }
+
     /// A program of `n` members, each with a body of a few statements.
     fn program(n: usize) -> String {
         let member = |i: usize| {
