@@ -5,7 +5,9 @@ use std::collections::HashSet;
 
 use super::scene::{Anchor, Card, Rect, Scene, Shape, Stroke, Text};
 use super::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
-use super::{CARD_GAP, LABEL, PAGE_PAD, Placement, RULES, SMALL, ViewOptions, card, card_width, scale, span, text};
+use super::{
+    CARD_GAP, LABEL, PAGE_PAD, Placement, RULES, SMALL, ViewOptions, card, card_width, scale, span, text, text_width,
+};
 use crate::compare::{FunctionDiff, MapDiff, Side};
 use crate::model::{FunctionMap, MemoryMap};
 use crate::units::signed_bytes;
@@ -139,7 +141,8 @@ fn only_drawn(f: &FunctionMap, hidden: &[String]) -> FunctionMap {
 
 /// The width both cards of a pair take: the wider of the two at the shared factor.
 fn pair_width(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions, factor: f64) -> f64 {
-    card_width(old, view, Some(factor)).max(card_width(new, view, Some(factor))).ceil()
+    let width = |f: &FunctionMap| card_width(f, view, Some(factor), text_width(f));
+    width(old).max(width(new)).ceil()
 }
 
 /// The spaces to hide for a pair (the caller's, and those the change left alone, unless that would

@@ -94,14 +94,19 @@ impl<'a> Flow<'a> {
             .collect();
         // Cards share one width so the page reads as a column; lanes keep their own widths. The
         // header wraps to that width, so the picture is as wide as its cards (it follows `--width`).
-        let widths = crate::par::map_ref(&chosen, |(_, f)| card_width(f, view, None));
-        let inner = widths.into_iter().fold(RULES.width_min, f64::max).ceil();
+        let sized = crate::par::map_ref(&chosen, |(_, f)| {
+            let text = text_width(f);
+            (text, card_width(f, view, None, text))
+        });
+        let inner = sized.iter().map(|&(_, w)| w).fold(RULES.width_min, f64::max).ceil();
         let (header, header_h) = header(map, &pal, inner);
         let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
         let inner = inner.max(header_width).ceil();
         let jobs: Vec<_> = chosen.into_iter().zip(panels).map(|((index, f), &panel)| (index, f, panel)).collect();
         let widths =
-            crate::par::map_ref(&jobs, |&(_, f, width)| card_width(f, &ViewOptions { width, ..view.clone() }, None));
+            crate::par::map_ref(&jobs.iter().zip(&sized).collect::<Vec<_>>(), |&(&(_, f, width), &(text, _))| {
+                card_width(f, &ViewOptions { width, ..view.clone() }, None, text)
+            });
         let inner = widths.into_iter().fold(inner, f64::max).ceil();
         Flow { view: view.clone(), pal, inner, header, jobs, y: std::sync::Mutex::new(header_h) }
     }
@@ -158,29 +163,35 @@ pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
     // Decided at zoom 1, on the limit axis, with every space shown: what the page's reader can
     // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
     let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
-    let own: Vec<f64> = crate::par::map_ref(&chosen, |f| card_width(f, &base, None));
-    let inner = own.iter().copied().fold(RULES.width_min, f64::max).ceil();
-    let jobs: Vec<(&FunctionMap, f64)> = chosen.into_iter().zip(own).collect();
-    crate::par::map_ref(&jobs, |&(f, own)| {
+    let own: Vec<(&FunctionMap, f64, f64)> = crate::par::map_ref(&chosen, |f| {
+        let text = text_width(f);
+        (*f, text, card_width(f, &base, None, text))
+    });
+    let inner = own.iter().map(|&(_, _, w)| w).fold(RULES.width_min, f64::max).ceil();
+    crate::par::map_ref(&own, |&(f, text, own)| {
         let spare = inner - own;
         let wider = ViewOptions { width: view.width + spare, ..base.clone() };
-        if spare > 1.0 && card_width(f, &wider, None) <= inner { wider.width } else { view.width }
+        if spare > 1.0 && card_width(f, &wider, None, text) <= inner { wider.width } else { view.width }
     })
 }
 
-/// The width a card needs: its lanes, or its title row, whichever is wider.
-fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>) -> f64 {
+/// The width a card needs: its lanes, or its `text` (see [`text_width`]), whichever is wider.
+fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>, text: f64) -> f64 {
     let (spans, own) = scale(f, view);
     let factor = factor.unwrap_or(own);
     let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
     let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
+    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles).max(text)
+}
+
+/// The width a card's text needs, whatever the view: its title row with the widest pill, and its
+/// summary lines. It formats every pill and line, so it is found once per card and handed to each
+/// [`card_width`] tried (a page tries four per card).
+fn text_width(f: &FunctionMap) -> f64 {
     let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
-    let pills: Vec<plan::Pill> = f.spaces.iter().map(plan::pill).collect();
     // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
-    let widest = pills.iter().map(pill_width).fold(0.0, f64::max);
-    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles)
-        .max(title_width(f) + widest + 12.0)
-        .max(summary + 2.0 * CARD_PAD)
+    let widest = f.spaces.iter().map(|s| pill_width(&plan::pill(s))).fold(0.0, f64::max);
+    (title_width(f) + widest + 12.0).max(summary + 2.0 * CARD_PAD)
 }
 
 /// Width of a card's title (name and type badge), with its margins.
