@@ -256,9 +256,6 @@ const MAX_THREADS: usize = 256;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // Every command but help, version and explain spreads its work over the pool: its threads
-    // start on the other cores while the arguments are parsed and the dump read.
-    pto_memory_map::par::prestart();
     let cli = Cli::parse();
     let limits = cli.limits.limits();
     let threads = cli.threads;
