@@ -38,14 +38,27 @@ def run(cmd, env=None):
     return wall, usage.ru_maxrss * 1024
 
 
-def measure(cmd, runs, env=None):
+def measure(cmd, runs, env=None, ref=None, ref_runs=0, ref_env=None):
+    """Median, min and max wall time and peak memory of `runs` runs of `cmd`, and the same of
+    `ref_runs` runs of `ref` when given. The two tools' runs are interleaved, spread evenly over the
+    session, so a spell of a slower machine (this VM's speed drifts by a quarter within minutes)
+    falls on both alike rather than on whichever ran then."""
     # One run first, not counted, for either tool: the first run after a build or an install may
     # find the binary, Python's modules or the dump outside the page cache (a 1x run of ours took
     # 33.5 ms so, against a median of 14.3 ms).
     run(cmd, env)
-    samples = [run(cmd, env) for _ in range(runs)]
-    walls = [s[0] for s in samples]
-    return statistics.median(walls), min(walls), max(walls), max(s[1] for s in samples)
+    if ref:
+        run(ref, ref_env)
+    order = sorted([((k + 0.5) / runs, 0) for k in range(runs)] + [((k + 0.5) / ref_runs, 1) for k in range(ref_runs if ref else 0)])
+    samples = ([], [])
+    for _, which in order:
+        samples[which].append(run(cmd, env) if which == 0 else run(ref, ref_env))
+
+    def summary(taken):
+        walls = [s[0] for s in taken]
+        return statistics.median(walls), min(walls), max(walls), max(s[1] for s in taken)
+
+    return summary(samples[0]), summary(samples[1]) if ref else None
 
 
 def ms(s):
@@ -94,19 +107,23 @@ def main():
             subprocess.run([sys.executable, str(ROOT / "scripts" / "repeat_dump.py"), str(src), str(n), str(dump)], check=True)
         size = dump.stat().st_size
         page = folder / "ours.html"
-        print(f"x{n}: pto-memory-map ...", file=sys.stderr)
         # Default limits: --max-tokens bounds one function, so a whole model's dump needs no lift.
-        mine = measure([str(binary), str(dump), "-q", "-f", "html", "-o", str(page)], args.runs)
-        ours[n] = (mine, size)
-        ref = None
+        cmd = [str(binary), str(dump), "-q", "-f", "html", "-o", str(page)]
+        # Ours at 1x takes 15 ms: five of its runs to each of the yardstick's make a steadier median.
+        runs = args.runs * (5 if n == 1 else 1)
+        ref_cmd, ref_runs = None, 0
         if n <= args.yardstick_max:
-            print(f"x{n}: PyPTO's tool ...", file=sys.stderr)
-            ref_page = folder / "ref.html"
-            cmd = [sys.executable, "-m", "pypto.tools.memory_map", str(dump), "-o", str(ref_page)]
-            ref = measure(cmd, max(1, args.runs if n == 1 else min(args.runs, 3)), ys_env)
+            ref_cmd = [sys.executable, "-m", "pypto.tools.memory_map", str(dump), "-o", str(folder / "ref.html")]
+            ref_runs = max(1, args.runs if n == 1 else min(args.runs, 3))
+        print(f"x{n}: {runs} runs of pto-memory-map, {ref_runs} of PyPTO's tool, interleaved ...", file=sys.stderr)
+        mine, ref = measure(cmd, runs, None, ref_cmd, ref_runs, ys_env)
+        ours[n] = (mine, size)
         rows.append((n, size, ref, mine, page.stat().st_size))
 
-    print(f"\nDump to HTML, whole process, 2 cores; median of {args.runs} runs (min-max in brackets).\n")
+    print(
+        f"\nDump to HTML, whole process, 2 cores; medians (min-max in brackets) of {args.runs} runs of each"
+        f" tool, {5 * args.runs} of ours at 1x and at most 3 of PyPTO's past 1x, interleaved.\n"
+    )
     print("| dump | size | PyPTO's tool | pto-memory-map | ratio | page / dump |")
     print("|---|---:|---:|---:|---:|---:|")
     for n, size, ref, mine, page in rows:

@@ -95,7 +95,20 @@ impl Xml {
     pub fn raw_text(&mut self, tag: &'static str, attrs: &[(&'static str, Value)], content: &str) {
         self.open(tag, attrs);
         self.finish_start();
-        self.out.push_str(&content.replace("</", "<\\/").replace("<!--", "<\\u0021--"));
+        // One pass, straight into the page (the script is 60 KB): a `<` that starts `</` or `<!--`
+        // is followed by a backslash escape of its next character.
+        let mut rest = content;
+        while let Some(at) = rest.find('<') {
+            self.out.push_str(&rest[..=at]);
+            rest = &rest[at + 1..];
+            if rest.starts_with('/') {
+                self.out.push('\\');
+            } else if rest.starts_with("!--") {
+                self.out.push_str("\\u0021");
+                rest = &rest[1..];
+            }
+        }
+        self.out.push_str(rest);
         self.close();
     }
 
@@ -344,6 +357,16 @@ mod tests {
         x.text("</g><script>");
         x.close();
         assert_eq!(x.finish().as_str(), "<g data-name=\"a&quot;&lt;b&gt;&amp;&#39;c\">&lt;/g&gt;&lt;script&gt;</g>\n");
+    }
+
+    #[test]
+    fn raw_text_is_escaped_in_one_pass_as_by_each_rule_in_turn() {
+        for content in ["a</b", "<!--", "<<!--<//", "<", "x<", "<!-", "</!--", "<!--/", "é</é<!--é", ""] {
+            let mut x = Xml::html_fragment();
+            x.raw_text("style", &[], content);
+            let want = content.replace("</", "<\\/").replace("<!--", "<\\u0021--");
+            assert_eq!(x.finish().into_string(), format!("<style>{want}</style>\n"), "{content:?}");
+        }
     }
 
     #[test]
