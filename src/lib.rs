@@ -184,7 +184,7 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     };
     let rules = layout::rules_json();
     if hold {
-        let plan = layout::plan::with_cards(map, &every, planner.cards(0..planner.len()));
+        let plan = layout::plan::planned(map, &every, &planner);
         budget::checkpoint()?;
         let held = |range: std::ops::Range<usize>| draw(range.clone(), plan.cards.get(range).unwrap_or_default());
         let written = render::html::write(map, &held, &rules, &plan, out);
