@@ -341,7 +341,7 @@ impl<'t> OpenFunction<'t> {
         let span = (self.src_end - self.src_start + 1) as usize;
         if span > limit {
             let what = format!("{file}:{}: lines in function {}", self.src_start, self.name);
-            return Err(Limits::refuse(&what, span, limit, "--max-lines"));
+            return Err(Limits::refuse(&what, span, limit, crate::budget::Limit::Lines));
         }
         Ok(())
     }
@@ -360,7 +360,7 @@ impl<'t> OpenFunction<'t> {
         let limit = crate::budget::limits().tiles_per_function;
         if walk.tiles.len() > limit {
             let what = format!("{file}:{src_start}: tiles in function {name}");
-            return Err(Limits::refuse(&what, walk.tiles.len(), limit, "--max-tiles"));
+            return Err(Limits::refuse(&what, walk.tiles.len(), limit, crate::budget::Limit::Tiles));
         }
         Ok(ParsedFunction { name, ftype, src_start, src_end, tiles: walk.finish() })
     }

@@ -487,12 +487,7 @@ impl<'a> Planner<'a> {
     /// The planner of the cards of `map` drawn as `view` asks.
     pub fn new(map: &'a crate::model::MemoryMap, view: &ViewOptions) -> Planner<'a> {
         // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
-        let jobs = map
-            .functions
-            .iter()
-            .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
-            .zip(super::panel_widths(map, view))
-            .collect();
+        let jobs = map.functions.iter().filter(|f| view.draws(&f.name)).zip(super::panel_widths(map, view)).collect();
         Planner { jobs, view: view.clone() }
     }
 
@@ -705,7 +700,7 @@ pub fn pill(s: &SpaceUsage) -> Pill {
     let (pct, level) = if !s.described {
         (String::new(), "unknown")
     } else if s.limit > 0 {
-        let occupancy = s.hwm as f64 / s.limit as f64;
+        let occupancy = s.occupancy();
         let level = if occupancy >= RULES.occupancy_crit {
             "crit"
         } else if occupancy >= RULES.occupancy_warn {
