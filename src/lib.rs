@@ -40,7 +40,7 @@ use std::path::Path;
 pub use layout::ViewOptions;
 pub use render::Format;
 
-/// Reads the dump at `path` (any form of I1) and builds its memory map with the built-in backends.
+/// Reads the dump at `path` (a dump, a `passes_dump/` folder or a case folder) and builds its memory map with the built-in backends.
 pub fn load(path: &Path, pass_name: &str, backend: Option<&str>) -> Result<MemoryMap> {
     load_with(path, pass_name, backend, &backend::Backends::builtin())
 }

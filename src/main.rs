@@ -281,6 +281,9 @@ struct DiffArgs {
     /// Output format [default: the extension of -o, else md].
     #[arg(short, long, value_name = "md|svg|png|html|json")]
     format: Option<String>,
+    /// Print nothing on success (errors still go to standard error).
+    #[arg(short, long)]
+    quiet: bool,
     /// Backend for OLD when it differs from NEW's (-b), e.g. the same kernel on two chips.
     #[arg(long = "old-backend", value_name = "NAME")]
     old_backend: Option<String>,
@@ -626,6 +629,7 @@ fn load_input(path: &Path, input: &InputArgs, backend: Option<&str>) -> Result<p
 }
 
 fn diff(args: &DiffArgs) -> Result<()> {
+    QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
     let format: DiffFormat = match &args.format {
         Some(f) => f.parse()?,
         None => args

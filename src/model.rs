@@ -394,7 +394,7 @@ pub struct Finding {
     pub remedy: String,
 }
 
-/// Left-to-right panel order (D7); spaces not listed come after, by name.
+/// Left-to-right panel order; spaces not listed come after, by name.
 pub const SPACE_ORDER: [&str; 8] = ["Vec", "Mat", "Left", "LeftScale", "Right", "RightScale", "Acc", "Bias"];
 
 /// Sort key that puts spaces in panel order.

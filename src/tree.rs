@@ -2,7 +2,7 @@
 //! `passes_dump/`) drawn into one site, a page per case and an index of every function, worst first.
 //!
 //! Cases are independent, so they are drawn in parallel on scoped threads, one case at a time per
-//! thread; a case that cannot be read is reported and the others go on. [`cases`] is the listing
+//! thread; a case that cannot be read is reported and the others go on. [`cases()`] is the listing
 //! alone (each case with the dump it would draw), for any command that walks a tree.
 
 use std::io::IsTerminal;

@@ -146,7 +146,7 @@ fn moved(cases: &[CaseDiff]) -> Vec<Moved> {
     rows
 }
 
-/// What head has wrong in a space that base had not. The seam for the findings list (#14): when the
+/// What head has wrong in a space that base had not. The seam for the findings list: when the
 /// model carries findings, list here those of head that base lacks; until then, new conflicts.
 pub fn new_findings(s: &super::SpaceDiff) -> Vec<String> {
     let more = s.new_conflicts.saturating_sub(s.old_conflicts);

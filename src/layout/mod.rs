@@ -1,7 +1,7 @@
 //! The one place that knows geometry: from a memory map and view options to a [`Scene`] in pixels.
 //!
 //! Every number about where things go lives here; back ends only draw the scene. The byte scale is
-//! shared by all lanes of a card (D5): a lane is its span times one px/byte factor wide, in absolute
+//! shared by all lanes of a card: a lane is its span times one px/byte factor wide, in absolute
 //! pixels, so a 512 KiB Mat lane is exactly eight times a 64 KiB Left lane and box widths compare
 //! across spaces.
 
@@ -463,7 +463,7 @@ fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
     lane.inset = Some(Inset { badge, frame });
 }
 
-/// Spaces whose small span widens some chosen card to more than three panel widths: D5 grows the
+/// Spaces whose small span widens some chosen card to more than three panel widths: one byte scale grows the
 /// whole factor until the narrowest lane is 72 px, so a 1 KiB Bias lane makes a 512 KiB Mat lane
 /// 36 864 px wide. Naming them tells a user what to hide for a picture that fits a review.
 pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a str> {
@@ -485,7 +485,7 @@ pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a st
     out
 }
 
-/// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays, as in H3).
+/// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays).
 fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
     let shown: Vec<&str> =
         f.spaces.iter().map(|s| s.space.as_str()).filter(|s| !view.hidden.iter().any(|h| h == s)).collect();
@@ -905,7 +905,7 @@ fn findings_height(map: &MemoryMap) -> f64 {
     rows as f64 * FINDINGS_ROW + 10.0
 }
 
-/// The marks and what they mean (D8), one item each, drawn from their own origin.
+/// The marks and what they mean, one item each, drawn from their own origin.
 fn legend(pal: &Palette) -> Vec<Vec<Shape>> {
     let neutral = space_color("", pal.theme);
     let fill = Some(pal.fill(neutral));
