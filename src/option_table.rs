@@ -425,7 +425,11 @@ fn setting(key: &str, value: &str, shell: Shell) -> String {
     match shell {
         Shell::Cli => format!("{} {value}", option_name(key, shell)),
         Shell::Http => format!("{key}={value}"),
-        Shell::Form => format!("{} {value}", option_name(key, shell)),
+        // A placeholder (`NAME`) is the person's to fill in.
+        Shell::Form if value.chars().all(|c| c.is_ascii_uppercase()) => {
+            format!("fill in {}", option_name(key, shell))
+        }
+        Shell::Form => format!("set {} to {value}", option_name(key, shell)),
     }
 }
 
@@ -472,10 +476,11 @@ pub fn describe(err: &Error, shell: Shell) -> String {
                     if n == 1 { "lane sets" } else { "lanes set" }
                 ),
             };
+            let try_ = if shell == Shell::Form { "you can" } else { "try" };
             match ways.as_slice() {
                 [] => format!("{}{why}", err.message),
-                [one] => format!("{}{why}; try {one}", err.message),
-                [some @ .., last] => format!("{}{why}; try {} or {last}", err.message, some.join(", ")),
+                [one] => format!("{}{why}; {try_} {one}", err.message),
+                [some @ .., last] => format!("{}{why}; {try_} {} or {last}", err.message, some.join(", ")),
             }
         }
     }
@@ -548,7 +553,7 @@ mod tests {
             "the picture is too large; try --split (one file per function) or --scale 1"
         );
         assert_eq!(describe(&big, Shell::Http), "the picture is too large; try scale=1");
-        assert_eq!(describe(&big, Shell::Form), "the picture is too large; try “PNG pixel ratio” 1");
+        assert_eq!(describe(&big, Shell::Form), "the picture is too large; you can set “PNG pixel ratio” to 1");
         let over = crate::budget::Limits::refuse("tiles in function f", 9, 2, Limit::Tiles);
         assert!(describe(&over, Shell::Cli).ends_with("raise it with --max-tiles N"));
         assert!(!describe(&over, Shell::Http).contains("--"));

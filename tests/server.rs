@@ -1268,7 +1268,7 @@ fn the_forms_errors_are_a_page_with_the_advice() {
     assert!(r.header("content-type").unwrap().starts_with("text/html"), "{:?}", r.header("content-type"));
     let page = r.text();
     assert!(page.contains("The map could not be drawn") && page.contains("href=\"/\""), "{page}");
-    assert!(page.contains("“Only these functions” NAME") && !page.contains("--"), "{page}");
+    assert!(page.contains("fill in “Only these functions”") && !page.contains("--"), "{page}");
     // A script that asks for anything still gets JSON.
     let r = s.post("/render?format=png&zoom=64&width=20000&scale=4", "text/plain", &small);
     assert_eq!(r.error_code(), "picture_too_large");

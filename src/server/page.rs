@@ -45,10 +45,11 @@ const STYLE: &str = "\
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1f2328; background: #fff; }
 @media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; } code, pre { background: #161b22; } }
 form { display: grid; grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr)); gap: .75rem 1.25rem; padding: 1rem; border: 1px solid #8884; border-radius: 8px; }
-label { display: grid; gap: .2rem; align-content: start; font-weight: 600; }
+label { display: grid; gap: .2rem; align-content: start; font-weight: 600; min-width: 0; }
 label.wide, form > button { grid-column: 1 / -1; }
 label small { font-weight: normal; opacity: .75; }
-input, select { font: inherit; padding: .25rem; }
+input, select { font: inherit; padding: .25rem; width: 100%; box-sizing: border-box; min-width: 0; }
+input[type=file] { width: auto; }
 .error { border-left: 4px solid #cf222e; padding: .5rem 1rem; background: #cf222e14; }
 button { justify-self: start; padding: .4rem 1.2rem; font: inherit; }
 code, pre { background: #f6f8fa; border-radius: 4px; padding: .1rem .3rem; }
