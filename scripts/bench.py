@@ -14,6 +14,7 @@ and 4 GiB per run).
 """
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -93,7 +94,11 @@ def main():
 
     print("building release (cargo release-bin: linked statically) ...", file=sys.stderr)
     subprocess.run(["cargo", "--quiet", "release-bin"], cwd=ROOT, check=True)
-    binary = ROOT / "target" / "release" / "pto-memory-map"
+    # Where cargo built it: ./target, or CARGO_TARGET_DIR or a config's target-dir.
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT, check=True, capture_output=True
+    )
+    binary = Path(json.loads(meta.stdout)["target_directory"]) / "release" / "pto-memory-map"
 
     work = ROOT / "target" / "bench"
     work.mkdir(parents=True, exist_ok=True)

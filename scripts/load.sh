@@ -28,7 +28,7 @@ command -v curl >/dev/null || { echo "load.sh: curl is needed" >&2; exit 2; }
 
 if [ -z "${BIN:-}" ]; then
   cargo --quiet release-bin # the release binary, linked statically (see README)
-  BIN="${CARGO_TARGET_DIR:-target}/release/pto-memory-map"
+  BIN="$(bash scripts/target-dir.sh)/release/pto-memory-map"
 fi
 
 WORK=$(mktemp -d)

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CACHE=${CACHE:-${TMPDIR:-/tmp}/pmm-sarif-tools}
-BIN=${BIN:-target/debug/pto-memory-map}
+BIN=${BIN:-$(bash scripts/target-dir.sh)/debug/pto-memory-map}
 mkdir -p "$CACHE"
 [ -x "$BIN" ] || cargo build --quiet
 

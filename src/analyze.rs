@@ -1,5 +1,4 @@
-//! From parsed tiles to the memory map: alias merging, views, conflicts and per-space totals (I2,
-//! I6-I8).
+//! From parsed tiles to the memory map: alias merging, views, conflicts and per-space totals.
 //!
 //! Lifetimes are lexical, first to last mention of a name, not a dataflow analysis: a name rebound in
 //! both arms of an `if` covers the whole `if`, and a value live across a loop's back edge shows only
@@ -18,8 +17,7 @@ use crate::model::{
 };
 
 /// Builds the memory map of `dump`, scaled by the capacities of `choice` (or of the built-in
-/// backend its spaces imply, when `choice` was only assumed); refuses a dump with nothing to draw
-/// (I2).
+/// backend its spaces imply, when `choice` was only assumed); refuses a dump with nothing to draw.
 pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
     build_with(dump, choice, &Backends::builtin())
 }

@@ -1,4 +1,4 @@
-//! SoC capacities of the backends PyPTO targets (requirement I8), and how a dump picks one (I9).
+//! SoC capacities of the backends PyPTO targets, and how a dump picks one.
 //!
 //! The dump does not record capacities, so they live here, keyed by backend. A chip that is not
 //! built in is described by a SoC file (`--soc`, TOML or JSON) instead of a code change. A space a
@@ -62,7 +62,7 @@ impl Default for Backends {
 }
 
 impl Backends {
-    /// Ascend910B and Ascend950, with the capacities of requirement I8.
+    /// Ascend910B and Ascend950, with their published capacities.
     pub fn builtin() -> Backends {
         Backends(vec![
             Backend::new(

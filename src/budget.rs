@@ -2,8 +2,8 @@
 //!
 //! A hostile dump a few kilobytes long (gzip makes it a few hundred bytes) can ask for millions of
 //! tiles, lines or syntax nodes; byte limits alone do not bound the work. So every run carries
-//! [`Limits`] that no real dump comes near, and each stage refuses what is over them with the name of
-//! the limit and the option that raises it. A run may also carry a deadline (the service's render
+//! [`Limits`] that no real dump comes near, and each stage refuses what is over them, naming the
+//! limit as data ([`Detail::OverLimit`]) so each shell can say how it is raised. A run may also carry a deadline (the service's render
 //! timeout): parse, analysis, layout and rasterizing call [`checkpoint`], which stops a run past it, so
 //! a render the client has given up on frees its thread instead of burning it.
 //!
@@ -17,7 +17,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::error::{Error, ErrorKind, Result};
+pub use crate::error::Limit;
+use crate::error::{Detail, Error, ErrorKind, Result};
 
 /// How much one run may do. The defaults are far above the largest real dumps (a 481 KB dump has at
 /// most 160 lines and 54 tiles per function, and statements of a few hundred tokens).
@@ -52,15 +53,24 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// The refusal for `what` (`"tiles in function f"`) at `count`, over the limit `limit` that
-    /// `option` raises.
-    pub fn refuse(what: &str, count: usize, limit: usize, option: &str) -> Error {
-        Error::new(
+    /// This run's value of `limit`.
+    pub fn get(&self, limit: Limit) -> usize {
+        match limit {
+            Limit::Tiles => self.tiles_per_function,
+            Limit::Lines => self.lines_per_function,
+            Limit::StatementTokens => self.tokens_per_statement,
+            Limit::Tokens => self.tokens_per_function,
+            Limit::OutputBytes => self.output_bytes,
+        }
+    }
+
+    /// The refusal for `what` (`"tiles in function f"`) at `count`, over `limit`, whose value in
+    /// this run is `allowed`. How to raise it is the shell's to say.
+    pub fn refuse(what: &str, count: usize, allowed: usize, limit: Limit) -> Error {
+        Error::with_detail(
             ErrorKind::OverLimit,
-            format!(
-                "{what}: {count} is over the limit of {limit}; no real pass dump comes near it. If this \
-                 input is meant, raise it with {option}"
-            ),
+            format!("{what}: {count} is over the limit of {allowed}; no real pass dump comes near it"),
+            Detail::OverLimit { limit, count, allowed },
         )
     }
 }

@@ -167,7 +167,7 @@ pub fn violations(map: &MemoryMap, gate: &Gate) -> Vec<Finding> {
     let mut out: Vec<Finding> = map.findings.iter().filter(|x| gate.fails(x)).cloned().collect();
     for f in &map.functions {
         for s in &f.spaces {
-            let occupancy = if s.limit > 0 { s.hwm as f64 / s.limit as f64 * 100.0 } else { 0.0 };
+            let occupancy = s.occupancy() * 100.0;
             if let Some(max) = gate.max_occupancy
                 && occupancy > max
             {
@@ -274,21 +274,42 @@ pub fn list_cases(root: &Path) -> Vec<PathBuf> {
     if root.join("passes_dump").is_dir() {
         return vec![root.to_path_buf()];
     }
-    crate::tree::case_folders(root)
+    crate::cases::case_folders(root)
 }
 
 impl Report {
     /// One line per violation (`case: function: space: L12: code: message` in a tree), one per
     /// unreadable case; `ok: ...` when the gate passes.
     pub fn text(&self) -> String {
+        self.text_showing(false)
+    }
+
+    /// [`Report::text`], and then, as compilers and linters do, one line per warning (and allowed
+    /// error) the gate let through (`case: function: space: L12: warning: code: message`), and per note with `notes`.
+    /// What failed is listed first, so a failing run still begins with its cause.
+    pub fn text_showing(&self, notes: bool) -> String {
         let mut out = String::new();
+        let case = |out: &mut String, c: &CaseReport| {
+            if self.tree {
+                out.push_str(&c.case);
+                out.push_str(": ");
+            }
+        };
         for c in &self.cases {
             for v in &c.violations {
-                if self.tree {
-                    out.push_str(&c.case);
-                    out.push_str(": ");
-                }
+                case(&mut out, c);
                 out.push_str(&violation_line(v));
+                out.push('\n');
+            }
+        }
+        for c in &self.cases {
+            let shown = |x: &&Finding| (notes || x.severity != Severity::Note) && !c.violations.contains(x);
+            for x in c.findings.iter().filter(shown) {
+                case(&mut out, c);
+                // An error here is one `--allow` let through: counted, so listed, but not failing.
+                out.push_str(if x.severity == Severity::Error { "error (allowed)" } else { x.severity.as_str() });
+                out.push_str(": ");
+                out.push_str(&violation_line(x));
                 out.push('\n');
             }
         }

@@ -164,7 +164,7 @@ fn space_diff(space: &str, old: &FunctionMap, new: &FunctionMap) -> SpaceDiff {
     let find = |f: &FunctionMap| f.spaces.iter().find(|s| s.space == space).cloned();
     let (o, n) = (find(old), find(new));
     let conflicts = |f: &FunctionMap| f.blocks.iter().filter(|b| b.tile.space == space && b.conflict).count();
-    let occupancy = |s: &SpaceUsage| if s.limit > 0 { s.hwm as f64 / s.limit as f64 } else { 0.0 };
+    let occupancy = SpaceUsage::occupancy;
     SpaceDiff {
         space: space.to_string(),
         old_hwm: o.as_ref().map(|s| s.hwm),

@@ -1,7 +1,10 @@
 //! One error type for the whole pipeline, sorted by who has to act on it.
 //!
-//! The CLI turns every kind into `error: ...` and exit 1; the HTTP service maps the kind to a status
-//! code. The message always says what is wrong, where, and what to do.
+//! The CLI turns every kind into `error: ...` and an exit status; the HTTP service maps the kind to
+//! a status code. The message says what is wrong and where. What the user can change about it
+//! (a limit to raise, options that draw a smaller picture) is kept as data in [`Detail`], because
+//! each shell names its own knobs: the command line says `--scale 1`, the service `scale=1`. The
+//! shells word it (`option_table::describe`); nothing here or there edits a message after it is made.
 
 use std::fmt;
 
@@ -12,7 +15,7 @@ pub enum ErrorKind {
     NotFound,
     /// The input cannot be read: not UTF-8, not Python, nested too deep.
     Unreadable,
-    /// A readable dump that has nothing to draw (requirement I2).
+    /// A readable dump that has nothing to draw.
     Refused,
     /// An option value that makes no sense (unknown space, zoom out of range...).
     Usage,
@@ -21,10 +24,75 @@ pub enum ErrorKind {
     /// Reading or writing a file failed.
     Io,
     /// The input asks for more work than a limit allows (tiles or lines per function, tokens per
-    /// statement, output bytes); the message names the limit and the option that raises it.
+    /// statement, output bytes); [`Detail::OverLimit`] says which.
     OverLimit,
     /// The run passed its deadline and stopped (see [`crate::budget`]).
     Cancelled,
+}
+
+/// A work limit of [`crate::budget::Limits`], named so each shell can say how it is raised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// Tiles bound in one function.
+    Tiles,
+    /// Lines of one function.
+    Lines,
+    /// Tokens of one statement.
+    StatementTokens,
+    /// Tokens of the stretch of the dump the parser holds at a time.
+    Tokens,
+    /// Bytes of one output.
+    OutputBytes,
+}
+
+/// Something the user can change to get past an error, as data: the shell words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Advice {
+    /// Give the option whose table key is `option` (`scale`, `x_axis`) the value `value`.
+    Set {
+        /// The option table's key (its HTTP name).
+        option: &'static str,
+        /// The value to give, or a placeholder (`NAME`) the user fills in.
+        value: String,
+    },
+    /// Write one file per function (only the command line can).
+    Split,
+}
+
+/// What went wrong, as data, for the errors whose remedy depends on the shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detail {
+    /// A work limit was passed: `count` of what `limit` counts, over `allowed`.
+    OverLimit {
+        /// Which limit.
+        limit: Limit,
+        /// How many the input asked for (at the point it was stopped).
+        count: usize,
+        /// The limit's value in this run.
+        allowed: usize,
+    },
+    /// A picture too large to rasterize.
+    PictureTooLarge {
+        /// Width in pixels.
+        width: u64,
+        /// Height in pixels.
+        height: u64,
+        /// The most pixels a picture may have.
+        max_pixels: u64,
+        /// The small spaces whose lanes set the byte scale and so widen the map, when they do.
+        widening: Vec<String>,
+        /// What would make it smaller, most effective first.
+        advice: Vec<Advice>,
+    },
+    /// An option's value is not one it takes.
+    BadValue {
+        /// The option table's key (its HTTP name).
+        option: &'static str,
+        /// The value given (clipped for display by whoever shows it).
+        value: String,
+        /// What it takes: `limit or used`, `a number in 0.2..64`.
+        expected: String,
+    },
 }
 
 /// An error with a message written for the person who ran the tool.
@@ -32,17 +100,35 @@ pub enum ErrorKind {
 pub struct Error {
     /// What went wrong, which decides the exit status and the HTTP status.
     pub kind: ErrorKind,
-    /// What, where and what to do, in words.
+    /// What and where, in words that hold for every shell.
     pub message: String,
+    /// What the user can change, for the shell to word; `None` for errors whose message says it all.
+    pub detail: Option<Box<Detail>>,
 }
 
 impl Error {
     /// An error of `kind` saying `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into() }
+        Error { kind, message: message.into(), detail: None }
+    }
+
+    /// An error of `kind` saying `message`, with `detail` for the shell to word.
+    pub fn with_detail(kind: ErrorKind, message: impl Into<String>, detail: Detail) -> Self {
+        Error { kind, message: message.into(), detail: Some(Box::new(detail)) }
+    }
+
+    /// An option value that is not accepted: `option` is the option table's key.
+    pub fn bad_value(option: &'static str, value: &str, expected: impl Into<String>) -> Self {
+        let expected = expected.into();
+        Error::with_detail(
+            ErrorKind::Usage,
+            format!("{option} '{value}' is not accepted; it takes {expected}"),
+            Detail::BadValue { option, value: value.to_string(), expected },
+        )
     }
 }
 
+/// The message alone: a shell adds its own words for the [`Detail`].
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

@@ -425,12 +425,12 @@ pub fn counts_text(findings: &[Finding]) -> String {
 /// Right); findings: 0 errors, 7 warnings, 66 notes`. With `only` (the `--function` names), just
 /// those functions and the findings about them or the whole dump.
 pub fn summary_line(map: &MemoryMap, only: &[String]) -> String {
-    let drawn: Vec<&FunctionMap> = map.functions.iter().filter(|f| only.is_empty() || only.contains(&f.name)).collect();
+    let drawn: Vec<&FunctionMap> = map.functions.iter().filter(|f| crate::model::is_chosen(only, &f.name)).collect();
     let worst = drawn
         .iter()
         .flat_map(|f| f.spaces.iter().map(move |s| (f, s)))
         .filter(|(_, s)| s.limit > 0)
-        .map(|(f, s)| (s.hwm as f64 / s.limit as f64 * 100.0, f, s))
+        .map(|(f, s)| (s.occupancy() * 100.0, f, s))
         .fold(
             None,
             |best: Option<(f64, _, _)>, x| if best.as_ref().is_some_and(|b| b.0 >= x.0) { best } else { Some(x) },

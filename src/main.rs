@@ -2,15 +2,17 @@
 #![forbid(unsafe_code)]
 
 use std::io::Write;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
 use pto_memory_map::budget::{self, Budget, Limits as WorkLimits};
 use pto_memory_map::check::{self, Gate};
 use pto_memory_map::compare::{self, tree as diff_tree};
-use pto_memory_map::layout::{Theme, XAxis, options};
+use pto_memory_map::option_table::{self as table, Chosen, OPTIONS, OptionSpec, Shell};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{
     DiffFormat, Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, dump, load_with, render_diff, render_map,
@@ -22,7 +24,11 @@ use pto_memory_map::{
 #[command(
     name = "pto-memory-map",
     version,
-    about,
+    about = "Draws the on-chip memory map of a PyPTO pass dump: what each kernel keeps in on-chip memory, \
+             where, and for how long.",
+    override_usage = "pto-memory-map [OPTIONS] <PATH>\n       pto-memory-map <COMMAND> [ARGS]",
+    after_help = formats_help(),
+    arg_required_else_help = true,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -31,30 +37,49 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     render: RenderArgs,
+}
+
+/// The formats, listed under the top-level help from the format table.
+fn formats_help() -> String {
+    let mut out = String::from("Formats (-f, or the extension of -o):\n");
+    for f in pto_memory_map::render::FORMATS {
+        let default = if f.format == Format::CLI_DEFAULT { " (default)" } else { "" };
+        out.push_str(&format!("  {:<6}{}{default}\n", f.extension, f.what));
+    }
+    out.push_str(
+        "\nExamples:\n  pto-memory-map examples/demo_case -o demo.html\n  pto-memory-map build_output/ -o site/\n  \
+         pto-memory-map diff base_case head_case -o diff.md\n  pto-memory-map check build_output/ --deny warnings",
+    );
+    out
+}
+
+/// How one run may spread and how much it may do: taken by the commands that read dumps.
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Threads to spread one run over: a dump's functions, a tree's cases [default: every core].
+    #[arg(short = 'j', long = "threads", value_name = "N")]
+    threads: Option<usize>,
     #[command(flatten)]
     limits: LimitArgs,
-    /// Threads to spread one run over: a dump's functions, a tree's cases [default: every core].
-    #[arg(short = 'j', long = "threads", global = true, value_name = "N")]
-    threads: Option<usize>,
 }
 
 /// Work limits (see `budget::Limits`); the defaults are far above any real dump.
 #[derive(Args, Debug)]
 struct LimitArgs {
-    /// Most tiles one function may bind.
-    #[arg(long = "max-tiles", global = true, value_name = "N")]
+    /// Most tiles one function may bind [default: 250000].
+    #[arg(long = "max-tiles", value_name = "N")]
     max_tiles: Option<usize>,
-    /// Most lines one function may span.
-    #[arg(long = "max-lines", global = true, value_name = "N")]
+    /// Most lines one function may span [default: 250000].
+    #[arg(long = "max-lines", value_name = "N")]
     max_lines: Option<usize>,
-    /// Most tokens (names, numbers, operators) in one statement of the dump.
-    #[arg(long = "max-statement-tokens", global = true, value_name = "N")]
+    /// Most tokens (names, numbers, operators) in one statement of the dump [default: 20000].
+    #[arg(long = "max-statement-tokens", value_name = "N")]
     max_statement_tokens: Option<usize>,
-    /// Most tokens in one function of the dump.
-    #[arg(long = "max-tokens", global = true, value_name = "N")]
+    /// Most tokens in one function of the dump [default: 5000000].
+    #[arg(long = "max-tokens", value_name = "N")]
     max_tokens: Option<usize>,
-    /// Largest output, in bytes.
-    #[arg(long = "max-output-bytes", global = true, value_name = "N")]
+    /// Largest output, in bytes [default: 536870912, 512 MiB].
+    #[arg(long = "max-output-bytes", value_name = "N")]
     max_output_bytes: Option<usize>,
 }
 
@@ -73,15 +98,15 @@ impl LimitArgs {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Serve maps over HTTP: POST a dump to /render, or store it with POST /maps.
-    Serve(ServeArgs),
-    /// Compare two dumps: what did the change do to on-chip memory?
+    /// Compare two dumps (or two folders of cases): what did the change do to on-chip memory?
     Diff(DiffArgs),
-    /// Exit 1 with one line per violation when a dump (or a tree of cases) has error findings or
-    /// breaks the given limits.
+    /// Exit 1 with one line per violation when a dump (or a folder of cases) has error findings or
+    /// breaks the given limits; lists every warning either way.
     Check(CheckArgs),
     /// Say what a finding's code means and what to do about it (`explain overflow`; `explain` lists them).
     Explain(ExplainArgs),
+    /// Serve maps over HTTP: an upload page at /, POST a dump to /render, or store it with POST /maps.
+    Serve(ServeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -92,79 +117,155 @@ struct ExplainArgs {
 
 #[derive(Args, Debug)]
 struct RenderArgs {
-    /// A pass dump (.py), a passes_dump/ folder, or a case folder that holds one.
+    /// A pass dump (.py), a passes_dump/ folder, a case folder that holds one, or a folder of cases
+    /// (drawn as a site: a page per case and an index, into the folder -o names).
     #[arg(required = true)]
     path: Option<PathBuf>,
-    /// Where to write; `-` for standard output. Default: beside the dump, `<stem>.memory_map.<ext>`.
-    #[arg(short, long)]
+    /// Where to write: a file, `-` for standard output, or a folder for a folder of cases.
+    /// Default: beside the dump, `<stem>.memory_map.<ext>`.
+    #[arg(short, long, value_name = "FILE|FOLDER")]
     output: Option<PathBuf>,
-    /// Output format (see the option table in layout/options.rs).
-    #[arg(short, long, value_name = "FORMAT", help = options::FORMAT.help)]
-    format: Option<String>,
     /// One file per function: `<stem>.<function>.<ext>`.
     #[arg(long)]
     split: bool,
-    /// No summary line (functions drawn, worst occupancy, findings) on standard error.
+    /// Print nothing on success: no `wrote` lines, no summary (errors still go to standard error).
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
-    view: ViewArgs,
+    view: TableArgs<RenderTakes>,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
-/// Which dump to read from a folder, and whose capacities scale it.
-#[derive(Args, Debug)]
+/// Which dump to read from a folder, and the chips described in files.
+#[derive(Args, Debug, Clone)]
 struct InputArgs {
     /// The pass whose dump to pick when PATH is a folder.
     #[arg(short, long = "pass-name", default_value = dump::DEFAULT_PASS)]
     pass_name: String,
-    /// Backend whose capacities scale the panels.
-    #[arg(short, long, help = options::BACKEND.help)]
-    backend: Option<String>,
     /// A chip described in a file (TOML or JSON: name, arch, capacities per space), usable with
-    /// -b and matched by its arch like the built-in backends.
+    /// -b and matched by its arch like the built-in backends (repeatable).
     #[arg(long = "soc", value_name = "FILE")]
     soc: Vec<PathBuf>,
 }
 
-/// How to draw: every flag, its default and its help come from the option table
-/// (`layout/options.rs`), which the server and the README follow too.
-#[derive(Args, Debug)]
-struct ViewArgs {
-    /// Lane span.
-    #[arg(long = "x-axis", value_name = values(&options::X_AXIS), default_value = options::X_AXIS.default, help = options::X_AXIS.help)]
-    x_axis: String,
-    /// Zoom.
-    #[arg(long, value_name = values(&options::ZOOM_OPTION), default_value = options::ZOOM_OPTION.default, help = options::ZOOM_OPTION.help)]
-    zoom: f64,
-    /// Hidden spaces.
-    #[arg(long = "hide", value_name = "SPACE", help = options::HIDE.help)]
-    hide: Vec<String>,
-    /// Functions drawn.
-    #[arg(long = "function", value_name = "NAME", help = options::FUNCTION.help)]
-    function: Vec<String>,
-    /// Colours.
-    #[arg(long, value_name = values(&options::THEME), default_value = options::THEME.default, help = options::THEME.help)]
-    theme: String,
-    /// Width at zoom 1.
-    #[arg(long, value_name = values(&options::WIDTH_OPTION), default_value = options::WIDTH_OPTION.default, help = options::WIDTH_OPTION.help)]
-    width: f64,
-    /// PNG pixel ratio.
-    #[arg(long, value_name = values(&options::SCALE_OPTION), default_value = options::SCALE_OPTION.default, help = options::SCALE_OPTION.help)]
-    scale: f64,
-    /// Fit questions.
-    #[arg(long = "fit", value_name = "SPACE=BYTES[@LINE-LINE]", help = options::FIT.help)]
-    fit: Vec<String>,
-    /// Small lanes: insets or strict.
-    #[arg(long = "scale-mode", value_name = values(&options::SCALE_MODE), default_value = options::SCALE_MODE.default, help = options::SCALE_MODE.help)]
-    scale_mode: String,
+impl InputArgs {
+    /// The built-in backends and the `--soc` files' chips.
+    fn backends(&self) -> Result<Backends> {
+        let mut backends = Backends::builtin();
+        for soc in &self.soc {
+            backends = backends.with_soc_file(soc)?;
+        }
+        Ok(backends)
+    }
 }
 
-/// The values an option takes, as its table writes them (`limit|used`, `0.2..64`), for clap's
-/// placeholder. clap keeps `&'static str`s, so the few bytes are leaked once, when the command is built.
-fn values(o: &options::OptionSpec) -> &'static str {
-    Box::leak(o.values().into_boxed_str())
+/// Which rows of the option table a command takes as flags.
+trait Takes {
+    fn takes(o: &OptionSpec) -> bool;
+}
+
+/// Drawing one dump or a folder of cases: every option with a flag.
+#[derive(Debug)]
+struct RenderTakes;
+impl Takes for RenderTakes {
+    fn takes(_: &OptionSpec) -> bool {
+        true
+    }
+}
+
+/// `diff`: every option but the format, which a diff has its own of (Markdown too).
+#[derive(Debug)]
+struct DiffTakes;
+impl Takes for DiffTakes {
+    fn takes(o: &OptionSpec) -> bool {
+        o.http != table::FORMAT.http
+    }
+}
+
+/// `check`: only the backend; it draws nothing.
+#[derive(Debug)]
+struct CheckTakes;
+impl Takes for CheckTakes {
+    fn takes(o: &OptionSpec) -> bool {
+        o.http == table::BACKEND.http
+    }
+}
+
+/// The option table's flags a command takes, as given on the command line, in order. clap builds
+/// them from the table (names, help, values, default) and keeps the text; the table's own code
+/// reads each value ([`TableArgs::chosen`]), as the service's does.
+#[derive(Debug)]
+struct TableArgs<T> {
+    given: Vec<(&'static OptionSpec, String)>,
+    takes: PhantomData<T>,
+}
+
+impl<T: Takes> TableArgs<T> {
+    /// What the flags say, each value read by its row of the table.
+    fn chosen(&self) -> Result<Chosen> {
+        let mut chosen = Chosen::default();
+        for (o, value) in &self.given {
+            o.apply(&mut chosen, value)?;
+        }
+        Ok(chosen)
+    }
+
+    fn rows() -> impl Iterator<Item = (&'static OptionSpec, &'static str)> {
+        OPTIONS.iter().filter(|o| T::takes(o)).filter_map(|o| Some((o, o.cli?)))
+    }
+}
+
+/// The flag of one row of the table: its values as the placeholder, its help with its default.
+fn flag(o: &OptionSpec, name: &'static str) -> Arg {
+    let default = if o.default.is_empty() { String::new() } else { format!(" [default: {}]", o.default) };
+    let more = if o.repeatable { " (repeatable)" } else { "" };
+    let arg = Arg::new(name)
+        .long(name)
+        .value_name(o.values())
+        .help(format!("{}{more}{default}", capitalized(o.help)))
+        .action(if o.repeatable { ArgAction::Append } else { ArgAction::Set });
+    match o.short {
+        Some(c) => arg.short(c),
+        None => arg,
+    }
+}
+
+/// `text` with its first letter in capitals, as clap's own help lines are.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+impl<T: Takes> clap::FromArgMatches for TableArgs<T> {
+    fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
+        let mut args = TableArgs { given: Vec::new(), takes: PhantomData };
+        args.update_from_arg_matches(matches)?;
+        Ok(args)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> std::result::Result<(), clap::Error> {
+        for (o, name) in Self::rows() {
+            if matches.value_source(name) != Some(ValueSource::CommandLine) {
+                continue;
+            }
+            let values = matches.get_many::<String>(name).into_iter().flatten();
+            self.given.extend(values.map(|v| (o, v.clone())));
+        }
+        Ok(())
+    }
+}
+
+impl<T: Takes> Args for TableArgs<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        Self::rows().fold(cmd, |cmd, (o, name)| cmd.arg(flag(o, name)))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 /// `diff OLD NEW`: what a change did to on-chip memory.
@@ -177,16 +278,21 @@ struct DiffArgs {
     /// Where to write; default `-` (standard output).
     #[arg(short, long, default_value = "-")]
     output: PathBuf,
-    /// svg, png, html, md or json. Default: from the extension of -o, else md.
-    #[arg(short, long)]
+    /// Output format [default: the extension of -o, else md].
+    #[arg(short, long, value_name = "md|svg|png|html|json")]
     format: Option<String>,
+    /// Print nothing on success (errors still go to standard error).
+    #[arg(short, long)]
+    quiet: bool,
     /// Backend for OLD when it differs from NEW's (-b), e.g. the same kernel on two chips.
     #[arg(long = "old-backend", value_name = "NAME")]
     old_backend: Option<String>,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
-    view: ViewArgs,
+    view: TableArgs<DiffTakes>,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// `check PATH`: a gate for CI.
@@ -209,11 +315,18 @@ struct CheckArgs {
     /// Never fail on this code (repeatable), e.g. `--allow conflict`.
     #[arg(long = "allow", value_name = "CODE")]
     allow: Vec<String>,
-    /// `text` (one line per violation), `json` or `sarif` (SARIF 2.1.0).
-    #[arg(long = "format", default_value = "text")]
+    /// `text` (one line per violation and per warning), `json` or `sarif` (SARIF 2.1.0).
+    #[arg(long = "format", value_name = "text|json|sarif", default_value = "text")]
     format: String,
+    /// Also list the notes in the text report (they are counted either way).
+    #[arg(long = "show", value_name = "notes")]
+    show: Option<String>,
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    table: TableArgs<CheckTakes>,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 #[derive(Args, Debug)]
@@ -247,6 +360,8 @@ struct ServeArgs {
     /// alone is larger).
     #[arg(long = "max-store-bytes", default_value_t = 1024 * 1024 * 1024)]
     max_store_bytes: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 /// The most threads `--threads` takes.
@@ -257,8 +372,17 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let limits = cli.limits.limits();
-    let threads = cli.threads;
+    let run = match &cli.command {
+        None => Some(&cli.render.run),
+        Some(Command::Diff(a)) => Some(&a.run),
+        Some(Command::Check(a)) => Some(&a.run),
+        Some(Command::Serve(_) | Command::Explain(_)) => None,
+    };
+    let limits = match &cli.command {
+        Some(Command::Serve(a)) => a.limits.limits(),
+        _ => run.map(|r| r.limits.limits()).unwrap_or_default(),
+    };
+    let threads = run.and_then(|r| r.threads);
     let result = budget::run(Budget { limits, threads, ..Budget::default() }, || match cli.command {
         _ if threads.is_some_and(|n| !(1..=MAX_THREADS).contains(&n)) => {
             in_range("--threads", threads.unwrap_or(0), 1, MAX_THREADS).map(|_| ExitCode::SUCCESS)
@@ -274,7 +398,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            say_err(format_args!("error: {err}"));
+            say_err(format_args!("error: {}", table::describe(&err, Shell::Cli)));
             ExitCode::from(if err.kind == ErrorKind::Usage { 2 } else { 1 })
         }
     }
@@ -283,8 +407,13 @@ fn main() -> ExitCode {
 /// A line on standard output. A reader that went away (`| head`, `| true`) is not a failure of the
 /// run, so a closed pipe is ignored rather than a panic.
 fn say(line: std::fmt::Arguments) {
-    let _ = writeln!(std::io::stdout(), "{line}");
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(std::io::stdout(), "{line}");
+    }
 }
+
+/// `-q`: nothing on standard output or error but errors. Set once, before anything is written.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A line on standard error, ignoring a closed pipe as [`say`] does.
 fn say_err(line: std::fmt::Arguments) {
@@ -327,11 +456,25 @@ fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
 }
 
 fn render(args: &RenderArgs) -> Result<()> {
+    QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
     let path = args.path.as_deref().unwrap_or(Path::new("."));
-    let format = match (&args.format, &args.output) {
-        (Some(f), _) => f.parse()?,
+    let chosen = args.view.chosen()?;
+    let is_tree = tree::is_tree(path, &args.input.pass_name);
+    if let Some(out) = args.output.as_deref().filter(|o| is_tree && o.extension().is_some() && !o.is_dir()) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "{} is a folder of cases, drawn as a page per case and an index: give -o a folder (such as site/), \
+                 not the file name {}",
+                path.display(),
+                out.display()
+            ),
+        ));
+    }
+    let format = match (chosen.format, &args.output) {
+        (Some(f), _) => f,
         (None, Some(out)) => match out.extension().and_then(|e| e.to_str()) {
-            // `-o map.txt` names no format: say so rather than write HTML under that name.
+            // `-o map.text` names no format: say so rather than write HTML under that name.
             Some(ext) if Format::from_extension(out).is_none() => {
                 let known: Vec<&str> = Format::ALL.iter().map(|f| f.extension()).collect();
                 return Err(Error::new(
@@ -347,13 +490,11 @@ fn render(args: &RenderArgs) -> Result<()> {
         },
         (None, None) => Format::CLI_DEFAULT,
     };
-    let view = view_options(&args.view)?;
-    if tree::is_tree(path, &args.input.pass_name) {
-        let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
+    let opts = chosen.render_options(format);
+    if is_tree {
         return draw_tree(path, args, opts);
     }
-    let map = load_input(path, &args.input)?;
-    let opts = RenderOptions { format, backend: args.input.backend.clone(), view, scale: args.view.scale };
+    let map = load_input(path, &args.input, opts.backend.as_deref())?;
     if matches!(format, Format::Svg | Format::Png) {
         warn_if_wide(&map, &opts.view);
     }
@@ -372,12 +513,7 @@ fn render(args: &RenderArgs) -> Result<()> {
         return Ok(());
     }
     opts.view.validate(&map)?;
-    let names: Vec<String> = map
-        .functions
-        .iter()
-        .map(|f| f.name.clone())
-        .filter(|n| opts.view.functions.is_empty() || opts.view.functions.contains(n))
-        .collect();
+    let names: Vec<String> = map.functions.iter().map(|f| f.name.clone()).filter(|n| opts.view.draws(n)).collect();
     let targets = names
         .iter()
         .map(|name| split_output(path, pass, args.output.as_deref(), name, format))
@@ -412,14 +548,11 @@ fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()
     if args.split {
         return Err(Error::new(ErrorKind::Usage, "--split draws one case; a folder of cases gets a page per case"));
     }
-    let mut backends = Backends::builtin();
-    for soc in &args.input.soc {
-        backends = backends.with_soc_file(soc)?;
-    }
+    let backends = args.input.backends()?;
     let threads = budget::threads().unwrap_or(0); // 0: every core
     let opts = tree::TreeOptions { pass_name: &args.input.pass_name, backends: &backends, render, threads };
     let report = tree::draw(path, out, &opts)?;
-    println!("{}", report.summary());
+    say(format_args!("{}", report.summary()));
     match report.failed() {
         0 => Ok(()),
         n => Err(Error::new(
@@ -484,36 +617,19 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
 /// A static picture many panels wide is correct (one byte scale) but rarely what a user wanted:
 /// say which small space caused it and how to get a narrower one.
 fn warn_if_wide(map: &pto_memory_map::MemoryMap, view: &ViewOptions) {
-    if let Some(hint) = pto_memory_map::widening_hint(map, view) {
-        say_err(format_args!("note: {hint}"));
+    let spaces: Vec<String> =
+        pto_memory_map::layout::widening_spaces(map, view).into_iter().map(str::to_string).collect();
+    if !spaces.is_empty() && !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        say_err(format_args!("note: {}", table::widening_note(&spaces, Shell::Cli)));
     }
 }
 
-fn view_options(v: &ViewArgs) -> Result<ViewOptions> {
-    if !(1.0..=4.0).contains(&v.scale) {
-        return Err(Error::new(ErrorKind::Usage, format!("scale {} is outside 1..4", v.scale)));
-    }
-    Ok(ViewOptions {
-        x_axis: v.x_axis.parse::<XAxis>()?,
-        zoom: v.zoom,
-        hidden: v.hide.clone(),
-        functions: v.function.clone(),
-        theme: v.theme.parse::<Theme>()?,
-        width: v.width,
-        fits: v.fit.iter().map(|f| f.parse()).collect::<Result<_>>()?,
-        scale_mode: v.scale_mode.parse()?,
-    })
-}
-
-fn load_input(path: &Path, input: &InputArgs) -> Result<pto_memory_map::MemoryMap> {
-    let mut backends = Backends::builtin();
-    for soc in &input.soc {
-        backends = backends.with_soc_file(soc)?;
-    }
-    load_with(path, &input.pass_name, input.backend.as_deref(), &backends)
+fn load_input(path: &Path, input: &InputArgs, backend: Option<&str>) -> Result<pto_memory_map::MemoryMap> {
+    load_with(path, &input.pass_name, backend, &input.backends()?)
 }
 
 fn diff(args: &DiffArgs) -> Result<()> {
+    QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
     let format: DiffFormat = match &args.format {
         Some(f) => f.parse()?,
         None => args
@@ -523,13 +639,11 @@ fn diff(args: &DiffArgs) -> Result<()> {
             .and_then(|e| e.parse().ok())
             .unwrap_or(DiffFormat::Markdown),
     };
-    let view = view_options(&args.view)?;
-    let old_input = InputArgs {
-        pass_name: args.input.pass_name.clone(),
-        backend: args.old_backend.clone().or_else(|| args.input.backend.clone()),
-        soc: args.input.soc.clone(),
-    };
-    if diff_tree::is_tree(&args.old) || diff_tree::is_tree(&args.new) {
+    let chosen = args.view.chosen()?;
+    let new_backend = chosen.backend.as_deref();
+    let old_backend = args.old_backend.as_deref().or(new_backend);
+    let pass = &args.input.pass_name;
+    if tree::is_tree(&args.old, pass) || tree::is_tree(&args.new, pass) {
         if !(args.old.is_dir() && args.new.is_dir()) {
             return Err(Error::new(
                 ErrorKind::Usage,
@@ -537,34 +651,35 @@ fn diff(args: &DiffArgs) -> Result<()> {
                  two dumps",
             ));
         }
-        return diff_trees(args, &old_input, format);
+        return diff_trees(args, [old_backend, new_backend], format);
     }
-    let mut old = load_input(&args.old, &old_input)?;
-    let mut new = load_input(&args.new, &args.input)?;
+    let mut old = load_input(&args.old, &args.input, old_backend)?;
+    let mut new = load_input(&args.new, &args.input, new_backend)?;
     refuse_to_overwrite(&args.output, &inputs_read(&[&args.old, &args.new], &args.input)?)?;
     // Base and head dumps usually share a file name: name each by as much of its path as tells them
     // apart, and at least by its case folder, so the report says which is which.
-    let old_path = dump::resolve(&args.old, &old_input.pass_name)?;
+    let old_path = dump::resolve(&args.old, &args.input.pass_name)?;
     let new_path = dump::resolve(&args.new, &args.input.pass_name)?;
     (old.dump, new.dump) = compare::side_names(&old_path, &new_path);
-    write_output(&args.output, &render_diff(&old, &new, format, &view, args.view.scale)?)
+    write_output(&args.output, &render_diff(&old, &new, format, &chosen.view, chosen.scale)?)
 }
 
 /// `diff BASE HEAD` over two folders of cases: cases paired by name, each case's chosen dump compared.
-fn diff_trees(args: &DiffArgs, old_input: &InputArgs, format: DiffFormat) -> Result<()> {
-    let read = |root: &Path, input: &InputArgs| -> Vec<diff_tree::Case> {
-        diff_tree::list_cases(root)
+fn diff_trees(args: &DiffArgs, [old_backend, new_backend]: [Option<&str>; 2], format: DiffFormat) -> Result<()> {
+    let input = &args.input;
+    let read = |root: &Path, backend: Option<&str>| -> Vec<diff_tree::Case> {
+        pto_memory_map::cases::list(root)
             .into_iter()
             .map(|(name, dir)| diff_tree::Case {
                 name,
                 dump: dump::resolve(&dir, &input.pass_name).ok(),
                 root: Some(dir.clone()),
-                map: load_input(&dir, input).map_err(|e| e.to_string()),
+                map: load_input(&dir, input, backend).map_err(|e| table::describe(&e, Shell::Cli)),
             })
             .collect()
     };
     let names = compare::side_names(&args.old, &args.new);
-    let d = diff_tree::compare(names, read(&args.old, old_input), read(&args.new, &args.input));
+    let d = diff_tree::compare(names, read(&args.old, old_backend), read(&args.new, new_backend));
     let bytes = match format {
         DiffFormat::Markdown => pto_memory_map::render::md::render_tree(&d).into_bytes(),
         DiffFormat::Map(Format::Json) => {
@@ -603,17 +718,22 @@ fn check(args: &CheckArgs) -> Result<bool> {
     if !["text", "json", "sarif"].contains(&format) {
         return Err(Error::new(ErrorKind::Usage, format!("unknown check format '{format}'; use text, json or sarif")));
     }
-    let mut backends = Backends::builtin();
-    for soc in &args.input.soc {
-        backends = backends.with_soc_file(soc)?;
-    }
+    let show_notes = match args.show.as_deref() {
+        None => false,
+        Some(s) if s.eq_ignore_ascii_case("notes") => true,
+        Some(other) => {
+            return Err(Error::new(ErrorKind::Usage, format!("--show takes notes, not '{other}'")));
+        }
+    };
+    let backends = args.input.backends()?;
+    let chosen = args.table.chosen()?;
     let input =
-        check::Input { pass_name: &args.input.pass_name, backend: args.input.backend.as_deref(), backends: &backends };
+        check::Input { pass_name: &args.input.pass_name, backend: chosen.backend.as_deref(), backends: &backends };
     let report = check::run(&args.path, &input, &gate)?;
     let out = match format {
         "json" => format!("{}\n", report.json()),
         "sarif" => pto_memory_map::render::sarif::render(&report.results()),
-        _ => report.text(),
+        _ => report.text_showing(show_notes),
     };
     write_output(Path::new("-"), out.as_bytes())?;
     Ok(report.passed)
@@ -804,27 +924,59 @@ mod tests {
     }
 
     /// The command line follows the option table: each option the table gives a flag is a flag of
-    /// the render command with the table's help and default, and every view flag is in the table.
+    /// the render command with the table's help, values and default, and the limits' flags are the
+    /// ones errors name.
     #[test]
     fn the_flags_follow_the_option_table() {
         let cmd = Cli::command();
         let args: Vec<&clap::Arg> = cmd.get_arguments().collect();
-        for o in pto_memory_map::layout::OPTIONS {
+        for o in OPTIONS {
             let Some(flag) = o.cli else { continue };
             let arg = args.iter().find(|a| a.get_long() == Some(flag)).unwrap_or_else(|| panic!("--{flag} is missing"));
-            assert_eq!(arg.get_help().map(|h| h.to_string()).as_deref(), Some(o.help), "--{flag} help");
-            let defaults: Vec<String> =
-                arg.get_default_values().iter().map(|d| d.to_string_lossy().into_owned()).collect();
-            if !defaults.is_empty() {
-                assert_eq!(defaults, [o.default], "--{flag} default");
-            }
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(help.starts_with(&capitalized(o.help)), "--{flag} help: {help}");
+            assert!(o.default.is_empty() || help.ends_with(&format!("[default: {}]", o.default)), "--{flag}: {help}");
+            let names: Vec<String> = arg.get_value_names().unwrap_or_default().iter().map(|n| n.to_string()).collect();
+            assert_eq!(names, [o.values()], "--{flag} values");
+            assert_eq!(arg.get_short(), o.short, "--{flag}");
         }
-        let view = ["x-axis", "zoom", "hide", "function", "theme", "width", "scale", "fit", "format", "backend"];
-        for flag in view {
-            assert!(
-                pto_memory_map::layout::OPTIONS.iter().any(|o| o.cli == Some(flag)),
-                "--{flag} is not in the table"
-            );
+        let diff = cmd.find_subcommand("diff").unwrap();
+        for (_, flag) in table::LIMIT_FLAGS {
+            assert!(diff.get_arguments().any(|a| a.get_long() == Some(flag)), "--{flag}");
         }
+    }
+
+    /// The flags and the query parameters read a value the same way: the same rows, the same code.
+    #[test]
+    fn every_option_reads_the_same_from_flags_and_from_a_query() {
+        let samples = [
+            ("format", "png"),
+            ("backend", "ascend950"),
+            ("x-axis", "used"),
+            ("zoom", "2.5"),
+            ("hide", "Left,Right"),
+            ("function", "main"),
+            ("theme", "DARK"),
+            ("scale-mode", "strict"),
+            ("scale", "1"),
+            ("width", "900"),
+            ("fit", "Vec=32KB@10-20"),
+        ];
+        for o in OPTIONS.iter().filter(|o| o.cli.is_some()) {
+            assert!(samples.iter().any(|(f, _)| Some(*f) == o.cli), "--{:?} has a sample", o.cli);
+        }
+        let mut argv = vec!["pto-memory-map".to_string(), "d.py".to_string()];
+        for (flag, value) in samples {
+            argv.extend([format!("--{flag}"), value.to_string()]);
+        }
+        let cli = Cli::try_parse_from(&argv).unwrap();
+        let from_flags = cli.render.view.chosen().unwrap();
+        let query: Vec<(String, String)> = samples
+            .iter()
+            .map(|(f, v)| (OptionSpec::find(f).map(|o| o.http).unwrap().to_string(), v.to_string()))
+            .collect();
+        let from_query = pto_memory_map::server::Params::from_pairs(&query).unwrap();
+        assert_eq!(from_flags, from_query);
+        assert_ne!(from_flags, Chosen::default());
     }
 }

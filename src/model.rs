@@ -110,6 +110,19 @@ pub struct FitAnswer {
     pub largest: Gap,
 }
 
+impl SpaceUsage {
+    /// The high-water mark's share of the limit (1.0 is full); 0 for a space of no capacity.
+    pub fn occupancy(&self) -> f64 {
+        if self.limit > 0 { self.hwm as f64 / self.limit as f64 } else { 0.0 }
+    }
+}
+
+/// Whether the function `name` is among those asked for: `only` names them, and empty asks for all
+/// (the rule of `--function` and `function=` everywhere a map is drawn or summed up).
+pub fn is_chosen(only: &[String], name: &str) -> bool {
+    only.is_empty() || only.iter().any(|o| o == name)
+}
+
 fn described_by_default() -> bool {
     true
 }
@@ -381,7 +394,7 @@ pub struct Finding {
     pub remedy: String,
 }
 
-/// Left-to-right panel order (D7); spaces not listed come after, by name.
+/// Left-to-right panel order; spaces not listed come after, by name.
 pub const SPACE_ORDER: [&str; 8] = ["Vec", "Mat", "Left", "LeftScale", "Right", "RightScale", "Acc", "Bias"];
 
 /// Sort key that puts spaces in panel order.

@@ -1,7 +1,7 @@
 //! Independent work spread over the cores: a dump is a class of independent functions, so parsing,
 //! analysis, planning and drawing each take one function at a time on every core.
 //!
-//! The jobs run on `rayon`'s pools, kept for the process (see [`pool`]); each job carries the run's
+//! The jobs run on `rayon`'s pools, kept for the process (see `pool`); each job carries the run's
 //! [`budget`](crate::budget), so limits and the deadline hold on a worker as on the caller's thread.
 
 use std::sync::{Arc, Mutex};

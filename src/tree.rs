@@ -2,7 +2,7 @@
 //! `passes_dump/`) drawn into one site, a page per case and an index of every function, worst first.
 //!
 //! Cases are independent, so they are drawn in parallel on scoped threads, one case at a time per
-//! thread; a case that cannot be read is reported and the others go on. [`cases`] is the listing
+//! thread; a case that cannot be read is reported and the others go on. [`cases()`] is the listing
 //! alone (each case with the dump it would draw), for any command that walks a tree.
 
 use std::io::IsTerminal;
@@ -16,12 +16,9 @@ use crate::model::{FunctionMap, MemoryMap};
 use crate::render::xml::Xml;
 use crate::{RenderOptions, dump, load_with, render_map};
 
-/// How deep below the tree's root a case may sit (`build_output/<arch>/<case>` is 2).
-const MAX_DEPTH: usize = 6;
-/// A tree larger than this is refused rather than walked: it is not a build tree.
-const MAX_CASES: usize = 10_000;
-/// Most folders a tree walk visits.
-pub const MAX_FOLDERS: usize = 20_000;
+use crate::cases::{self, MAX_CASES};
+pub use crate::cases::{MAX_FOLDERS, case_folders, is_tree};
+
 /// Name of the index page in the output folder.
 pub const INDEX: &str = "index.html";
 
@@ -36,18 +33,9 @@ pub struct Case {
     pub dump: Result<PathBuf>,
 }
 
-/// Whether `path` is a folder of cases rather than one case: it has no dump of its own (nor a
-/// `passes_dump/`), and some folder below it has a `passes_dump/`.
-pub fn is_tree(path: &Path, pass_name: &str) -> bool {
-    path.is_dir()
-        && !path.join("passes_dump").is_dir()
-        && dump::resolve(path, pass_name).is_err()
-        && !case_folders(path).is_empty()
-}
-
 /// Every case under `root`, sorted by name, each with its chosen dump for `pass_name`.
 pub fn cases(root: &Path, pass_name: &str) -> Result<Vec<Case>> {
-    let dirs = case_folders(root);
+    let dirs = cases::list(root);
     if dirs.len() > MAX_CASES {
         return Err(Error::new(
             ErrorKind::Usage,
@@ -56,53 +44,16 @@ pub fn cases(root: &Path, pass_name: &str) -> Result<Vec<Case>> {
     }
     Ok(dirs
         .into_iter()
-        .map(|dir| {
-            let name = dir
-                .strip_prefix(root)
-                .unwrap_or(&dir)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
+        .map(|(name, dir)| {
             let dump = dump::resolve(&dir, pass_name);
             Case { name, dir, dump }
         })
         .collect())
 }
 
-/// Folders under `root` that hold a `passes_dump/`, sorted: the one walk every command that takes a
-/// tree uses (drawing a site, `diff`, `check`). It does not look inside a case, into hidden folders
-/// or through symlinks (so a link cycle cannot make it endless), and it visits at most
-/// `MAX_FOLDERS` folders `MAX_DEPTH` deep: a tree is a build output, not a whole disk.
-pub fn case_folders(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![(root.to_path_buf(), 0usize)];
-    let mut visited = 0;
-    while let Some((dir, depth)) = stack.pop() {
-        visited += 1;
-        if visited > MAX_FOLDERS {
-            break;
-        }
-        if dir != root && dir.join("passes_dump").is_dir() {
-            found.push(dir);
-            if found.len() > MAX_CASES {
-                break;
-            }
-            continue;
-        }
-        if depth >= MAX_DEPTH {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if !hidden && entry.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push((entry.path(), depth + 1));
-            }
-        }
-    }
-    found.sort();
-    found
+/// A case's error as the command line (the only shell that draws a tree) words it.
+fn words(err: &Error) -> String {
+    crate::option_table::describe(err, crate::option_table::Shell::Cli)
 }
 
 /// What became of one case.
@@ -247,17 +198,17 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
         Err(err) if err.kind == ErrorKind::NotFound => {
             return Outcome::Skipped {
                 why: format!("no {} dump (PTOAS, or dumps below EXPLICIT)", opts.pass_name),
-                message: err.message.clone(),
+                message: words(err),
             };
         }
-        Err(err) => return Outcome::Failed { message: err.message.clone() },
+        Err(err) => return Outcome::Failed { message: words(err) },
     };
     let map = match load_with(dump, opts.pass_name, opts.render.backend.as_deref(), opts.backends) {
         Ok(map) => map,
         Err(err) if err.kind == ErrorKind::Refused => {
-            return Outcome::Skipped { why: refusal_reason(&err.message).to_owned(), message: err.message };
+            return Outcome::Skipped { why: refusal_reason(&err.message).to_owned(), message: words(&err) };
         }
-        Err(err) => return Outcome::Failed { message: err.message },
+        Err(err) => return Outcome::Failed { message: words(&err) },
     };
     let Some(render) = view_for(&map, &opts.render) else {
         return Outcome::Skipped { why: "no --function named here".to_owned(), message: String::new() };
@@ -274,7 +225,7 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
     });
     match written {
         Ok(()) => Outcome::Drawn { page, functions: rows(&map, &render.view.functions) },
-        Err(err) => Outcome::Failed { message: err.message },
+        Err(err) => Outcome::Failed { message: words(&err) },
     }
 }
 
@@ -318,7 +269,7 @@ fn rows(map: &MemoryMap, picked: &[String]) -> Vec<FunctionRow> {
 fn row(f: &FunctionMap, map: &MemoryMap) -> FunctionRow {
     let known: Vec<_> = f.spaces.iter().filter(|s| map.backend.capacities.contains_key(&s.space)).collect();
     let spaces = if known.is_empty() { f.spaces.iter().collect() } else { known };
-    let occupancy = |s: &crate::model::SpaceUsage| if s.limit > 0 { s.hwm as f64 / s.limit as f64 } else { 0.0 };
+    let occupancy = crate::model::SpaceUsage::occupancy;
     let worst = spaces.into_iter().max_by(|a, b| occupancy(a).total_cmp(&occupancy(b)));
     FunctionRow {
         name: f.name.clone(),

@@ -58,6 +58,11 @@ fn refusal(text: &str) -> pto_memory_map::Error {
     err
 }
 
+/// The error as the command line words it.
+fn cli(err: &pto_memory_map::Error) -> String {
+    pto_memory_map::option_table::describe(err, pto_memory_map::option_table::Shell::Cli)
+}
+
 #[test]
 fn long_unary_chains_are_refused_before_parsing() {
     // The reproducer: 128 lines of `x = ------...1`, 3.3 GB and 17 s before. Now a refusal at the first.
@@ -65,7 +70,7 @@ fn long_unary_chains_are_refused_before_parsing() {
     let err = refusal(&one_function(&line.repeat(128)));
     assert_eq!(err.kind, ErrorKind::OverLimit);
     assert!(err.message.starts_with("t.py:8:1: tokens in one statement"), "{err}");
-    assert!(err.message.contains("--max-statement-tokens"), "{err}");
+    assert!(cli(&err).contains("--max-statement-tokens"), "{err}");
 }
 
 #[test]
@@ -73,11 +78,11 @@ fn a_function_of_millions_of_lines_is_refused() {
     // A million comment lines are over the line limit of a function.
     let err = refusal(&one_function(&format!("#\n{}", "#\n".repeat(1_000_000))));
     assert_eq!(err.kind, ErrorKind::OverLimit);
-    assert!(err.message.contains("lines in function f") && err.message.contains("--max-lines"), "{err}");
+    assert!(err.message.contains("lines in function f") && cli(&err).contains("--max-lines"), "{err}");
     // The reproducer's 16 M (a 780 MB SVG and a 5.1 GB peak before) are refused before parsing.
     let err = refusal(&one_function(&"#\n".repeat(16_000_000)));
     assert_eq!(err.kind, ErrorKind::OverLimit);
-    assert!(err.message.contains("tokens in one function") && err.message.contains("--max-tokens"), "{err}");
+    assert!(err.message.contains("tokens in one function") && cli(&err).contains("--max-tokens"), "{err}");
 }
 
 #[test]
@@ -88,9 +93,11 @@ fn tiles_per_function_and_output_bytes_have_limits() {
         budget::run(limits(Limits { tiles_per_function: 10, ..Limits::default() }), || svg_of(&text)).unwrap_err();
     assert_eq!(err.kind, ErrorKind::OverLimit);
     assert!(err.message.contains("tiles in function f: 50 is over the limit of 10"), "{err}");
-    assert!(err.message.contains("--max-tiles"), "{err}");
+    assert!(cli(&err).contains("--max-tiles"), "{err}");
     let err = budget::run(limits(Limits { output_bytes: 1000, ..Limits::default() }), || svg_of(&text)).unwrap_err();
-    assert!(err.message.contains("bytes of output") && err.message.contains("--max-output-bytes"), "{err}");
+    assert!(err.message.contains("bytes of output") && cli(&err).contains("--max-output-bytes"), "{err}");
+    // The service names no flag: its operator sets the limits.
+    assert!(!pto_memory_map::option_table::describe(&err, pto_memory_map::option_table::Shell::Http).contains("--"));
     assert!(svg_of(&text).is_ok(), "the defaults take it");
 }
 

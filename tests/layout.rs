@@ -1,4 +1,4 @@
-//! Properties of the scene (D5, D6, H3) over every corpus dump and over generated maps.
+//! Properties of the scene (one byte scale per card, the lane spans, hidden spaces) over every corpus dump and over generated maps.
 
 mod common;
 

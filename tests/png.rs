@@ -3,6 +3,7 @@
 mod common;
 
 use pto_memory_map::layout::{Scene, ViewOptions, layout, style};
+use pto_memory_map::option_table::{Shell, describe};
 use pto_memory_map::{ErrorKind, Format, MemoryMap, RenderOptions, render_map};
 
 struct Image {
@@ -104,9 +105,13 @@ fn a_picture_over_the_pixel_limit_is_refused_with_advice() {
     };
     let err = render_map(&map, &opts).unwrap_err();
     assert_eq!(err.kind, ErrorKind::TooLarge);
+    let cli = describe(&err, Shell::Cli);
     for advice in ["--split", "--function", "--scale 1", "--x-axis used"] {
-        assert!(err.message.contains(advice), "{err}");
+        assert!(cli.contains(advice), "{cli}");
     }
+    // Over HTTP the same error names parameters, never flags.
+    let http = describe(&err, Shell::Http);
+    assert!(http.contains("function=NAME") && http.contains("scale=1") && !http.contains("--"), "{http}");
 }
 
 /// Under `--scale-mode strict`, Ascend910B's 1 KiB Bias lane at 72 px makes an AIC card with Bias
@@ -118,18 +123,16 @@ fn a_map_widened_by_a_small_space_names_it() {
     let map = pto_memory_map::load(&case, "AllocateMemoryAddr", None).unwrap();
     let default = RenderOptions { format: Format::Png, ..Default::default() };
     assert!(render_map(&map, &default).is_ok(), "by default Bias is an inset and the picture is made");
-    assert_eq!(pto_memory_map::widening_hint(&map, &default.view), None);
+    assert!(pto_memory_map::layout::widening_spaces(&map, &default.view).is_empty());
     let strict = ViewOptions { scale_mode: pto_memory_map::layout::ScaleMode::Strict, ..Default::default() };
     let opts = RenderOptions { format: Format::Png, view: strict.clone(), ..Default::default() };
     let err = render_map(&map, &opts).unwrap_err();
     assert_eq!(err.kind, ErrorKind::TooLarge);
-    assert!(
-        err.message.contains("small Bias lane sets the byte scale") && err.message.contains("--hide Bias"),
-        "{err}"
-    );
+    let cli = describe(&err, Shell::Cli);
+    assert!(cli.contains("small Bias lane sets the byte scale") && cli.contains("--hide Bias"), "{cli}");
     let hidden = RenderOptions { view: ViewOptions { hidden: vec!["Bias".into()], ..strict }, ..opts };
     assert!(render_map(&map, &hidden).is_ok(), "hiding Bias gives a picture");
-    assert_eq!(pto_memory_map::widening_hint(&map, &hidden.view), None);
+    assert!(pto_memory_map::layout::widening_spaces(&map, &hidden.view).is_empty());
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
         .args([case.to_str().unwrap(), "--scale-mode", "strict", "-f", "svg", "-o", "-"])

@@ -1,4 +1,4 @@
-//! The extraction and analysis rules (I2-I8), each on a dump written for it.
+//! The extraction and analysis rules, each on a dump written for it.
 
 use pto_memory_map::model::{BackendChoice, Block, MemoryMap};
 use pto_memory_map::{Dump, ErrorKind, backend, build};

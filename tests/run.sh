@@ -11,7 +11,9 @@ corpus="${PMM_CORPUS:-../shared/corpus}"
 if [[ ! -d "$corpus" ]]; then
   echo "run.sh: corpus not found at $corpus (set PMM_CORPUS): the tests that read it are skipped, the rest run on tests/fixtures" >&2
 fi
+cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps
 cargo test --locked
 bash tests/browser/run.sh
 bash tests/wheel.sh

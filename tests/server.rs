@@ -1214,3 +1214,62 @@ fn a_body_cut_short_is_answered_at_once_not_at_the_read_timeout() {
     }
     s.healthy();
 }
+
+/// The service words every error for HTTP clients: it names query parameters and form fields, never
+/// a command-line flag, whatever went wrong (a bad value, an unknown option, a picture too large,
+/// a work limit).
+#[test]
+fn http_errors_name_parameters_never_flags() {
+    let (s, _dir) = server(&["--max-tiles", "8"], &[]);
+    let demo = fixture("../../examples/demo_case/passes_dump/32_after_AllocateMemoryAddr.py");
+    let small = fixture("find_conflict.py");
+    let mut codes = Vec::new();
+    for (target, body) in [
+        ("/render?zoom=100", &small),
+        ("/render?x_axis=up", &small),
+        ("/render?x-axis=up", &small),
+        ("/render?scale=9&format=png", &small),
+        ("/render?colour=red", &small),
+        ("/render?fit=Vec", &small),
+        ("/render?hide=Nowhere", &small),
+        ("/render?function=nothing", &small),
+        ("/render?format=png&zoom=64&width=20000&scale=4", &small),
+        ("/render", &demo),
+    ] {
+        let r = s.post(target, "text/plain", body);
+        let code = r.error_code();
+        let message = r.json()["error"]["message"].as_str().unwrap_or_default().to_string();
+        assert!(!r.text().contains("--"), "{target}: {}", r.text());
+        codes.push((code, message));
+    }
+    let has = |code: &str| codes.iter().any(|(c, _)| c == code);
+    assert!(has("bad_option") && has("picture_too_large") && has("over_limit"), "{codes:?}");
+    let (_, too_large) = codes.iter().find(|(c, _)| c == "picture_too_large").unwrap();
+    assert!(too_large.contains("function=NAME") && too_large.contains("scale=1"), "{too_large}");
+    let (_, x_axis) = &codes[1];
+    assert_eq!(x_axis, "x_axis up is not accepted; it takes limit or used");
+}
+
+/// The upload form's errors come back as a page a person reads, worded with the form's labels.
+#[test]
+fn the_forms_errors_are_a_page_with_the_advice() {
+    let (s, _dir) = server(&[], &[]);
+    let small = fixture("find_conflict.py");
+    let (ct, body) = multipart(&[
+        ("dump", Some("find_conflict.py"), &small),
+        ("format", None, b"png"),
+        ("zoom", None, b"64"),
+        ("width", None, b"20000"),
+        ("scale", None, b"4"),
+    ]);
+    let browser = [("Content-Type", ct.as_str()), ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")];
+    let r = s.post_with("/render", &browser, &body);
+    assert_eq!(r.status, 422);
+    assert!(r.header("content-type").unwrap().starts_with("text/html"), "{:?}", r.header("content-type"));
+    let page = r.text();
+    assert!(page.contains("The map could not be drawn") && page.contains("href=\"/\""), "{page}");
+    assert!(page.contains("fill in “Only these functions”") && !page.contains("--"), "{page}");
+    // A script that asks for anything still gets JSON.
+    let r = s.post("/render?format=png&zoom=64&width=20000&scale=4", "text/plain", &small);
+    assert_eq!(r.error_code(), "picture_too_large");
+}

@@ -1,7 +1,7 @@
 //! Two build trees (`build_output/` folders of many cases) compared case by case: what a compiler
 //! change did to every kernel it touched, as one report.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -64,28 +64,6 @@ pub struct Case {
     pub root: Option<PathBuf>,
     pub dump: Option<PathBuf>,
     pub map: Result<MemoryMap, String>,
-}
-
-/// The case folders under `root` (folders holding a `passes_dump/`), by name: their path below
-/// `root` with `/` between parts, sorted. A case folder is not searched further.
-pub fn list_cases(root: &Path) -> Vec<(String, PathBuf)> {
-    crate::tree::case_folders(root).into_iter().map(|dir| (case_name(root, &dir), dir)).collect()
-}
-
-fn case_name(root: &Path, dir: &Path) -> String {
-    let rel = dir.strip_prefix(root).unwrap_or(dir);
-    rel.components()
-        .filter_map(|c| match c {
-            Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// Whether `path` is a tree of cases rather than one case: a folder with case folders below it.
-pub fn is_tree(path: &Path) -> bool {
-    path.is_dir() && !path.join("passes_dump").is_dir() && !list_cases(path).is_empty()
 }
 
 /// Compares two trees' cases, paired by name. `names` are the roots as the report calls them.
@@ -168,7 +146,7 @@ fn moved(cases: &[CaseDiff]) -> Vec<Moved> {
     rows
 }
 
-/// What head has wrong in a space that base had not. The seam for the findings list (#14): when the
+/// What head has wrong in a space that base had not. The seam for the findings list: when the
 /// model carries findings, list here those of head that base lacks; until then, new conflicts.
 pub fn new_findings(s: &super::SpaceDiff) -> Vec<String> {
     let more = s.new_conflicts.saturating_sub(s.old_conflicts);

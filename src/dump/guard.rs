@@ -275,13 +275,21 @@ impl<'t> Scanner<'t> {
             }
             if self.statement_tokens > limits.tokens_per_statement {
                 let what = "tokens in one statement";
-                let err =
-                    Limits::refuse(what, self.statement_tokens, limits.tokens_per_statement, "--max-statement-tokens");
+                let err = Limits::refuse(
+                    what,
+                    self.statement_tokens,
+                    limits.tokens_per_statement,
+                    crate::budget::Limit::StatementTokens,
+                );
                 return Err(placed(text, file, self.statement_start, err));
             }
             if self.tokens > limits.tokens_per_function {
-                let err =
-                    Limits::refuse("tokens in one function", self.tokens, limits.tokens_per_function, "--max-tokens");
+                let err = Limits::refuse(
+                    "tokens in one function",
+                    self.tokens,
+                    limits.tokens_per_function,
+                    crate::budget::Limit::Tokens,
+                );
                 return Err(placed(text, file, i, err));
             }
             match byte {
@@ -594,7 +602,13 @@ mod tests {
         let err = check(&text, "d.py").unwrap_err();
         assert_eq!(err.kind, ErrorKind::OverLimit);
         assert!(err.message.starts_with("d.py:2:1: tokens in one statement"), "{err}");
-        assert!(err.message.contains("--max-statement-tokens"), "{err}");
+        assert!(
+            matches!(
+                err.detail.as_deref(),
+                Some(crate::error::Detail::OverLimit { limit: crate::budget::Limit::StatementTokens, .. })
+            ),
+            "{err}"
+        );
         // Words, strings and comments are one token each, however long.
         check(&format!("x = {0} + '{0}'  # {0}\n", "a".repeat(60_000)), "d.py").unwrap();
     }
@@ -716,7 +730,14 @@ class Q:
         assert!(scan.tokens > 20 * 400, "{}", scan.tokens);
         let one = format!("class P:\n{}", member(0).replace("x = 1\n", "x = 1 + 2 + 3\n"));
         let err = budget::run(budget(), || check(&one, "d.py")).unwrap_err();
-        assert!(err.message.contains("tokens in one function") && err.message.contains("--max-tokens"), "{err}");
+        assert!(err.message.contains("tokens in one function"), "{err}");
+        assert!(
+            matches!(
+                err.detail.as_deref(),
+                Some(crate::error::Detail::OverLimit { limit: crate::budget::Limit::Tokens, .. })
+            ),
+            "{err}"
+        );
     }
 
     /// A program of `n` members, each with a body of a few statements.

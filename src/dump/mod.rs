@@ -1,4 +1,4 @@
-//! Reading pass dumps: finding the file (I1), checking it is text, and walking its syntax tree.
+//! Reading pass dumps: finding the file, checking it is text, and walking its syntax tree.
 
 mod guard;
 mod parse;

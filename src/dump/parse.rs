@@ -1,4 +1,4 @@
-//! Walks a dump's syntax tree and collects the tile bindings of each compute function (I3-I5).
+//! Walks a dump's syntax tree and collects the tile bindings of each compute function.
 //!
 //! Dumps are valid Python, so this uses a real parser rather than patterns: annotations spread over
 //! many lines, wrapped calls and nested blocks all come out the same.
@@ -16,7 +16,7 @@ use crate::budget::Limits;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{MAX_BYTES, Tile};
 
-/// Function types that own tile memory (I4); `Group`, `Orchestration`, `Spmd` and others do not.
+/// Function types that own tile memory; `Group`, `Orchestration`, `Spmd` and others do not.
 const COMPUTE_TYPES: [&str; 3] = ["AIC", "AIV", "InCore"];
 
 /// A compute function as the dump writes it, before alias merging.
@@ -46,7 +46,7 @@ pub(crate) fn worth_spreading(text: &str) -> bool {
 /// Parses `text` and returns every compute function with its tiles (possibly none), in dump order.
 /// `file` names the dump in error messages.
 ///
-/// The dump is parsed a [`Unit`] at a time (a function, or a class header with its first function),
+/// The dump is parsed a `Unit` at a time (a function, or a class header with its first function),
 /// on up to one thread per core, and each unit's tree is dropped once its tiles are taken.
 pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     if text.trim().is_empty() {
@@ -341,7 +341,7 @@ impl<'t> OpenFunction<'t> {
         let span = (self.src_end - self.src_start + 1) as usize;
         if span > limit {
             let what = format!("{file}:{}: lines in function {}", self.src_start, self.name);
-            return Err(Limits::refuse(&what, span, limit, "--max-lines"));
+            return Err(Limits::refuse(&what, span, limit, crate::budget::Limit::Lines));
         }
         Ok(())
     }
@@ -360,7 +360,7 @@ impl<'t> OpenFunction<'t> {
         let limit = crate::budget::limits().tiles_per_function;
         if walk.tiles.len() > limit {
             let what = format!("{file}:{src_start}: tiles in function {name}");
-            return Err(Limits::refuse(&what, walk.tiles.len(), limit, "--max-tiles"));
+            return Err(Limits::refuse(&what, walk.tiles.len(), limit, crate::budget::Limit::Tiles));
         }
         Ok(ParsedFunction { name, ftype, src_start, src_end, tiles: walk.finish() })
     }

@@ -1,4 +1,4 @@
-//! From what the user typed to one dump file (requirement I1).
+//! From what the user typed to one dump file.
 
 use std::path::{Path, PathBuf};
 

@@ -355,8 +355,7 @@ pub const SUMMARY_SIZE: f64 = LABEL;
 /// [`super::plan::Plan::words`]): box sizes, and per line and space the live total and the largest
 /// free range. The page's script formats nothing itself.
 pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> std::collections::BTreeMap<i64, String> {
-    let drawn: Vec<&crate::model::FunctionMap> =
-        map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+    let drawn: Vec<&crate::model::FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
     let mut values: Vec<i64> = crate::par::map_ref(&drawn, |f| function_words(f)).into_iter().flatten().collect();
     values.sort_unstable();
     values.dedup();

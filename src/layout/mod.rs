@@ -1,7 +1,7 @@
 //! The one place that knows geometry: from a memory map and view options to a [`Scene`] in pixels.
 //!
 //! Every number about where things go lives here; back ends only draw the scene. The byte scale is
-//! shared by all lanes of a card (D5): a lane is its span times one px/byte factor wide, in absolute
+//! shared by all lanes of a card: a lane is its span times one px/byte factor wide, in absolute
 //! pixels, so a 512 KiB Mat lane is exactly eight times a 64 KiB Left lane and box widths compare
 //! across spaces.
 
@@ -15,8 +15,7 @@ pub mod text;
 
 pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
 pub use options::{
-    DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH,
-    XAxis, ZOOM, options_markdown, rules_json,
+    DEFAULT_SCALE, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM, rules_json,
 };
 use scene::ShiftDown;
 pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
@@ -86,12 +85,8 @@ impl<'a> Flow<'a> {
     /// asks, each card's lanes filling its `panels` width (see [`plan::Planner::panels`]).
     pub fn new(map: &'a MemoryMap, view: &ViewOptions, panels: &[f64]) -> Flow<'a> {
         let pal = palette(view.theme);
-        let chosen: Vec<(usize, &FunctionMap)> = map
-            .functions
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| view.functions.is_empty() || view.functions.contains(&f.name))
-            .collect();
+        let chosen: Vec<(usize, &FunctionMap)> =
+            map.functions.iter().enumerate().filter(|(_, f)| view.draws(&f.name)).collect();
         // Cards share one width so the page reads as a column; lanes keep their own widths. The
         // header wraps to that width, so the picture is as wide as its cards (it follows `--width`).
         let sized = crate::par::map_ref(&chosen, |(_, f)| {
@@ -155,8 +150,7 @@ impl<'a> Flow<'a> {
 /// lanes, or fewer profile columns, than the widest), so no card has a blank stretch beside a short
 /// row of lanes. A card whose wider lanes would then pass the shared width keeps `view.width`.
 pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
-    let chosen: Vec<&FunctionMap> =
-        map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+    let chosen: Vec<&FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
     if view.scale_mode == ScaleMode::Strict {
         return chosen.iter().map(|_| view.width).collect(); // today's pictures, exactly
     }
@@ -469,7 +463,7 @@ fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
     lane.inset = Some(Inset { badge, frame });
 }
 
-/// Spaces whose small span widens some chosen card to more than three panel widths: D5 grows the
+/// Spaces whose small span widens some chosen card to more than three panel widths: one byte scale grows the
 /// whole factor until the narrowest lane is 72 px, so a 1 KiB Bias lane makes a 512 KiB Mat lane
 /// 36 864 px wide. Naming them tells a user what to hide for a picture that fits a review.
 pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a str> {
@@ -477,7 +471,7 @@ pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a st
     if view.scale_mode == ScaleMode::Insets {
         return out; // small lanes are insets: none widens the map
     }
-    for f in map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)) {
+    for f in map.functions.iter().filter(|f| view.draws(&f.name)) {
         let (spans, _) = scale(f, view);
         let total: f64 = spans.iter().flatten().map(|&sp| sp as f64).sum();
         for (s, sp) in f.spaces.iter().zip(&spans) {
@@ -491,7 +485,7 @@ pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a st
     out
 }
 
-/// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays, as in H3).
+/// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays).
 fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
     let shown: Vec<&str> =
         f.spaces.iter().map(|s| s.space.as_str()).filter(|s| !view.hidden.iter().any(|h| h == s)).collect();
@@ -911,7 +905,7 @@ fn findings_height(map: &MemoryMap) -> f64 {
     rows as f64 * FINDINGS_ROW + 10.0
 }
 
-/// The marks and what they mean (D8), one item each, drawn from their own origin.
+/// The marks and what they mean, one item each, drawn from their own origin.
 fn legend(pal: &Palette) -> Vec<Vec<Shape>> {
     let neutral = space_color("", pal.theme);
     let fill = Some(pal.fill(neutral));

@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
 
-/// The span of each lane (D6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The span of each lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum XAxis {
     /// 0 to the capacity: the fill is the occupancy.
     #[default]
@@ -14,19 +14,8 @@ pub enum XAxis {
     Used,
 }
 
-impl std::str::FromStr for XAxis {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<XAxis> {
-        match s.to_ascii_lowercase().as_str() {
-            "limit" => Ok(XAxis::Limit),
-            "used" => Ok(XAxis::Used),
-            _ => Err(Error::new(ErrorKind::Usage, format!("unknown x axis '{s}'; use limit or used"))),
-        }
-    }
-}
-
-/// Light or dark colours (D7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Light or dark colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Theme {
     #[default]
     /// Light background.
@@ -35,19 +24,8 @@ pub enum Theme {
     Dark,
 }
 
-impl std::str::FromStr for Theme {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Theme> {
-        match s.to_ascii_lowercase().as_str() {
-            "light" => Ok(Theme::Light),
-            "dark" => Ok(Theme::Dark),
-            _ => Err(Error::new(ErrorKind::Usage, format!("unknown theme '{s}'; use light or dark"))),
-        }
-    }
-}
-
 /// How lanes too small for the card's byte scale are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ScaleMode {
     /// One byte scale for every lane that can hold it; a lane that would be narrower than
     /// `RULES.min_lane_px` at that scale is an inset at its own factor, marked as such.
@@ -56,17 +34,6 @@ pub enum ScaleMode {
     /// One byte scale for every lane: the whole factor grows until the narrowest lane is
     /// `RULES.min_lane_px` wide (the reference tool's rule; a 1 KiB lane can make the map very wide).
     Strict,
-}
-
-impl std::str::FromStr for ScaleMode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<ScaleMode> {
-        match s.to_ascii_lowercase().as_str() {
-            "insets" => Ok(ScaleMode::Insets),
-            "strict" => Ok(ScaleMode::Strict),
-            _ => Err(Error::new(ErrorKind::Usage, format!("unknown scale mode '{s}'; use insets or strict"))),
-        }
-    }
 }
 
 /// How to draw a map; the defaults give the picture a user expects.
@@ -162,6 +129,14 @@ impl Range {
         v.is_finite() && (self.min..=self.max).contains(&v)
     }
 
+    /// `v` if accepted, else the error for option `option` (the option table's key).
+    pub fn check(&self, option: &'static str, v: f64) -> Result<f64> {
+        if !self.contains(v) {
+            return Err(Error::bad_value(option, &v.to_string(), format!("a number in {}", self.text())));
+        }
+        Ok(v)
+    }
+
     /// `0.2..64`, as messages and tables write it.
     pub fn text(&self) -> String {
         format!("{}..{}", self.min, self.max)
@@ -176,178 +151,6 @@ pub const WIDTH: Range = Range { min: 200.0, max: 20_000.0 };
 pub const SCALE: Range = Range { min: 1.0, max: 4.0 };
 /// The PNG's device pixel ratio when none is asked for: crisp in reviews.
 pub const DEFAULT_SCALE: f64 = 2.0;
-
-/// How an option's value is read.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum OptionKind {
-    /// One of these words.
-    Choice(&'static [&'static str]),
-    /// A number in this range.
-    Number(Range),
-    /// Names, repeatable or comma-separated, as the value's placeholder says.
-    List(&'static str),
-    /// Free text, checked by its own parser, as the placeholder says.
-    Text(&'static str),
-}
-
-/// One option of the command line and the HTTP service: the one description that `main.rs` (clap),
-/// `server/params.rs`, the upload page and the README's table follow (a test holds each to it).
-#[derive(Debug, Clone, Copy)]
-pub struct OptionSpec {
-    /// The query parameter and form field.
-    pub http: &'static str,
-    /// The command line's long flag (without `--`); `None` where the CLI has no such option.
-    pub cli: Option<&'static str>,
-    /// How the value is read.
-    pub kind: OptionKind,
-    /// The value used when the option is absent, as text.
-    pub default: &'static str,
-    /// What it does, in one line.
-    pub help: &'static str,
-    /// May be given more than once.
-    pub repeatable: bool,
-}
-
-impl OptionSpec {
-    /// The values it takes, as tables write them: `limit\|used`, `0.2..64`, `SPACE`.
-    pub fn values(&self) -> String {
-        match self.kind {
-            OptionKind::Choice(words) => words.join("|"),
-            OptionKind::Number(r) => r.text(),
-            OptionKind::List(what) | OptionKind::Text(what) => what.into(),
-        }
-    }
-}
-
-/// The output format (`format` over HTTP, `-f` on the command line; see [`crate::render::FORMATS`]).
-pub const FORMAT: OptionSpec = OptionSpec {
-    http: "format",
-    cli: Some("format"),
-    kind: OptionKind::Text("FORMAT"),
-    default: "html (CLI), svg (POST /render)",
-    help: "output format (see the formats below); the CLI also takes it from the extension of -o",
-    repeatable: false,
-};
-/// The chip whose capacities scale the lanes.
-pub const BACKEND: OptionSpec = OptionSpec {
-    http: "backend",
-    cli: Some("backend"),
-    kind: OptionKind::Text("NAME"),
-    default: "detected, else Ascend910B (assumed)",
-    help: "backend whose capacities scale the lanes: Ascend910B, Ascend950, or a --soc file's name",
-    repeatable: false,
-};
-/// What a lane spans.
-pub const X_AXIS: OptionSpec = OptionSpec {
-    http: "x_axis",
-    cli: Some("x-axis"),
-    kind: OptionKind::Choice(&["limit", "used"]),
-    default: "limit",
-    help: "lane span: 0 to the capacity (limit) or to the high-water mark (used)",
-    repeatable: false,
-};
-/// The zoom.
-pub const ZOOM_OPTION: OptionSpec = OptionSpec {
-    http: "zoom",
-    cli: Some("zoom"),
-    kind: OptionKind::Number(ZOOM),
-    default: "1",
-    help: "multiplies the byte scale",
-    repeatable: false,
-};
-/// Spaces left out.
-pub const HIDE: OptionSpec = OptionSpec {
-    http: "hide",
-    cli: Some("hide"),
-    kind: OptionKind::List("SPACE"),
-    default: "",
-    help: "a memory space not to draw (the last one of a card stays)",
-    repeatable: true,
-};
-/// Functions drawn.
-pub const FUNCTION: OptionSpec = OptionSpec {
-    http: "function",
-    cli: Some("function"),
-    kind: OptionKind::List("NAME"),
-    default: "",
-    help: "draw only this function",
-    repeatable: true,
-};
-/// The colours.
-pub const THEME: OptionSpec = OptionSpec {
-    http: "theme",
-    cli: Some("theme"),
-    kind: OptionKind::Choice(&["light", "dark"]),
-    default: "light",
-    help: "colours",
-    repeatable: false,
-};
-/// How lanes too small for the card's byte scale are drawn.
-pub const SCALE_MODE: OptionSpec = OptionSpec {
-    http: "scale_mode",
-    cli: Some("scale-mode"),
-    kind: OptionKind::Choice(&["insets", "strict"]),
-    default: "insets",
-    help: "a lane too small for the card's byte scale: insets (drawn apart at its own scale, marked) or strict (one scale for all; the map grows until the smallest lane is 72 px)",
-    repeatable: false,
-};
-/// The PNG's pixel ratio.
-pub const SCALE_OPTION: OptionSpec = OptionSpec {
-    http: "scale",
-    cli: Some("scale"),
-    kind: OptionKind::Number(SCALE),
-    default: "2",
-    help: "PNG device pixel ratio",
-    repeatable: false,
-};
-/// The width at zoom 1.
-pub const WIDTH_OPTION: OptionSpec = OptionSpec {
-    http: "width",
-    cli: Some("width"),
-    kind: OptionKind::Number(WIDTH),
-    default: "1180",
-    help: "width in px the lanes fill at zoom 1",
-    repeatable: false,
-};
-/// Fit questions.
-pub const FIT: OptionSpec = OptionSpec {
-    http: "fit",
-    cli: Some("fit"),
-    kind: OptionKind::Text("SPACE=BYTES[@LINE-LINE]"),
-    default: "",
-    help: "would a buffer this big fit, and where? e.g. Vec=32KB@120-180 (KB, MB: 1024-based)",
-    repeatable: true,
-};
-/// The dump's file name (HTTP only: the CLI knows its file).
-pub const NAME: OptionSpec = OptionSpec {
-    http: "name",
-    cli: None,
-    kind: OptionKind::Text("FILE"),
-    default: "the upload's file name, else dump.py",
-    help: "the dump's file name, shown in the map and used for its pass name",
-    repeatable: false,
-};
-
-/// Every option, in the order tables list them.
-pub const OPTIONS: &[OptionSpec] =
-    &[FORMAT, BACKEND, X_AXIS, ZOOM_OPTION, HIDE, FUNCTION, THEME, SCALE_MODE, SCALE_OPTION, WIDTH_OPTION, FIT, NAME];
-
-/// The README's option table, made from [`OPTIONS`] (a test checks the README holds exactly this).
-pub fn options_markdown() -> String {
-    let mut out = String::from("| HTTP | CLI | values | default | what |\n| --- | --- | --- | --- | --- |\n");
-    for o in OPTIONS {
-        let cli = o.cli.map_or("—".to_string(), |c| format!("`--{c}`"));
-        let more = if o.repeatable { " (repeatable)" } else { "" };
-        out.push_str(&format!(
-            "| `{}` | {cli} | `{}` | {} | {}{more} |\n",
-            o.http,
-            o.values().replace('|', "\\|"),
-            if o.default.is_empty() { "—" } else { o.default },
-            o.help
-        ));
-    }
-    out
-}
 
 /// The rules of this build.
 pub const RULES: Rules = Rules {
@@ -381,14 +184,15 @@ pub fn rules_json() -> String {
 }
 
 impl ViewOptions {
+    /// Whether this view draws the function `name` (see [`crate::model::is_chosen`]).
+    pub fn draws(&self, name: &str) -> bool {
+        crate::model::is_chosen(&self.functions, name)
+    }
+
     /// Checks the numbers, and that named spaces and functions exist in `map`.
     pub fn validate(&self, map: &crate::model::MemoryMap) -> Result<()> {
-        if !ZOOM.contains(self.zoom) {
-            return Err(usage(format!("zoom {} is outside {}", self.zoom, ZOOM.text())));
-        }
-        if !WIDTH.contains(self.width) {
-            return Err(usage(format!("width {} px is outside {}", self.width, WIDTH.text())));
-        }
+        ZOOM.check("zoom", self.zoom)?;
+        WIDTH.check("width", self.width)?;
         let mut spaces: Vec<&str> =
             map.functions.iter().flat_map(|f| f.spaces.iter().map(|s| s.space.as_str())).collect();
         spaces.sort_by_key(|s| crate::model::space_rank(s));

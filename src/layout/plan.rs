@@ -103,7 +103,7 @@ pub struct CardPlan {
     pub lanes: Vec<LanePlan>,
     /// The px/byte factor at zoom 1, by axis (`0` limit, `1` used), then by the set of visible lanes
     /// (bit `i` is `lanes[i]`; entry 0, no lane, is unused). Hiding gives width back to the others
-    /// at one scale (D5), and this table is that rule's every answer, so no drawer recomputes it.
+    /// at one scale, and this table is that rule's every answer, so no drawer recomputes it.
     pub factors: [Vec<f64>; 2],
     /// Whether a lane narrower than the minimum at its card's factor is drawn as an inset at its own
     /// factor ([`is_inset`], [`inset_factor`]); false under `--scale-mode strict`, where the factors
@@ -166,7 +166,7 @@ pub struct BoxPlan {
     pub conflict: bool,
     /// What the label rule chooses from.
     pub label: LabelPlan,
-    /// Tooltip lines (H7) under the name (the label's `name`).
+    /// Tooltip lines under the name (the label's `name`).
     pub tip: Vec<String>,
     /// Marks inside the box: the idle stretch, use ticks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -370,7 +370,7 @@ pub fn span(space: &SpaceUsage, axis: XAxis) -> i64 {
     .max(1)
 }
 
-/// The px/byte factor of a card (D5): fill `width` with the sum of spans, grow until the narrowest
+/// The px/byte factor of a card: fill `width` with the sum of spans, grow until the narrowest
 /// lane reaches the minimum, then apply the zoom.
 pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
     let total: i64 = spans.iter().sum();
@@ -440,7 +440,7 @@ fn factors(f: &FunctionMap, width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
     [table(XAxis::Limit), table(XAxis::Used)]
 }
 
-/// The bit set of the lanes `view` shows (never none: the last one stays, H3).
+/// The bit set of the lanes `view` shows (never none: the last one stays).
 pub fn visible_mask(f: &FunctionMap, view: &ViewOptions) -> usize {
     let mask = f
         .spaces
@@ -487,12 +487,7 @@ impl<'a> Planner<'a> {
     /// The planner of the cards of `map` drawn as `view` asks.
     pub fn new(map: &'a crate::model::MemoryMap, view: &ViewOptions) -> Planner<'a> {
         // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
-        let jobs = map
-            .functions
-            .iter()
-            .filter(|f| view.functions.is_empty() || view.functions.contains(&f.name))
-            .zip(super::panel_widths(map, view))
-            .collect();
+        let jobs = map.functions.iter().filter(|f| view.draws(&f.name)).zip(super::panel_widths(map, view)).collect();
         Planner { jobs, view: view.clone() }
     }
 
@@ -660,7 +655,7 @@ fn key_entry(b: &Block) -> String {
     format!("{}{aliases} · {} · [{}, {}) · L{}–L{}", t.name, fmt_bytes(t.size), t.offset, t.stop(), t.start, t.end)
 }
 
-/// The tooltip (H7) under the name: space, shape and dtype, op, base, size, address range, lines,
+/// The tooltip under the name: space, shape and dtype, op, base, size, address range, lines,
 /// aliases, marks.
 fn tooltip(b: &Block) -> Vec<String> {
     let t = &b.tile;
@@ -705,7 +700,7 @@ pub fn pill(s: &SpaceUsage) -> Pill {
     let (pct, level) = if !s.described {
         (String::new(), "unknown")
     } else if s.limit > 0 {
-        let occupancy = s.hwm as f64 / s.limit as f64;
+        let occupancy = s.occupancy();
         let level = if occupancy >= RULES.occupancy_crit {
             "crit"
         } else if occupancy >= RULES.occupancy_warn {

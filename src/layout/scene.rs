@@ -111,7 +111,7 @@ pub struct Card {
     pub function: String,
     /// Index of the function in the memory map.
     pub index: usize,
-    /// The one byte scale of every lane of this card (D5).
+    /// The one byte scale of every lane of this card.
     pub px_per_byte: f64,
     /// Bounds of the card.
     pub frame: Rect,
@@ -204,7 +204,7 @@ pub struct BlockShape {
     pub marks: Vec<Shape>,
     /// Its label texts, as the label rule fitted them.
     pub label: Vec<Text>,
-    /// Tooltip lines (H7).
+    /// Tooltip lines.
     pub tooltip: Vec<String>,
 }
 

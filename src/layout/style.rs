@@ -25,7 +25,7 @@ impl Color {
     }
 }
 
-/// Occupancy levels of a pill (D1).
+/// Occupancy levels of a pill.
 pub const GOOD: Color = Color::hex(0x0ca30c);
 /// A pill between the warning and critical occupancies.
 pub const WARNING: Color = Color::hex(0xfab219);

@@ -3,7 +3,7 @@
 //! Everything a reader needs without scripts (header, one card per function with its pills and its
 //! static SVG, the closed cards' inside `<noscript>`) is plain HTML. The map data and the plan ride
 //! along as gzipped JSON (base64), the layout rules as JSON, so the script can rebuild each card as
-//! an interactive view when it is opened; nothing is fetched (H9).
+//! an interactive view when it is opened; nothing is fetched.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -61,7 +61,7 @@ pub struct CardView {
     pub notes: Vec<String>,
 }
 
-/// Makes the [`CardView`]s of a range of `map.functions` (see [`write`]).
+/// Makes the [`CardView`]s of a range of `map.functions` (see [`write()`]).
 pub type StaticCards<'a> = dyn Fn(Range<usize>) -> Vec<CardView> + Sync + 'a;
 
 /// Cards drawn and written at a time: the page of a whole model's dump is never held whole.
@@ -69,7 +69,7 @@ const CARDS_AT_ONCE: usize = 32;
 
 /// [`render`] into `out`, as it is made: the head with the packed data (`plan` is the [`Plan`], or a
 /// [`crate::layout::plan::PlanStream`] that writes the same), then the body a few cards at a time,
-/// each batch's static pictures drawn by `static_cards` (see [`draw_ahead`]) and dropped once
+/// each batch's static pictures drawn by `static_cards` (see `draw_ahead`) and dropped once
 /// written. Stops past the run's deadline (see [`crate::budget`]); a write error is an
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) error.
 pub fn write(
@@ -272,7 +272,7 @@ fn payload_attrs(id: &'static str) -> [(&'static str, Attr<'static>); 2] {
 }
 
 /// The body: header, overview table, one card per function, a batch of `batches` at a time, each
-/// batch's pictures from `drawn` (see [`draw_ahead`]) or, without it, drawn here. A panic while
+/// batch's pictures from `drawn` (see `draw_ahead`) or, without it, drawn here. A panic while
 /// drawing ahead goes on here, as one on this thread would.
 fn write_body(
     mut x: Xml,

@@ -157,7 +157,7 @@ mod readme {
     #[test]
     fn readme_tables_follow_the_tables_in_code() {
         let mut text = std::fs::read_to_string(README).expect("README.md");
-        let tables = [("options", crate::layout::options_markdown()), ("formats", super::formats_markdown())];
+        let tables = [("options", crate::option_table::options_markdown()), ("formats", super::formats_markdown())];
         for (name, made) in &tables {
             let (start, end) = block(&text, name).unwrap_or_else(|| panic!("README has no {name} block"));
             if std::env::var_os("UPDATE_README").is_some() {

@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use resvg::{tiny_skia, usvg};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, Result};
 use crate::layout::text::FONT;
 
 /// The most pixels one PNG may have (about 256 MiB of RGBA): past it the picture is refused before
@@ -24,20 +24,27 @@ pub struct Metadata<'a> {
 
 /// Rasterizes `svg` at `scale` device pixels per px and encodes it as PNG.
 pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
+    crate::layout::SCALE.check("scale", scale)?;
     let tree = parse(svg)?;
     crate::budget::checkpoint()?;
     let size = tree.size();
     let (w, h) = ((size.width() as f64 * scale).ceil() as u64, (size.height() as f64 * scale).ceil() as u64);
     if w * h > MAX_PIXELS || w == 0 || h == 0 {
-        return Err(Error::new(
+        // What would make it smaller depends on the view; the caller that knows it adds the advice.
+        return Err(Error::with_detail(
             ErrorKind::TooLarge,
             format!(
-                "the picture would be {w} x {h} px ({:.0} Mpx), over the {} Mpx limit; draw one function per file \
-                 (--split), pick functions (--function NAME), or use --scale 1 or --x-axis used (over HTTP: \
-                 function=NAME, scale=1, x_axis=used)",
+                "the picture would be {w} x {h} px ({:.0} Mpx), over the {:.0} Mpx limit",
                 (w * h) as f64 / 1e6,
-                MAX_PIXELS / 1_000_000
+                MAX_PIXELS as f64 / 1e6
             ),
+            Detail::PictureTooLarge {
+                width: w,
+                height: h,
+                max_pixels: MAX_PIXELS,
+                widening: Vec::new(),
+                advice: Vec::new(),
+            },
         ));
     }
     let pixmap = rasterize(&tree, w as u32, h as u32, scale as f32)?;

@@ -36,7 +36,7 @@ fn header(map: &MemoryMap, out: &mut String) {
 
 /// Occupancy in percent of the capacity (the limit).
 pub fn occupancy(s: &SpaceUsage) -> f64 {
-    if s.limit > 0 { s.hwm as f64 / s.limit as f64 * 100.0 } else { 0.0 }
+    s.occupancy() * 100.0
 }
 
 /// The fullest space of `f`, as a percentage.

@@ -12,6 +12,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 
 use crate::error::{Error, ErrorKind};
+use crate::option_table::{Shell, describe};
 
 /// Keeps a client-supplied string short enough to quote in a message.
 pub(super) fn clip(s: &str) -> String {
@@ -31,11 +32,14 @@ pub struct ApiError {
     pub message: String,
     /// For 405: the methods the route does take.
     pub allow: Option<&'static str>,
+    /// The library's error this one came from, for a page that words it for a person (the upload
+    /// form's error page).
+    pub cause: Option<Box<Error>>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), allow: None }
+        ApiError { status, code, message: message.into(), allow: None, cause: None }
     }
 
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
@@ -127,7 +131,7 @@ impl ApiError {
     }
 }
 
-/// The library's error kinds: a dump that cannot be read is the client's to fix (400, with line:col
+/// The library's error kinds, worded for HTTP (parameters, not flags): a dump that cannot be read is the client's to fix (400, with line:col
 /// in the message); a readable dump with nothing to draw is 422. A picture too large to rasterize is
 /// 422 `picture_too_large`, not 413: the request was fine and a smaller body would not help, while
 /// 413 (`too_large`) always means "your upload is over the limit".
@@ -143,7 +147,8 @@ impl From<Error> for ApiError {
             ErrorKind::Cancelled => (StatusCode::GATEWAY_TIMEOUT, "render_timeout"),
             ErrorKind::Io => return ApiError::internal(err.message),
         };
-        ApiError::new(status, code, err.message)
+        let message = describe(&err, Shell::Http);
+        ApiError { cause: Some(Box::new(err)), ..ApiError::new(status, code, message) }
     }
 }
 

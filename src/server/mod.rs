@@ -23,6 +23,8 @@ mod routes;
 mod store;
 mod wire;
 
+/// A request's options, read from its query string and form fields by the option table.
+pub use params::Params;
 pub use store::{FsStore, MapStore};
 
 use std::io::{self, Write};

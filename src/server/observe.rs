@@ -46,15 +46,16 @@ pub async fn observe(
     Ok(res)
 }
 
-/// Replaces a non-JSON error body (one actix produced itself) with the service's JSON shape,
-/// keeping the status and an `Allow` header.
+/// Replaces a non-JSON error body (one actix produced itself, always plain text) with the
+/// service's JSON shape, keeping the status and an `Allow` header. The upload form's error page
+/// (HTML, see `page::error_response`) is the service's own and stays.
 fn json_errors(res: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
-    let is_json = res
+    let ours = res
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if res.status().as_u16() < 400 || is_json {
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/html"));
+    if res.status().as_u16() < 400 || ours {
         return res;
     }
     let (req, old) = res.into_parts();

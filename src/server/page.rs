@@ -4,7 +4,7 @@
 //! browser and behind any content policy. Like every page of the crate it is written with the typed
 //! writer of `render::xml`, so no later edit can put unescaped text on it.
 
-use crate::layout::{OPTIONS, OptionKind, options};
+use crate::option_table::{self as table, OPTIONS, OptionKind};
 use crate::render::xml::{Value, Xml};
 use crate::render::{FORMATS, Format};
 
@@ -44,8 +44,13 @@ fn options_text() -> String {
 const STYLE: &str = "\
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1f2328; background: #fff; }
 @media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; } code, pre { background: #161b22; } }
-form { display: grid; gap: .75rem; padding: 1rem; border: 1px solid #8884; border-radius: 8px; }
-label { display: grid; gap: .25rem; }
+form { display: grid; grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr)); gap: .75rem 1.25rem; padding: 1rem; border: 1px solid #8884; border-radius: 8px; }
+label { display: grid; gap: .2rem; align-content: start; font-weight: 600; min-width: 0; }
+label.wide, form > button { grid-column: 1 / -1; }
+label small { font-weight: normal; opacity: .75; }
+input, select { font: inherit; padding: .25rem; width: 100%; box-sizing: border-box; min-width: 0; }
+input[type=file] { width: auto; }
+.error { border-left: 4px solid #cf222e; padding: .5rem 1rem; background: #cf222e14; }
 button { justify-self: start; padding: .4rem 1.2rem; font: inherit; }
 code, pre { background: #f6f8fa; border-radius: 4px; padding: .1rem .3rem; }
 pre { padding: .6rem; overflow-x: auto; }
@@ -99,42 +104,52 @@ pub fn index(max_body: usize) -> String {
 }
 
 /// The upload form, posted as multipart to `/render`: the file, then one field per option of the
-/// option table (a choice is a menu, a number an input with the table's range, the rest text).
+/// option table, labelled with its short label and its help beneath. A choice is a menu with the
+/// default chosen, a number an input holding its default within the table's range, the rest text.
 /// Left empty, a field is the option's default.
 fn form(x: &mut Xml) {
     x.open(
         "form",
         &[("method", "post".into()), ("action", "/render".into()), ("enctype", "multipart/form-data".into())],
     );
-    x.open("label", &[]);
-    x.text("Dump file (.py, or .py.gz) ");
+    x.open("label", &[("class", "wide".into())]);
+    x.text("Pass dump (.py, or .py.gz)");
     x.leaf("input", &[("type", "file".into()), ("name", "dump".into()), ("required", "".into())]);
     x.close();
     for o in OPTIONS {
-        if o.http == options::FORMAT.http {
+        x.open("label", &[]);
+        x.text(o.label);
+        if o.http == table::FORMAT.http {
             let formats: Vec<(&str, String)> =
                 FORMATS.iter().map(|f| (f.extension, format!("{} ({})", f.extension.to_uppercase(), f.what))).collect();
             let formats: Vec<(&str, &str)> = formats.iter().map(|(v, l)| (*v, l.as_str())).collect();
-            select(x, o.help, o.http, &formats, Format::HTTP_DEFAULT.extension());
+            select(x, o.http, &formats, Format::HTTP_DEFAULT.extension());
+            x.element(
+                "small",
+                &[],
+                "A PNG draws every function of the dump in one picture; for a dump of many functions name one below.",
+            );
+            x.close();
             continue;
         }
-        if o.http == options::BACKEND.http {
+        if o.http == table::BACKEND.http {
             let backends = [
-                ("", "from the dump (a space only Ascend950 has picks it; else Ascend910B, marked assumed)"),
+                ("", "From the dump (a space only Ascend950 has picks it; else Ascend910B, marked assumed)"),
                 ("Ascend910B", "Ascend910B (a2a3)"),
                 ("Ascend950", "Ascend950 (a5)"),
             ];
-            select(x, o.help, o.http, &backends, "");
+            select(x, o.http, &backends, "");
+            x.element("small", &[], "the chip whose capacities scale the lanes");
+            x.close();
             continue;
         }
         match o.kind {
             OptionKind::Choice(words) => {
-                let choices: Vec<(&str, &str)> = words.iter().map(|w| (*w, *w)).collect();
-                select(x, o.help, o.http, &choices, o.default);
+                let words = words();
+                let choices: Vec<(&str, &str)> = words.iter().map(|w| (w.as_str(), w.as_str())).collect();
+                select(x, o.http, &choices, o.default);
             }
             OptionKind::Number(range) => {
-                x.open("label", &[]);
-                x.text(&format!("{} ({}) ", o.help, range.text()));
                 x.leaf(
                     "input",
                     &[
@@ -143,28 +158,30 @@ fn form(x: &mut Xml) {
                         ("min", range.min.into()),
                         ("max", range.max.into()),
                         ("step", "any".into()),
-                        ("placeholder", o.default.into()),
+                        ("value", o.default.into()),
                     ],
                 );
-                x.close();
             }
-            OptionKind::List(_) | OptionKind::Text(_) => {
-                x.open("label", &[]);
-                let more = if o.repeatable { " (several: comma-separated)" } else { "" };
-                x.text(&format!("{}{more} ", o.help));
-                x.leaf("input", &[("type", "text".into()), ("name", o.http.into()), ("placeholder", o.default.into())]);
-                x.close();
+            OptionKind::List(what) | OptionKind::Text(what) => {
+                let placeholder = if o.repeatable { format!("{what}, {what}, ...") } else { what.to_string() };
+                x.leaf(
+                    "input",
+                    &[("type", "text".into()), ("name", o.http.into()), ("placeholder", placeholder.as_str().into())],
+                );
             }
         }
+        let range = match o.kind {
+            OptionKind::Number(r) => format!(" ({})", r.text()),
+            _ => String::new(),
+        };
+        x.element("small", &[], &format!("{}{range}", o.help));
+        x.close();
     }
     x.element("button", &[("type", "submit".into())], "Draw the map");
     x.close();
 }
 
-fn select(x: &mut Xml, label: &str, name: &str, options: &[(&str, &str)], chosen: &str) {
-    x.open("label", &[]);
-    x.text(label);
-    x.text(" ");
+fn select(x: &mut Xml, name: &str, options: &[(&str, &str)], chosen: &str) {
     x.open("select", &[("name", name.into())]);
     for (value, text) in options {
         let mut attrs: Vec<(&'static str, Value)> = vec![("value", (*value).into())];
@@ -174,7 +191,67 @@ fn select(x: &mut Xml, label: &str, name: &str, options: &[(&str, &str)], chosen
         x.element("option", &attrs, text);
     }
     x.close();
+}
+
+/// Whether a request came from a person's browser (the upload form) rather than a script: browsers
+/// ask for HTML first when they navigate, scripts take any type or name the one they want.
+pub fn from_browser(req: &actix_web::HttpRequest) -> bool {
+    req.headers()
+        .get(actix_web::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.split(',').next().is_some_and(|first| first.trim().starts_with("text/html")))
+}
+
+/// [`error_page`] as the answer, with the error's status.
+pub fn error_response(err: &super::errors::ApiError) -> actix_web::HttpResponse {
+    let message = err.cause.as_deref().map_or_else(|| err.message.clone(), |e| table::describe(e, table::Shell::Form));
+    actix_web::HttpResponse::build(err.status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .insert_header((
+            actix_web::http::header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'unsafe-inline'",
+        ))
+        .body(error_page(err.status.as_u16(), err.code, &message))
+}
+
+/// An error of the upload form as a page a person can read: what went wrong with the advice
+/// (worded for the form's fields), the error's code, and the way back to the form.
+pub fn error_page(status: u16, code: &str, message: &str) -> String {
+    let title = "The map could not be drawn";
+    let mut x = Xml::html();
+    x.open("html", &[("lang", "en".into())]);
+    x.open("head", &[]);
+    x.leaf("meta", &[("charset", "utf-8".into())]);
+    x.leaf("meta", &[("name", "viewport".into()), ("content", "width=device-width, initial-scale=1".into())]);
+    x.element("title", &[], title);
+    x.raw_text("style", &[], STYLE);
     x.close();
+    x.open("body", &[]);
+    x.element("h1", &[], title);
+    x.open("div", &[("class", "error".into())]);
+    x.element("p", &[], &sentence(message));
+    x.close();
+    x.open("p", &[]);
+    x.text("Change the form as it says, then draw again: ");
+    x.element("a", &[("href", "/".into())], "back to the form");
+    x.text(".");
+    x.close();
+    x.open("p", &[]);
+    x.element("small", &[], &format!("HTTP {status}, error code {code}"));
+    x.close();
+    x.finish().into_string()
+}
+
+/// A message as a sentence: capital first letter, full stop at the end.
+fn sentence(message: &str) -> String {
+    let mut chars = message.chars();
+    let mut out: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+    out.push_str(chars.as_str());
+    if !out.ends_with(['.', '?', '!']) {
+        out.push('.');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -193,8 +270,19 @@ mod tests {
         }
         assert!(page.contains("name=\"scale\" min=\"1\" max=\"4\""));
         assert!(page.contains("zoom=0.2..64"));
+        assert!(page.contains("name=\"zoom\" min=\"0.2\" max=\"64\" step=\"any\" value=\"1\""), "defaults pre-set");
+        // The form speaks to a person: its labels and hints name no command-line flag.
+        let form = &page[page.find("<form").unwrap()..page.find("</form>").unwrap()];
+        assert!(!form.contains("--"), "{form}");
         assert!(page.contains("<select name=\"backend\">") && page.contains("<option value=\"Ascend950\">"));
         assert!(page.contains("<input type=\"file\" name=\"dump\" required=\"\"/>"));
         assert!(page.contains("Bodies up to 1024 bytes"));
+    }
+
+    #[test]
+    fn an_error_page_says_what_to_do() {
+        let page = error_page(422, "picture_too_large", "the picture is too large; try function=NAME <b>");
+        assert!(page.contains("The picture is too large; try function=NAME &lt;b&gt;."));
+        assert!(page.contains("href=\"/\"") && page.contains("picture_too_large"));
     }
 }

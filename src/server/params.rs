@@ -8,70 +8,24 @@
 use actix_web::web;
 use serde::Serialize;
 
+use crate::Format;
 use crate::backend;
-use crate::layout::{OPTIONS, Range, SCALE, ScaleMode, Theme, WIDTH, XAxis, ZOOM};
-use crate::{Format, RenderOptions, ViewOptions};
+use crate::option_table::{OPTIONS, OptionSpec};
 
 use super::errors::{ApiError, clip};
 
+/// Everything a request can say about how to draw, already checked: the option table's
+/// [`crate::option_table::Chosen`], which the command line fills in too.
+pub use crate::option_table::Chosen as Params;
+
 /// Names accepted in a query string or as form fields: those of the option table
-/// ([`crate::layout::OPTIONS`]), and the CLI's spelling where it differs (`x-axis`, `scale-mode`).
-/// Anything else is a 400, so a misspelt option is reported instead of silently ignored.
+/// ([`crate::option_table::OPTIONS`]), and the CLI's spelling where it differs (`x-axis`,
+/// `scale-mode`). Anything else is a 400, so a misspelt option is reported instead of silently
+/// ignored.
 pub fn known() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = OPTIONS.iter().map(|o| o.http).collect();
     names.extend(OPTIONS.iter().filter_map(|o| o.cli.filter(|c| *c != o.http)));
     names
-}
-
-/// The option table's name of `name`, given in either spelling.
-fn canonical(name: &str) -> Option<&'static str> {
-    OPTIONS.iter().find(|o| o.http == name || o.cli == Some(name)).map(|o| o.http)
-}
-
-/// At most this many names in `hide` or `function`: a dump has a handful of spaces and functions.
-const MAX_LIST: usize = 256;
-/// Longest accepted `name`.
-const MAX_NAME: usize = 200;
-
-/// Everything a request can say about how to draw, already checked.
-#[derive(Debug, Clone)]
-pub struct Params {
-    pub format: Option<Format>,
-    /// Canonical backend name (`Ascend910B`), whatever case the client used.
-    pub backend: Option<String>,
-    pub x_axis: XAxis,
-    pub zoom: f64,
-    pub hidden: Vec<String>,
-    pub functions: Vec<String>,
-    pub theme: Theme,
-    pub scale: f64,
-    pub width: f64,
-    /// The dump's file name, shown in the picture and used to name the pass.
-    pub name: Option<String>,
-    /// `--fit` questions as given (`Vec=32KB@10-40`), repeatable.
-    pub fits: Vec<String>,
-    /// Small lanes as insets (default) or one strict byte scale.
-    pub scale_mode: ScaleMode,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        let view = ViewOptions::default();
-        Params {
-            format: None,
-            backend: None,
-            x_axis: view.x_axis,
-            zoom: view.zoom,
-            hidden: Vec::new(),
-            functions: Vec::new(),
-            theme: view.theme,
-            scale: RenderOptions::default().scale,
-            width: view.width,
-            name: None,
-            fits: Vec::new(),
-            scale_mode: view.scale_mode,
-        }
-    }
 }
 
 /// Splits a query string into (key, value) pairs, percent-decoded, repeated keys kept.
@@ -82,81 +36,41 @@ pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, ApiError> {
 }
 
 impl Params {
-    /// Reads and checks `pairs`. A single-valued option given twice is an error (which one did the
-    /// client mean?); `hide` and `function` may repeat and may hold comma-separated lists.
+    /// Reads and checks `pairs`, each through its row of the option table. A single-valued option
+    /// given twice is an error (which one did the client mean?); `hide`, `function` and `fit` may
+    /// repeat, and `hide` and `function` may hold comma-separated lists. The service draws with
+    /// the built-in backends only.
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Params, ApiError> {
         let mut p = Params::default();
         let mut seen: Vec<&str> = Vec::new();
-        let known = known();
         for (key, value) in pairs {
-            let key = key.as_str();
-            let Some(&name) = known.iter().find(|k| **k == key) else {
-                return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), known.join(", "))));
+            let Some(option) = OptionSpec::find(key) else {
+                return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), known().join(", "))));
             };
-            let canonical = canonical(name).unwrap_or(name);
             let value = value.trim();
             // A form sends its empty fields too: an empty value is the option left at its default.
             if value.is_empty() {
                 continue;
             }
-            let repeatable = OPTIONS.iter().any(|o| o.http == canonical && o.repeatable);
-            if !repeatable {
-                if seen.contains(&canonical) {
-                    return Err(bad(format!("option '{canonical}' is given more than once")));
+            if !option.repeatable {
+                if seen.contains(&option.http) {
+                    return Err(bad(format!("option '{}' is given more than once", option.http)));
                 }
-                seen.push(canonical);
+                seen.push(option.http);
             }
-            match canonical {
-                "format" => p.format = Some(value.parse::<Format>()?),
-                // Empty is the upload form's "from the dump": detected or inferred, as if not given.
-                "backend" if value.is_empty() => p.backend = None,
-                "backend" => p.backend = Some(backend::by_name(value)?.name),
-                "x_axis" => p.x_axis = value.parse::<XAxis>()?,
-                "theme" => p.theme = value.parse::<Theme>()?,
-                "scale_mode" => p.scale_mode = value.parse::<ScaleMode>()?,
-                "zoom" => p.zoom = number("zoom", value, ZOOM)?,
-                "width" => p.width = number("width", value, WIDTH)?,
-                "scale" => p.scale = number("scale", value, SCALE)?,
-                "hide" => push_list(&mut p.hidden, "hide", value)?,
-                "function" => push_list(&mut p.functions, "function", value)?,
-                "name" => p.name = Some(check_name(value)?),
-                "fit" => {
-                    value.parse::<crate::analyze::FitQuery>()?;
-                    if p.fits.len() >= MAX_LIST {
-                        return Err(bad(format!("at most {MAX_LIST} fit questions")));
-                    }
-                    p.fits.push(value.to_string());
-                }
-                _ => unreachable_option(canonical)?,
-            }
+            option.apply(&mut p, value)?;
         }
-        p.hidden.sort();
-        p.hidden.dedup();
-        p.functions.sort();
-        p.functions.dedup();
-        p.fits.sort();
-        p.fits.dedup();
+        if let Some(name) = &p.backend {
+            backend::by_name(name)?;
+        }
+        p.view.hidden.sort();
+        p.view.hidden.dedup();
+        p.view.functions.sort();
+        p.view.functions.dedup();
+        // One order for equal questions however they were written (`32KB`, `32768`).
+        p.view.fits.sort_by_key(|f| format!("{f:?}"));
+        p.view.fits.dedup();
         Ok(p)
-    }
-
-    /// The library's options for one render in `format`.
-    pub fn render_options(&self, format: Format) -> RenderOptions {
-        RenderOptions {
-            format,
-            backend: self.backend.clone(),
-            view: ViewOptions {
-                x_axis: self.x_axis,
-                zoom: self.zoom,
-                hidden: self.hidden.clone(),
-                functions: self.functions.clone(),
-                theme: self.theme,
-                width: self.width,
-                // Checked when the parameters were read.
-                fits: self.fits.iter().filter_map(|f| f.parse().ok()).collect(),
-                scale_mode: self.scale_mode,
-            },
-            scale: self.scale,
-        }
     }
 
     /// One string per distinct picture: what the ETag and the render cache are keyed on. Defaults are
@@ -174,22 +88,23 @@ impl Params {
             scale: f64,
             width: f64,
             name: &'a str,
-            fit: &'a [String],
+            fit: Vec<String>,
             scale_mode: String,
         }
+        let v = &self.view;
         let c = Canonical {
             format: format.extension(),
             backend: self.backend.as_deref(),
-            x_axis: format!("{:?}", self.x_axis),
-            zoom: self.zoom,
-            hide: &self.hidden,
-            function: &self.functions,
-            theme: format!("{:?}", self.theme),
+            x_axis: format!("{:?}", v.x_axis),
+            zoom: v.zoom,
+            hide: &v.hidden,
+            function: &v.functions,
+            theme: format!("{:?}", v.theme),
             scale: self.scale,
-            width: self.width,
+            width: v.width,
             name,
-            fit: &self.fits,
-            scale_mode: format!("{:?}", self.scale_mode),
+            fit: v.fits.iter().map(|f| format!("{f:?}")).collect(),
+            scale_mode: format!("{:?}", v.scale_mode),
         };
         serde_json::to_string(&c).unwrap_or_default()
     }
@@ -212,50 +127,11 @@ fn bad(message: String) -> ApiError {
     ApiError::bad_request("bad_option", message)
 }
 
-fn unreachable_option(key: &str) -> Result<(), ApiError> {
-    Err(ApiError::internal(format!("option '{key}' is listed but not handled")))
-}
-
-fn number(key: &str, value: &str, range: Range) -> Result<f64, ApiError> {
-    let n: f64 = value.parse().map_err(|_| bad(format!("{key} '{}' is not a number", clip(value))))?;
-    if !range.contains(n) {
-        return Err(bad(format!("{key} {} is outside {}", clip(value), range.text())));
-    }
-    Ok(n)
-}
-
-fn push_list(list: &mut Vec<String>, key: &str, value: &str) -> Result<(), ApiError> {
-    for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if item.len() > MAX_NAME || item.chars().any(char::is_control) {
-            return Err(bad(format!("{key}: '{}' is not a valid name", clip(item))));
-        }
-        list.push(item.to_string());
-        if list.len() > MAX_LIST {
-            return Err(bad(format!("{key}: more than {MAX_LIST} names")));
-        }
-    }
-    Ok(())
-}
-
-/// A display name: a file name, not a path, printable, not too long.
-pub fn check_name(value: &str) -> Result<String, ApiError> {
-    if value.is_empty()
-        || value.chars().count() > MAX_NAME
-        || value.chars().any(|c| c.is_control() || c == '/' || c == '\\')
-    {
-        return Err(bad(format!(
-            "name '{}' is not a file name (1 to {MAX_NAME} printable characters, no slashes)",
-            clip(value)
-        )));
-    }
-    Ok(value.to_string())
-}
-
 /// A multipart file name as the browser sent it, reduced to its last path segment; `None` when
 /// nothing usable is left, so the default name applies instead of an error.
 pub fn name_from_upload(filename: &str) -> Option<String> {
     let base = filename.rsplit(['/', '\\']).next().unwrap_or("");
-    let clean: String = base.chars().filter(|c| !c.is_control()).take(MAX_NAME).collect();
+    let clean: String = base.chars().filter(|c| !c.is_control()).take(crate::option_table::MAX_NAME).collect();
     let clean = clean.trim().to_string();
     if clean.is_empty() || clean == "." || clean == ".." { None } else { Some(clean) }
 }
@@ -268,6 +144,7 @@ pub fn percent_encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::ScaleMode;
 
     fn pairs(q: &str) -> Vec<(String, String)> {
         query_pairs(q).unwrap()
@@ -278,7 +155,7 @@ mod tests {
         let strict = Params::from_pairs(&pairs("scale-mode=Strict")).unwrap();
         assert_eq!(strict.render_options(Format::Svg).view.scale_mode, ScaleMode::Strict);
         let default = Params::from_pairs(&pairs("")).unwrap();
-        assert_eq!(default.scale_mode, ScaleMode::Insets);
+        assert_eq!(default.view.scale_mode, ScaleMode::Insets);
         assert_ne!(strict.canonical(Format::Svg, "d.py"), default.canonical(Format::Svg, "d.py"));
         assert!(Params::from_pairs(&pairs("scale_mode=wide")).is_err());
     }

@@ -154,7 +154,17 @@ pub(super) fn picture(status: StatusCode, format: Format) -> HttpResponseBuilder
 }
 
 /// `POST /render`: the dump in, the map out. Nothing is stored, and the answer is not cacheable.
+/// A browser (the upload form) that gets an error gets it as a page to read, not as JSON.
 async fn render(req: HttpRequest, payload: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let browser = page::from_browser(&req);
+    render_map(req, payload, state).await.or_else(|e| if browser { Ok(page::error_response(&e)) } else { Err(e) })
+}
+
+async fn render_map(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
     let (params, upload) = read_request(&req, payload, &state).await?;
     let format = params.format.unwrap_or(Format::HTTP_DEFAULT);
     let name = params.name.clone().or(upload.filename).unwrap_or_else(|| DEFAULT_NAME.to_string());

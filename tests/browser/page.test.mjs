@@ -10,7 +10,7 @@ const LAYER_NORM = 'test_layer_norm_core';
 
 test('the file references nothing outside itself', needsCorpus(DECODE), async () => {
   const html = await readFile(path.join(pagesDir, `${DECODE}.html`), 'utf8');
-  // No src/href to another file or host, no CSS url() import: everything is inline (H9).
+  // No src/href to another file or host, no CSS url() import: everything is inline.
   assert.doesNotMatch(html, /<(script|link|img|iframe)\b[^>]*\s(src|href)=/i);
   assert.doesNotMatch(html, /@import|url\((?!#)/i);
   assert.match(html, /<script type="application\/gzip" id="pmm-data">[A-Za-z0-9+/=]+<\/script>/);

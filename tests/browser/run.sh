@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real-browser tests of the interactive HTML page (requirements H1-H9).
+# Real-browser tests of the interactive HTML page.
 #
 # Installs Debian's Chromium if it is missing, installs playwright-core (the driver only; it never
 # downloads a browser), renders the test pages with the project's own binary, then runs node's test
@@ -34,7 +34,12 @@ else
   npm install --no-audit --no-fund
 fi
 
-export PMM_PAGES="${PMM_PAGES:-$root/target/browser-pages}"
+# Cargo's build folder, wherever it is (CARGO_TARGET_DIR, a config): the pages and the binary the
+# tests run live there, not necessarily under ./target.
+target="$(bash "$root/scripts/target-dir.sh")"
+cargo build --quiet --locked
+export PMM_BIN="${PMM_BIN:-$target/debug/pto-memory-map}"
+export PMM_PAGES="${PMM_PAGES:-$target/browser-pages}"
 mkdir -p "$PMM_PAGES"
 # Pages of an earlier run would let the corpus tests run on stale pages: start clean.
 rm -f "$PMM_PAGES"/*.html "$PMM_PAGES"/*.json

@@ -1,0 +1,570 @@
+//! The options a reader can set on a map, each described once: its names (a query parameter and
+//! form field, a command-line flag), a short label and a line of help, the values it takes, its
+//! default, and the code that reads one value of it into [`Chosen`].
+//!
+//! The command line (`main.rs`, through clap's builder) and the service (`server/params.rs`) both
+//! loop over [`OPTIONS`] and call [`OptionSpec::apply`], so a value is parsed and checked in one
+//! place, the same way in both shells. The upload page, `--help` and the README's table are made
+//! from the same rows. Adding an option is one row here plus its `apply` function; the shells, the
+//! form and the table follow.
+//!
+//! It also words errors for each shell ([`describe`]): an error carries what the user can change
+//! as data ([`Detail`]), and here that becomes `--scale 1` on the command line or `scale=1` over
+//! HTTP.
+
+use clap::ValueEnum;
+
+use crate::error::{Advice, Detail, Error, Limit, Result};
+use crate::layout::{DEFAULT_SCALE, Range, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM};
+use crate::render::{FORMATS, Format};
+use crate::{RenderOptions, backend};
+
+/// How an option's value is read.
+#[derive(Debug, Clone, Copy)]
+pub enum OptionKind {
+    /// One of the words the function lists.
+    Choice(fn() -> Vec<String>),
+    /// A number in this range.
+    Number(Range),
+    /// Names, repeatable or comma-separated, as the placeholder says.
+    List(&'static str),
+    /// Free text, checked by the option's own code, as the placeholder says.
+    Text(&'static str),
+}
+
+/// One option of the command line and the HTTP service.
+#[derive(Debug, Clone, Copy)]
+pub struct OptionSpec {
+    /// The query parameter and form field; also the option's key in errors' [`Advice`].
+    pub http: &'static str,
+    /// The command line's long flag (without `--`); `None` where the CLI has no such option.
+    pub cli: Option<&'static str>,
+    /// The command line's short flag.
+    pub short: Option<char>,
+    /// A few words for the upload form.
+    pub label: &'static str,
+    /// What it does, in one line, for `--help` and the README.
+    pub help: &'static str,
+    /// How the value is read.
+    pub kind: OptionKind,
+    /// The value used when the option is absent, as text.
+    pub default: &'static str,
+    /// May be given more than once.
+    pub repeatable: bool,
+    /// Reads one value into the choices made so far, or says why it cannot.
+    pub apply: fn(&mut Chosen, &str) -> Result<()>,
+}
+
+impl OptionSpec {
+    /// The values it takes, as tables write them: `limit|used`, `0.2..64`, `SPACE`.
+    pub fn values(&self) -> String {
+        match self.kind {
+            OptionKind::Choice(words) => words().join("|"),
+            OptionKind::Number(r) => r.text(),
+            OptionKind::List(what) | OptionKind::Text(what) => what.into(),
+        }
+    }
+
+    /// Reads one value of this option into `chosen`.
+    pub fn apply(&self, chosen: &mut Chosen, value: &str) -> Result<()> {
+        (self.apply)(chosen, value)
+    }
+
+    /// The row whose query parameter (or, as the service also takes it, flag name) is `name`.
+    pub fn find(name: &str) -> Option<&'static OptionSpec> {
+        OPTIONS.iter().find(|o| o.http == name || o.cli == Some(name))
+    }
+}
+
+/// What the options given say, before a shell fills in what only it knows (the CLI's format from
+/// `-o`'s extension, the service's name from the upload).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chosen {
+    /// The output format, when one was named.
+    pub format: Option<Format>,
+    /// The backend, when one was named (a built-in one by its canonical name).
+    pub backend: Option<String>,
+    /// How to draw.
+    pub view: ViewOptions,
+    /// The PNG's device pixel ratio.
+    pub scale: f64,
+    /// The dump's file name (the service only).
+    pub name: Option<String>,
+}
+
+impl Default for Chosen {
+    fn default() -> Self {
+        Chosen { format: None, backend: None, view: ViewOptions::default(), scale: DEFAULT_SCALE, name: None }
+    }
+}
+
+impl Chosen {
+    /// The library's options for one render in `format`.
+    pub fn render_options(&self, format: Format) -> RenderOptions {
+        RenderOptions { format, backend: self.backend.clone(), view: self.view.clone(), scale: self.scale }
+    }
+}
+
+/// At most this many names in `hide` or `function`, and fit questions: a dump has a handful.
+const MAX_LIST: usize = 256;
+/// Longest accepted name (a space, a function, the dump's file name).
+pub const MAX_NAME: usize = 200;
+
+/// The names of a clap value enum's values, for [`OptionKind::Choice`].
+fn words<E: ValueEnum>() -> Vec<String> {
+    E::value_variants().iter().filter_map(|v| v.to_possible_value()).map(|p| p.get_name().to_string()).collect()
+}
+
+/// One value of a clap value enum, in any case.
+fn choice<E: ValueEnum>(option: &'static str, value: &str) -> Result<E> {
+    E::from_str(value, true).map_err(|_| Error::bad_value(option, value, words::<E>().join(" or ")))
+}
+
+fn format_names() -> Vec<String> {
+    FORMATS.iter().map(|f| f.extension.to_string()).collect()
+}
+
+fn number(option: &'static str, value: &str, range: Range) -> Result<f64> {
+    let n: f64 =
+        value.trim().parse().map_err(|_| Error::bad_value(option, value, format!("a number in {}", range.text())))?;
+    range.check(option, n)
+}
+
+/// Adds the comma-separated names in `value` to `list`.
+fn push_names(option: &'static str, list: &mut Vec<String>, value: &str) -> Result<()> {
+    for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if item.len() > MAX_NAME || item.chars().any(char::is_control) {
+            return Err(Error::bad_value(option, item, format!("a name of at most {MAX_NAME} printable characters")));
+        }
+        if list.len() >= MAX_LIST {
+            return Err(Error::bad_value(option, item, format!("at most {MAX_LIST} names")));
+        }
+        list.push(item.to_string());
+    }
+    Ok(())
+}
+
+/// A display name: a file name, not a path, printable, not too long.
+pub fn check_name(value: &str) -> Result<String> {
+    if value.is_empty()
+        || value.chars().count() > MAX_NAME
+        || value.chars().any(|c| c.is_control() || c == '/' || c == '\\')
+    {
+        return Err(Error::bad_value(
+            "name",
+            value,
+            format!("a file name of 1 to {MAX_NAME} printable characters, no slashes"),
+        ));
+    }
+    Ok(value.to_string())
+}
+
+/// The output format.
+pub const FORMAT: OptionSpec = OptionSpec {
+    http: "format",
+    cli: Some("format"),
+    short: Some('f'),
+    label: "Format",
+    kind: OptionKind::Choice(format_names),
+    default: "html on the command line (or the extension of -o), svg over HTTP",
+    help: "output format",
+    repeatable: false,
+    apply: |c, v| {
+        c.format = Some(v.parse()?);
+        Ok(())
+    },
+};
+/// The chip whose capacities scale the lanes.
+pub const BACKEND: OptionSpec = OptionSpec {
+    http: "backend",
+    cli: Some("backend"),
+    short: Some('b'),
+    label: "Backend",
+    kind: OptionKind::Text("NAME"),
+    default: "detected from the dump, else Ascend910B (marked assumed)",
+    help: "the chip whose capacities scale the lanes: Ascend910B, Ascend950, or a chip described in a SoC file",
+    repeatable: false,
+    // A built-in backend by its canonical name, whatever case was given; another name may be a SoC
+    // file's (command line only), which is looked up when the dump is loaded.
+    apply: |c, v| {
+        c.backend = Some(backend::by_name(v).map_or_else(|_| v.to_string(), |b| b.name));
+        Ok(())
+    },
+};
+/// What a lane spans.
+pub const X_AXIS: OptionSpec = OptionSpec {
+    http: "x_axis",
+    cli: Some("x-axis"),
+    short: None,
+    label: "Lane span",
+    kind: OptionKind::Choice(words::<XAxis>),
+    default: "limit",
+    help: "lane span: 0 to the capacity (limit) or to the high-water mark (used)",
+    repeatable: false,
+    apply: |c, v| {
+        c.view.x_axis = choice("x_axis", v)?;
+        Ok(())
+    },
+};
+/// The zoom.
+pub const ZOOM_OPTION: OptionSpec = OptionSpec {
+    http: "zoom",
+    cli: Some("zoom"),
+    short: None,
+    label: "Zoom",
+    kind: OptionKind::Number(ZOOM),
+    default: "1",
+    help: "multiplies the byte scale",
+    repeatable: false,
+    apply: |c, v| {
+        c.view.zoom = number("zoom", v, ZOOM)?;
+        Ok(())
+    },
+};
+/// Spaces left out.
+pub const HIDE: OptionSpec = OptionSpec {
+    http: "hide",
+    cli: Some("hide"),
+    short: None,
+    label: "Hide spaces",
+    kind: OptionKind::List("SPACE"),
+    default: "",
+    help: "a memory space not to draw (the last one of a card stays)",
+    repeatable: true,
+    apply: |c, v| push_names("hide", &mut c.view.hidden, v),
+};
+/// Functions drawn.
+pub const FUNCTION: OptionSpec = OptionSpec {
+    http: "function",
+    cli: Some("function"),
+    short: None,
+    label: "Only these functions",
+    kind: OptionKind::List("NAME"),
+    default: "",
+    help: "draw only this function",
+    repeatable: true,
+    apply: |c, v| push_names("function", &mut c.view.functions, v),
+};
+/// The colours.
+pub const THEME: OptionSpec = OptionSpec {
+    http: "theme",
+    cli: Some("theme"),
+    short: None,
+    label: "Colours",
+    kind: OptionKind::Choice(words::<Theme>),
+    default: "light",
+    help: "colours",
+    repeatable: false,
+    apply: |c, v| {
+        c.view.theme = choice("theme", v)?;
+        Ok(())
+    },
+};
+/// How lanes too small for the card's byte scale are drawn.
+pub const SCALE_MODE: OptionSpec = OptionSpec {
+    http: "scale_mode",
+    cli: Some("scale-mode"),
+    short: None,
+    label: "Small lanes",
+    kind: OptionKind::Choice(words::<ScaleMode>),
+    default: "insets",
+    help: "a lane too small for the card's byte scale: insets (drawn apart at its own scale, marked) or strict (one scale for all; the map grows until the smallest lane is 72 px)",
+    repeatable: false,
+    apply: |c, v| {
+        c.view.scale_mode = choice("scale_mode", v)?;
+        Ok(())
+    },
+};
+/// The PNG's pixel ratio.
+pub const SCALE_OPTION: OptionSpec = OptionSpec {
+    http: "scale",
+    cli: Some("scale"),
+    short: None,
+    label: "PNG pixel ratio",
+    kind: OptionKind::Number(SCALE),
+    default: "2",
+    help: "PNG device pixel ratio",
+    repeatable: false,
+    apply: |c, v| {
+        c.scale = number("scale", v, SCALE)?;
+        Ok(())
+    },
+};
+/// The width at zoom 1.
+pub const WIDTH_OPTION: OptionSpec = OptionSpec {
+    http: "width",
+    cli: Some("width"),
+    short: None,
+    label: "Width (px)",
+    kind: OptionKind::Number(WIDTH),
+    default: "1180",
+    help: "width in px the lanes fill at zoom 1",
+    repeatable: false,
+    apply: |c, v| {
+        c.view.width = number("width", v, WIDTH)?;
+        Ok(())
+    },
+};
+/// Fit questions.
+pub const FIT: OptionSpec = OptionSpec {
+    http: "fit",
+    cli: Some("fit"),
+    short: None,
+    label: "Would a buffer fit?",
+    kind: OptionKind::Text("SPACE=BYTES[@LINE-LINE]"),
+    default: "",
+    help: "would a buffer this big fit, and where? e.g. Vec=32KB@120-180 (KB, MB: 1024-based)",
+    repeatable: true,
+    apply: |c, v| {
+        if c.view.fits.len() >= MAX_LIST {
+            return Err(Error::bad_value("fit", v, format!("at most {MAX_LIST} questions")));
+        }
+        c.view.fits.push(v.trim().parse()?);
+        Ok(())
+    },
+};
+/// The dump's file name (HTTP only: the CLI knows its file).
+pub const NAME: OptionSpec = OptionSpec {
+    http: "name",
+    cli: None,
+    short: None,
+    label: "Dump name",
+    kind: OptionKind::Text("FILE"),
+    default: "the upload's file name, else dump.py",
+    help: "the dump's file name, shown in the map and used for its pass name",
+    repeatable: false,
+    apply: |c, v| {
+        c.name = Some(check_name(v)?);
+        Ok(())
+    },
+};
+
+/// Every option, in the order tables list them.
+pub const OPTIONS: &[OptionSpec] =
+    &[FORMAT, BACKEND, X_AXIS, ZOOM_OPTION, HIDE, FUNCTION, THEME, SCALE_MODE, SCALE_OPTION, WIDTH_OPTION, FIT, NAME];
+
+/// The README's option table, made from [`OPTIONS`] (a test checks the README holds exactly this).
+pub fn options_markdown() -> String {
+    let mut out = String::from("| HTTP | CLI | values | default | what |\n| --- | --- | --- | --- | --- |\n");
+    for o in OPTIONS {
+        let cli = o.cli.map_or("—".to_string(), |c| format!("`--{c}`"));
+        let more = if o.repeatable { " (repeatable)" } else { "" };
+        out.push_str(&format!(
+            "| `{}` | {cli} | `{}` | {} | {}{more} |\n",
+            o.http,
+            o.values().replace('|', "\\|"),
+            if o.default.is_empty() { "—" } else { o.default },
+            o.help
+        ));
+    }
+    out
+}
+
+/// The option table as JSON, for tools that build their own front end on it: per option its
+/// names, label, help, values (`choices` for a choice, `min`/`max` for a number), default and
+/// whether it repeats.
+pub fn options_json() -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = OPTIONS
+        .iter()
+        .map(|o| {
+            let mut row = serde_json::json!({
+                "http": o.http,
+                "cli": o.cli.map(|c| format!("--{c}")),
+                "label": o.label,
+                "help": o.help,
+                "values": o.values(),
+                "default": o.default,
+                "repeatable": o.repeatable,
+            });
+            match o.kind {
+                OptionKind::Choice(words) => row["choices"] = words().into(),
+                OptionKind::Number(r) => {
+                    row["min"] = r.min.into();
+                    row["max"] = r.max.into();
+                }
+                OptionKind::List(_) | OptionKind::Text(_) => {}
+            }
+            row
+        })
+        .collect();
+    serde_json::Value::Array(rows)
+}
+
+/// Who an error is worded for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shell {
+    /// The command line (and the Python package, which runs it): flags.
+    Cli,
+    /// The HTTP service: query parameters and form fields.
+    Http,
+    /// The upload form, read by a person: the fields' labels.
+    Form,
+}
+
+/// The command line's flag for each work limit; the service's operator sets them when starting it.
+pub const LIMIT_FLAGS: [(Limit, &str); 5] = [
+    (Limit::Tiles, "max-tiles"),
+    (Limit::Lines, "max-lines"),
+    (Limit::StatementTokens, "max-statement-tokens"),
+    (Limit::Tokens, "max-tokens"),
+    (Limit::OutputBytes, "max-output-bytes"),
+];
+
+/// How `shell` names the option whose key is `key`.
+fn option_name(key: &str, shell: Shell) -> String {
+    let row = OptionSpec::find(key);
+    match (shell, row.and_then(|o| o.cli)) {
+        (Shell::Cli, Some(flag)) => format!("--{flag}"),
+        (Shell::Form, _) => row.map_or_else(|| key.to_string(), |o| format!("“{}”", o.label)),
+        _ => key.to_string(),
+    }
+}
+
+/// How `shell` says "give this option this value".
+fn setting(key: &str, value: &str, shell: Shell) -> String {
+    match shell {
+        Shell::Cli => format!("{} {value}", option_name(key, shell)),
+        Shell::Http => format!("{key}={value}"),
+        // A placeholder (`NAME`) is the person's to fill in.
+        Shell::Form if value.chars().all(|c| c.is_ascii_uppercase()) => {
+            format!("fill in {}", option_name(key, shell))
+        }
+        Shell::Form => format!("set {} to {value}", option_name(key, shell)),
+    }
+}
+
+/// Keeps a user's string short enough to quote in a message.
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(64).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The error in `shell`'s words: the message, and what to change named as `shell` names it.
+pub fn describe(err: &Error, shell: Shell) -> String {
+    let Some(detail) = err.detail.as_deref() else { return err.message.clone() };
+    match detail {
+        Detail::BadValue { option, value, expected } => {
+            let value = clip(value);
+            let value =
+                if value.is_empty() || value.contains(char::is_whitespace) { format!("'{value}'") } else { value };
+            format!("{} {value} is not accepted; it takes {expected}", option_name(option, shell))
+        }
+        Detail::OverLimit { limit, .. } => match shell {
+            Shell::Cli => {
+                let flag = LIMIT_FLAGS.iter().find(|(l, _)| l == limit).map_or("", |(_, f)| f);
+                format!("{}. If this input is meant, raise it with --{flag} N", err.message)
+            }
+            Shell::Http | Shell::Form => format!("{}. The service's operator sets this limit", err.message),
+        },
+        Detail::PictureTooLarge { advice, widening, .. } => {
+            let ways: Vec<String> = advice
+                .iter()
+                .filter_map(|a| match (a, shell) {
+                    (Advice::Split, Shell::Cli) => Some("--split (one file per function)".to_string()),
+                    (Advice::Split, Shell::Http | Shell::Form) => None,
+                    (Advice::Set { option, value }, _) => Some(setting(option, value, shell)),
+                })
+                .collect();
+            let why = match widening.len() {
+                0 => String::new(),
+                n => format!(
+                    " (the small {} {} the byte scale, so the map is several panels wide)",
+                    widening.join(" and "),
+                    if n == 1 { "lane sets" } else { "lanes set" }
+                ),
+            };
+            let try_ = if shell == Shell::Form { "you can" } else { "try" };
+            match ways.as_slice() {
+                [] => format!("{}{why}", err.message),
+                [one] => format!("{}{why}; {try_} {one}", err.message),
+                [some @ .., last] => format!("{}{why}; {try_} {} or {last}", err.message, some.join(", ")),
+            }
+        }
+    }
+}
+
+/// The note for a static picture many panels wide because the small `spaces` set the byte scale.
+pub fn widening_note(spaces: &[String], shell: Shell) -> String {
+    let lanes = if spaces.len() == 1 { "lane sets" } else { "lanes set" };
+    format!(
+        "the small {} {lanes} the byte scale, so the map is several panels wide; {} draws a narrower one, and \
+         unless {} such a lane is an inset at its own scale",
+        spaces.join(" and "),
+        setting("hide", &spaces.join(","), shell),
+        setting("scale_mode", "strict", shell),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_reads_its_default_and_refuses_nonsense() {
+        for o in OPTIONS {
+            let mut c = Chosen::default();
+            match o.kind {
+                OptionKind::Choice(words) => {
+                    if o.http != "format" {
+                        assert_eq!(words().first().map(String::as_str), Some(o.default));
+                    }
+                    for w in words() {
+                        o.apply(&mut c, &w.to_uppercase()).unwrap_or_else(|e| panic!("{}: {w}: {e}", o.http));
+                    }
+                    assert!(o.apply(&mut c, "nonsense").is_err(), "{}", o.http);
+                }
+                OptionKind::Number(r) => {
+                    o.apply(&mut c, o.default).unwrap();
+                    for bad in [r.min / 2.0, r.max * 2.0, f64::NAN] {
+                        assert!(o.apply(&mut c, &bad.to_string()).is_err(), "{} {bad}", o.http);
+                    }
+                    assert!(o.apply(&mut c, "ten").is_err());
+                }
+                OptionKind::List(_) | OptionKind::Text(_) => {}
+            }
+        }
+        assert_eq!(words::<XAxis>(), ["limit", "used"]);
+        assert_eq!(words::<Theme>(), ["light", "dark"]);
+        assert_eq!(words::<ScaleMode>(), ["insets", "strict"]);
+    }
+
+    #[test]
+    fn each_shell_words_an_error_in_its_own_names() {
+        let mut c = Chosen::default();
+        let err = X_AXIS.apply(&mut c, "up").unwrap_err();
+        assert_eq!(describe(&err, Shell::Cli), "--x-axis up is not accepted; it takes limit or used");
+        assert_eq!(describe(&err, Shell::Http), "x_axis up is not accepted; it takes limit or used");
+        let big = Error::with_detail(
+            crate::error::ErrorKind::TooLarge,
+            "the picture is too large",
+            Detail::PictureTooLarge {
+                width: 1,
+                height: 1,
+                max_pixels: 1,
+                widening: Vec::new(),
+                advice: vec![Advice::Split, Advice::Set { option: "scale", value: "1".into() }],
+            },
+        );
+        assert_eq!(
+            describe(&big, Shell::Cli),
+            "the picture is too large; try --split (one file per function) or --scale 1"
+        );
+        assert_eq!(describe(&big, Shell::Http), "the picture is too large; try scale=1");
+        assert_eq!(describe(&big, Shell::Form), "the picture is too large; you can set “PNG pixel ratio” to 1");
+        let over = crate::budget::Limits::refuse("tiles in function f", 9, 2, Limit::Tiles);
+        assert!(describe(&over, Shell::Cli).ends_with("raise it with --max-tiles N"));
+        assert!(!describe(&over, Shell::Http).contains("--"));
+        assert!(!widening_note(&["Acc".into()], Shell::Http).contains("--"));
+    }
+
+    #[test]
+    fn the_json_lists_every_option() {
+        let json = options_json();
+        assert_eq!(json.as_array().map(Vec::len), Some(OPTIONS.len()));
+        assert_eq!(json[2]["choices"], serde_json::json!(["limit", "used"]));
+        assert_eq!(json[3]["min"], 0.2);
+    }
+}

@@ -1,0 +1,141 @@
+//! The library is built in floors, and a module may use its own floor and those below, never one
+//! above: data flows from the dump text up to the shells, so a change to a shell cannot break the
+//! parser, and the lower floors can be read without the upper ones.
+//!
+//! 0. ground: `units`, `budget`, `error`, `par`
+//! 1. the dump and what it means: `dump`, `model`, `backend`, `analyze`, `findings`, `compare`, `cases`
+//! 2. pictures: `layout`, `render`
+//! 3. the library's entry points (`lib.rs`: `load`, `render_map`, ...) and the option table
+//! 4. shells: `check`, `tree` (the site), `server`, and the binary
+//!
+//! This test reads every source file and fails on a `crate::` path that reaches a higher floor. It
+//! reads the code before the file's `#[cfg(test)]` module: a test may use anything.
+
+use std::path::{Path, PathBuf};
+
+/// The floor of a top-level module of the crate.
+fn floor(module: &str) -> Option<u8> {
+    Some(match module {
+        "units" | "budget" | "error" | "par" => 0,
+        "dump" | "model" | "backend" | "analyze" | "findings" | "compare" | "cases" => 1,
+        "layout" | "render" => 2,
+        "lib" | "option_table" => 3,
+        "check" | "tree" | "server" => 4,
+        _ => return None,
+    })
+}
+
+/// The module that the crate root's name `name` belongs to: a module's name is itself, a re-export
+/// is the module it comes from, anything else is the root's own (`RenderOptions`, `render_map`).
+fn owner(name: &str) -> &str {
+    match name {
+        "Format" => "render",
+        "ViewOptions" => "layout",
+        "MemoryMap" => "model",
+        "Dump" => "dump",
+        "build" => "analyze",
+        "Error" | "ErrorKind" | "Result" => "error",
+        other if floor(other).is_some() => other,
+        _ => "lib",
+    }
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without its tests and comments.
+fn code(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(at) => &l[..at],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every name a `crate::` path in `code` starts with: `crate::model::X` gives `model`, and
+/// `crate::{A, b::C}` gives `A` and `b`.
+fn reached(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // One level of braces: the first name of each item.
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(std::mem::take(&mut item));
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            out.push(item);
+        } else {
+            out.push(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+        }
+    }
+    out.into_iter()
+        .map(|item| item.trim().split("::").next().unwrap_or("").trim().to_string())
+        .filter(|name| !name.is_empty() && name != "self")
+        .collect()
+}
+
+#[test]
+fn no_module_uses_a_higher_floor() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let first = rel.components().next().unwrap().as_os_str().to_string_lossy().into_owned();
+        let module = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+        if module == "main" {
+            continue; // the binary uses the library's public API, never `crate::`
+        }
+        let Some(mine) = floor(&module) else {
+            wrong.push(format!("{}: module '{module}' has no floor; add it to this test", rel.display()));
+            continue;
+        };
+        seen += 1;
+        for name in reached(&code(&std::fs::read_to_string(file).unwrap())) {
+            let to = owner(&name);
+            match floor(to) {
+                Some(theirs) if theirs > mine => {
+                    wrong.push(format!("{} (floor {mine}) uses crate::{name} ({to}, floor {theirs})", rel.display()))
+                }
+                Some(_) => {}
+                None => wrong.push(format!("{}: crate::{name} is not a known module", rel.display())),
+            }
+        }
+    }
+    assert!(seen > 40, "read {seen} files");
+    assert!(wrong.is_empty(), "imports that go up a floor:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_reader_sees_paths_and_groups() {
+    let text = "use crate::model::{A, B};\nuse crate::{RenderOptions, dump::x, layout::{P, Q}};\n// crate::server\nlet v = crate::budget::limits();";
+    let names = reached(&code(text));
+    assert_eq!(names, ["model", "RenderOptions", "dump", "layout", "budget"]);
+}
