@@ -81,6 +81,8 @@ pub enum Detail {
         max_pixels: u64,
         /// The small spaces whose lanes set the byte scale and so widen the map, when they do.
         widening: Vec<String>,
+        /// The functions drawn, when there are several: one of them is a picture that may fit.
+        functions: Vec<String>,
         /// What would make it smaller, most effective first.
         advice: Vec<Advice>,
     },

@@ -62,7 +62,8 @@ pub const CODES: &[CodeInfo] = &[
         meaning: "The space's high-water mark is at least 95 % of its capacity (a warning) or at least 80 % \
                   (a note): the next buffer, or a larger tile shape, will not fit.",
         remedy: "See what holds the space at its peak (the live set in the JSON and the text report) and \
-                 shrink or shorten the biggest; --fit asks whether a given buffer still fits.",
+                 shrink or shorten the biggest; a fit question (the `fit` option) asks whether a given buffer \
+                 still fits.",
     },
     CodeInfo {
         code: "idle",

@@ -264,7 +264,8 @@ fn chosen(map: &MemoryMap, view: &ViewOptions) -> MemoryMap {
 /// `scale 1` to a render at scale 1, no one function to a render of one function), and first the
 /// small spaces that widen the map, which are usually the cause.
 fn advise(mut err: Error, map: &MemoryMap, opts: &RenderOptions) -> Error {
-    let Some(error::Detail::PictureTooLarge { advice, widening: wide, .. }) = err.detail.as_deref_mut() else {
+    let Some(error::Detail::PictureTooLarge { advice, widening: wide, functions, .. }) = err.detail.as_deref_mut()
+    else {
         return err;
     };
     let v = &opts.view;
@@ -276,6 +277,7 @@ fn advise(mut err: Error, map: &MemoryMap, opts: &RenderOptions) -> Error {
     }
     if v.functions.len() != 1 {
         advice.extend([error::Advice::Split, set("function", "NAME")]);
+        *functions = map.functions.iter().filter(|f| v.draws(&f.name)).map(|f| f.name.clone()).collect();
     }
     if opts.scale > 1.0 {
         advice.push(set("scale", "1"));

@@ -433,6 +433,9 @@ fn setting(key: &str, value: &str, shell: Shell) -> String {
     }
 }
 
+/// Most functions a message names when it offers a choice of them.
+const MAX_NAMED: usize = 12;
+
 /// Keeps a user's string short enough to quote in a message.
 fn clip(s: &str) -> String {
     let mut out: String = s.chars().take(64).collect();
@@ -459,12 +462,23 @@ pub fn describe(err: &Error, shell: Shell) -> String {
             }
             Shell::Http | Shell::Form => format!("{}. The service's operator sets this limit", err.message),
         },
-        Detail::PictureTooLarge { advice, widening, .. } => {
+        Detail::PictureTooLarge { advice, widening, functions, .. } => {
+            // The functions to choose from, a few of them, where one is advised.
+            let shown: Vec<&str> = functions.iter().take(MAX_NAMED).map(String::as_str).collect();
+            let more = functions.len().saturating_sub(MAX_NAMED);
+            let choices = match (shown.len(), more) {
+                (0..=1, _) => String::new(),
+                (_, 0) => format!(" (one of {})", shown.join(", ")),
+                (_, more) => format!(" (one of {}, and {more} more)", shown.join(", ")),
+            };
             let ways: Vec<String> = advice
                 .iter()
                 .filter_map(|a| match (a, shell) {
                     (Advice::Split, Shell::Cli) => Some("--split (one file per function)".to_string()),
                     (Advice::Split, Shell::Http | Shell::Form) => None,
+                    (Advice::Set { option, value }, _) if *option == FUNCTION.http => {
+                        Some(format!("{}{choices}", setting(option, value, shell)))
+                    }
                     (Advice::Set { option, value }, _) => Some(setting(option, value, shell)),
                 })
                 .collect();
@@ -545,6 +559,7 @@ mod tests {
                 height: 1,
                 max_pixels: 1,
                 widening: Vec::new(),
+                functions: vec!["a".into(), "b".into()],
                 advice: vec![Advice::Split, Advice::Set { option: "scale", value: "1".into() }],
             },
         );
@@ -553,6 +568,23 @@ mod tests {
             "the picture is too large; try --split (one file per function) or --scale 1"
         );
         assert_eq!(describe(&big, Shell::Http), "the picture is too large; try scale=1");
+        let pick = Error::with_detail(
+            crate::error::ErrorKind::TooLarge,
+            "too large",
+            Detail::PictureTooLarge {
+                width: 1,
+                height: 1,
+                max_pixels: 1,
+                widening: Vec::new(),
+                functions: vec!["qk".into(), "softmax".into()],
+                advice: vec![Advice::Set { option: "function", value: "NAME".into() }],
+            },
+        );
+        assert_eq!(describe(&pick, Shell::Cli), "too large; try --function NAME (one of qk, softmax)");
+        assert_eq!(
+            describe(&pick, Shell::Form),
+            "too large; you can fill in “Only these functions” (one of qk, softmax)"
+        );
         assert_eq!(describe(&big, Shell::Form), "the picture is too large; you can set “PNG pixel ratio” to 1");
         let over = crate::budget::Limits::refuse("tiles in function f", 9, 2, Limit::Tiles);
         assert!(describe(&over, Shell::Cli).ends_with("raise it with --max-tiles N"));

@@ -847,4 +847,45 @@ class Q:
         let text = format!("{}x", "\n    @".repeat(1 << 18));
         assert_eq!(pieces(&text, 4).len(), 3);
     }
+
+    /// What the scan costs against the page it guards, and what ruff's lexer alone takes over the
+    /// same text (the alternative weighed against this scan): `cargo test --release --lib
+    /// guard_cost -- --ignored --nocapture`, with the corpus at `$PMM_CORPUS`.
+    #[test]
+    #[ignore]
+    fn guard_cost() {
+        use ruff_python_ast::token::TokenKind;
+        use std::time::{Duration, Instant};
+        let corpus = std::env::var("PMM_CORPUS").unwrap_or_else(|_| "../shared/corpus".into());
+        let path = std::path::Path::new(&corpus).join("cases/decode_fwd_layers");
+        let Ok(dump) = crate::Dump::open(&path, crate::dump::DEFAULT_PASS) else { return };
+        let median = |f: &mut dyn FnMut()| {
+            f();
+            let mut t: Vec<Duration> = (0..41)
+                .map(|_| {
+                    let at = Instant::now();
+                    f();
+                    at.elapsed()
+                })
+                .collect();
+            t.sort();
+            t[20].as_secs_f64() * 1e3
+        };
+        let text = dump.text.as_str();
+        let scan = median(&mut || drop(check(text, "d.py").unwrap()));
+        let lex = median(&mut || {
+            let mut lexer = ruff_python_parser::lexer::lex(text, ruff_python_parser::Mode::Module);
+            while lexer.next_token() != TokenKind::EndOfFile {}
+        });
+        let opts = crate::RenderOptions { format: crate::Format::Html, ..Default::default() };
+        let page = median(&mut || {
+            let map = crate::load(&path, crate::dump::DEFAULT_PASS, None).unwrap();
+            drop(crate::render_map(&map, &opts).unwrap())
+        });
+        println!(
+            "{} bytes: guard scan {scan:.2} ms, ruff lexer {lex:.2} ms, 1x page {page:.2} ms; scan {:.1}% of the page",
+            text.len(),
+            scan / page * 100.0
+        );
+    }
 }

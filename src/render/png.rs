@@ -43,6 +43,7 @@ pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
                 height: h,
                 max_pixels: MAX_PIXELS,
                 widening: Vec::new(),
+                functions: Vec::new(),
                 advice: Vec::new(),
             },
         ));
