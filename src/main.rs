@@ -36,6 +36,9 @@ struct Cli {
     /// Threads to spread one run over: a dump's functions, a tree's cases [default: every core].
     #[arg(short = 'j', long = "threads", global = true, value_name = "N")]
     threads: Option<usize>,
+    /// Print the option table as JSON (names, values, defaults, help) for programs that drive the CLI.
+    #[arg(long = "list-options", hide = true, exclusive = true)]
+    list_options: bool,
 }
 
 /// Work limits (see `budget::Limits`); the defaults are far above any real dump.
@@ -257,6 +260,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.list_options {
+        say(format_args!("{}", options::options_json()));
+        return ExitCode::SUCCESS;
+    }
     let limits = cli.limits.limits();
     let threads = cli.threads;
     let result = budget::run(Budget { limits, threads, ..Budget::default() }, || match cli.command {
@@ -826,5 +833,28 @@ mod tests {
                 "--{flag} is not in the table"
             );
         }
+    }
+
+    /// `--list-options` needs no PATH and lists every option of the table, each flag the CLI has.
+    #[test]
+    fn list_options_is_the_table_as_json() {
+        let cli = Cli::try_parse_from(["pto-memory-map", "--list-options"]).expect("no PATH needed");
+        assert!(cli.list_options);
+        assert!(Cli::try_parse_from(["pto-memory-map", "--list-options", "x.py"]).is_err(), "it stands alone");
+        let json = options::options_json();
+        let rows = json["options"].as_array().unwrap();
+        assert_eq!(rows.len(), options::OPTIONS.len());
+        let cmd = Cli::command();
+        for (row, o) in rows.iter().zip(options::OPTIONS) {
+            assert_eq!(row["name"], o.http);
+            assert_eq!(row["default"], o.default);
+            if let Some(flag) = row["cli"].as_str() {
+                let long = flag.strip_prefix("--").unwrap();
+                assert!(cmd.get_arguments().any(|a| a.get_long() == Some(long)), "{flag} is not a flag");
+            }
+        }
+        let zoom = rows.iter().find(|r| r["name"] == "zoom").unwrap();
+        assert_eq!((zoom["kind"]["min"].as_f64(), zoom["kind"]["max"].as_f64()), (Some(0.2), Some(64.0)));
+        assert!(json["formats"].as_array().unwrap().iter().any(|f| f == "svg"));
     }
 }

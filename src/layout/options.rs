@@ -349,6 +349,34 @@ pub fn options_markdown() -> String {
     out
 }
 
+/// The option table as JSON, for programs that drive the binary (the Python package validates its
+/// keyword arguments against it, so it never keeps a copy of the table). `--list-options` prints it.
+pub fn options_json() -> serde_json::Value {
+    use serde_json::json;
+    let options: Vec<serde_json::Value> = OPTIONS
+        .iter()
+        .map(|o| {
+            let mut row = json!({
+                "name": o.http,
+                "cli": o.cli.map(|c| format!("--{c}")),
+                "values": o.values(),
+                "default": o.default,
+                "help": o.help,
+                "repeatable": o.repeatable,
+            });
+            row["kind"] = match o.kind {
+                OptionKind::Choice(words) => json!({ "type": "choice", "choices": words }),
+                OptionKind::Number(r) => json!({ "type": "number", "min": r.min, "max": r.max }),
+                OptionKind::List(what) => json!({ "type": "list", "placeholder": what }),
+                OptionKind::Text(what) => json!({ "type": "text", "placeholder": what }),
+            };
+            row
+        })
+        .collect();
+    let formats: Vec<&str> = crate::render::FORMATS.iter().map(|f| f.extension).collect();
+    json!({ "version": env!("CARGO_PKG_VERSION"), "options": options, "formats": formats })
+}
+
 /// The rules of this build.
 pub const RULES: Rules = Rules {
     line_px: 17.0,
