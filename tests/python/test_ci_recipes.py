@@ -100,3 +100,61 @@ def test_the_code_quality_report(trees, over_capacity, monkeypatch):
     assert json.loads(cli.stdout) == entries
     bad = subprocess.run([sys.executable, "-m", "pto_memory_map.codequality"], capture_output=True, text=True)
     assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def load_yaml(path: Path) -> dict:
+    from ruamel.yaml import YAML  # check-jsonschema's YAML reader, installed with it
+
+    return YAML(typ="safe").load(path.read_text())
+
+
+def bash(script: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    # Both services run a job's commands in bash with -e and pipefail; the wheel's binary and this
+    # environment's python come first on PATH, as after the jobs' `pip install pto-memory-map`.
+    path = f"{Path(sys.executable).parent}:{Path(pmm.find_binary()).parent}:/usr/bin:/bin"
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+        cwd=cwd,
+        env={"PATH": path, "HOME": str(cwd), **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_github_workflows_steps_run_as_written(trees):
+    """The steps that need no GitHub (check, compare) run verbatim on the example's trees."""
+    steps = {s.get("name"): s for s in load_yaml(CI / "github-memory-map.yml")["jobs"]["memory-map"]["steps"]}
+    env = {"RUNNER_TEMP": str(trees), "GITHUB_OUTPUT": str(trees / "github_output"), "MAX_OCCUPANCY": "90"}
+    check = bash(steps["Check the head"]["run"], trees, env)
+    assert check.returncode == 0, check.stderr  # a failed gate is recorded, not an error of the step
+    # The changed example's Bias is 100% full: max_occupancy 90 fails the gate.
+    assert (trees / "github_output").read_text() == "status=1\n"
+    sarif = json.loads((trees / "memory-map.sarif").read_text())
+    assert {r["ruleId"] for r in sarif["runs"][0]["results"]} >= {"max-occupancy", "pressure"}
+    compare = bash(steps["Compare base and head"]["run"], trees, env)
+    assert compare.returncode == 0, compare.stderr
+    out = trees / "memory-map-diff"
+    assert "1 of 2 cases changed" in (out / "diff.md").read_text()
+    assert sorted(p.name for p in out.glob("*.png")) == ["qk.png"]  # only the case that moved
+    assert (out / "qk.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_gitlab_jobs_script_runs_as_written(trees):
+    """The job's script after the dumps (check, Code Quality, diff, pictures, note) runs verbatim;
+    without MEMORY_MAP_TOKEN it posts nothing, and it exits with the gate's status."""
+    job = load_yaml(CI / "gitlab-memory-map.yml")["memory-map"]
+    script = job["script"]
+    start = next(i for i, line in enumerate(script) if line.startswith("mkdir -p memory-map-diff"))
+    env = {"MAX_OCCUPANCY": str(job["variables"]["MAX_OCCUPANCY"]), "MEMORY_MAP_BASE": str(trees / "base")}
+    run = bash("\n".join(script[start:]), trees, env)
+    assert run.returncode == 1, run.stderr  # Bias 100% > 90% fails the gate, after every file is written
+    assert "MEMORY_MAP_TOKEN is not set" in run.stdout
+    report = json.loads((trees / "gl-code-quality-report.json").read_text())
+    assert any(e["check_name"] == "pto-memory-map/max-occupancy" and e["severity"] == "critical" for e in report)
+    assert all(e["location"]["path"].startswith("build_output/") for e in report)
+    note = (trees / "memory-map-diff" / "note.md").read_text()
+    assert note == (trees / "memory-map-diff" / "diff.md").read_text() and "1 of 2 cases changed" in note
+    assert (trees / "memory-map-diff" / "qk.png").is_file()
+    for path in job["artifacts"]["paths"]:
+        assert (trees / path).exists(), path
