@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import pto_memory_map as pmm
+from conftest import ROOT
 
 
 def test_the_installed_package_uses_the_installed_binary():
@@ -36,6 +37,12 @@ def test_options_come_from_the_binarys_table():
     assert opts["zoom"].kind == "number" and (opts["zoom"].min, opts["zoom"].max) == (0.2, 64.0)
     assert opts["theme"].choices == ("light", "dark")
     assert opts["hide"].repeatable and opts["hide"].flag == "--hide"
+    # Read from the binary once per process, however many calls follow.
+    from pto_memory_map import api
+
+    pmm.draw(ROOT / "examples" / "demo_case", "txt")
+    pmm.options()
+    assert api._table.cache_info().misses == 1
 
 
 def test_draw_svg_is_the_picture_with_the_runs_summary(demo_case):
