@@ -63,7 +63,15 @@ def _candidates() -> list[Path]:
 
 
 def find_binary() -> str:
-    """The path of the installed ``pto-memory-map`` binary; FileNotFoundError if there is none."""
+    """The path of the installed ``pto-memory-map`` binary; FileNotFoundError if there is none.
+
+    ``PTO_MEMORY_MAP_BINARY``, when set, names the binary to use instead (a build of your own).
+    """
+    chosen = os.environ.get("PTO_MEMORY_MAP_BINARY")
+    if chosen:
+        if Path(chosen).is_file() and os.access(chosen, os.X_OK):
+            return chosen
+        raise FileNotFoundError(f"PTO_MEMORY_MAP_BINARY={chosen} is not an executable file")
     for path in _candidates():
         if path.is_file() and os.access(path, os.X_OK):
             return str(path)

@@ -228,3 +228,14 @@ def test_a_missing_path_is_a_dump_error_naming_it(tmp_path):
     with pytest.raises(pmm.PtoMemoryMapError, match="no such file or folder") as err:
         pmm.draw(tmp_path / "nowhere")
     assert err.value.location is None
+
+
+def test_a_binary_of_ones_own_build_is_chosen_by_environment(monkeypatch, tmp_path):
+    installed = pmm.find_binary()
+    monkeypatch.setenv("PTO_MEMORY_MAP_BINARY", installed)
+    assert pmm.find_binary() == installed
+    not_a_binary = tmp_path / "pto-memory-map"
+    not_a_binary.write_text("")
+    monkeypatch.setenv("PTO_MEMORY_MAP_BINARY", str(not_a_binary))
+    with pytest.raises(FileNotFoundError, match="PTO_MEMORY_MAP_BINARY"):
+        pmm.find_binary()
