@@ -336,7 +336,17 @@ def draw(
         raise UsageError(f"draw(): format={format!r} is not one of {', '.join(table.formats)}")
     src = os.fspath(path)
     args = [src, "-f", fmt, "-o", "-", *_option_args("draw()", table, options), *_input_args(pass_name, soc)]
-    out = _run(binary, table, args, timeout)
+    try:
+        out = _run(binary, table, args, timeout)
+    except UsageError as err:
+        # The CLI draws a tree of cases into a folder of pages; one Drawing holds one map.
+        if "holds many cases" in err.message:
+            raise UsageError(
+                f"draw(): {src} holds many cases; draw one case folder at a time (check() takes the whole tree)",
+                exit_code=err.exit_code,
+                command=err.command,
+            ) from None
+        raise
     lines = [line for line in out.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
     summary = next((line for line in lines if line.startswith("drew ")), lines[-1] if lines else "")
     scale = options.get("scale")

@@ -167,6 +167,8 @@ def test_check_a_tree_of_cases(demo_case, over_capacity, fitting_case, tmp_path)
     shutil.copytree(fitting_case, tree / "fits")
     shutil.copytree(over_capacity, tree / "spills")
     report = pmm.check(tree)
+    with pytest.raises(pmm.UsageError, match="holds many cases; draw one case folder at a time"):
+        pmm.draw(tree)
     assert not report.passed
     assert {c.case: c.passed for c in report.cases} == {"fits": True, "spills": False}
     messages = report.messages()
