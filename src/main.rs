@@ -37,6 +37,9 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     render: RenderArgs,
+    /// Print the option table as JSON (names, values, defaults, help) for programs that drive the CLI.
+    #[arg(long = "list-options", hide = true, exclusive = true)]
+    list_options: bool,
 }
 
 /// The formats, listed under the top-level help from the format table.
@@ -372,6 +375,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.list_options {
+        say(format_args!("{}", table::options_json()));
+        return ExitCode::SUCCESS;
+    }
     let run = match &cli.command {
         None => Some(&cli.render.run),
         Some(Command::Diff(a)) => Some(&a.run),
@@ -978,5 +985,28 @@ mod tests {
         let from_query = pto_memory_map::server::Params::from_pairs(&query).unwrap();
         assert_eq!(from_flags, from_query);
         assert_ne!(from_flags, Chosen::default());
+    }
+
+    /// `--list-options` needs no PATH and lists every option of the table, each flag the CLI has.
+    #[test]
+    fn list_options_is_the_table_as_json() {
+        let cli = Cli::try_parse_from(["pto-memory-map", "--list-options"]).expect("no PATH needed");
+        assert!(cli.list_options);
+        assert!(Cli::try_parse_from(["pto-memory-map", "--list-options", "x.py"]).is_err(), "it stands alone");
+        let json = table::options_json();
+        let rows = json["options"].as_array().unwrap();
+        assert_eq!(rows.len(), OPTIONS.len());
+        let cmd = Cli::command();
+        for (row, o) in rows.iter().zip(OPTIONS) {
+            assert_eq!(row["name"], o.http);
+            assert_eq!(row["default"], o.default);
+            if let Some(flag) = row["cli"].as_str() {
+                let long = flag.strip_prefix("--").unwrap();
+                assert!(cmd.get_arguments().any(|a| a.get_long() == Some(long)), "{flag} is not a flag");
+            }
+        }
+        let zoom = rows.iter().find(|r| r["name"] == "zoom").unwrap();
+        assert_eq!((zoom["kind"]["min"].as_f64(), zoom["kind"]["max"].as_f64()), (Some(0.2), Some(64.0)));
+        assert!(json["formats"].as_array().unwrap().iter().any(|f| f == "svg"));
     }
 }

@@ -360,34 +360,34 @@ pub fn options_markdown() -> String {
     out
 }
 
-/// The option table as JSON, for tools that build their own front end on it: per option its
-/// names, label, help, values (`choices` for a choice, `min`/`max` for a number), default and
-/// whether it repeats.
+/// The option table as JSON, for programs that drive the CLI (the Python package reads it through
+/// `--list-options`): per option its names, label, help, values and kind (`choices` for a choice,
+/// `min`/`max` for a number), default and whether it repeats; then the formats.
 pub fn options_json() -> serde_json::Value {
-    let rows: Vec<serde_json::Value> = OPTIONS
+    use serde_json::json;
+    let options: Vec<serde_json::Value> = OPTIONS
         .iter()
         .map(|o| {
-            let mut row = serde_json::json!({
-                "http": o.http,
+            let kind = match o.kind {
+                OptionKind::Choice(words) => json!({ "type": "choice", "choices": words() }),
+                OptionKind::Number(r) => json!({ "type": "number", "min": r.min, "max": r.max }),
+                OptionKind::List(what) => json!({ "type": "list", "placeholder": what }),
+                OptionKind::Text(what) => json!({ "type": "text", "placeholder": what }),
+            };
+            json!({
+                "name": o.http,
                 "cli": o.cli.map(|c| format!("--{c}")),
                 "label": o.label,
                 "help": o.help,
                 "values": o.values(),
+                "kind": kind,
                 "default": o.default,
                 "repeatable": o.repeatable,
-            });
-            match o.kind {
-                OptionKind::Choice(words) => row["choices"] = words().into(),
-                OptionKind::Number(r) => {
-                    row["min"] = r.min.into();
-                    row["max"] = r.max.into();
-                }
-                OptionKind::List(_) | OptionKind::Text(_) => {}
-            }
-            row
+            })
         })
         .collect();
-    serde_json::Value::Array(rows)
+    let formats: Vec<&str> = crate::render::FORMATS.iter().map(|f| f.extension).collect();
+    json!({ "version": env!("CARGO_PKG_VERSION"), "options": options, "formats": formats })
 }
 
 /// Who an error is worded for.
@@ -595,8 +595,9 @@ mod tests {
     #[test]
     fn the_json_lists_every_option() {
         let json = options_json();
-        assert_eq!(json.as_array().map(Vec::len), Some(OPTIONS.len()));
-        assert_eq!(json[2]["choices"], serde_json::json!(["limit", "used"]));
-        assert_eq!(json[3]["min"], 0.2);
+        let rows = &json["options"];
+        assert_eq!(rows.as_array().map(Vec::len), Some(OPTIONS.len()));
+        assert_eq!(rows[2]["kind"]["choices"], serde_json::json!(["limit", "used"]));
+        assert_eq!(rows[3]["kind"]["min"], 0.2);
     }
 }

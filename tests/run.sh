@@ -4,7 +4,8 @@
 #      the shared corpus of real dumps where there is one ($PMM_CORPUS, default ../shared/corpus);
 #   2. the HTML page in a real headless Chromium (installs Debian's chromium and playwright-core);
 #   3. the Python package: the wheel built from step 1's build, installed into a fresh virtualenv
-#      and run (installs maturin from PyPI).
+#      and run, and the Python API's pytest suite run against it (installs maturin, pytest, nbclient,
+#      ipykernel, nbformat and check-jsonschema from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${PMM_CORPUS:-../shared/corpus}"

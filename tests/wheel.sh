@@ -47,3 +47,29 @@ status=$?
 set -e
 [[ $status -eq 1 ]] || { echo "wheel.sh: exit status $status for a refused dump, not 1" >&2; exit 1; }
 echo "wheel.sh: $version from the wheel: --version, python -m pto_memory_map (html, json, refusal) ok" >&2
+
+# The Python API's tests, in the same fresh virtualenv, with what they need from PyPI: pytest, a
+# real Jupyter kernel to execute the example notebook headless, and check-jsonschema for the CI
+# recipes. They run from outside the repo, so `import pto_memory_map` is the installed wheel's.
+echo "wheel.sh: installing pytest, nbclient, ipykernel, nbformat, check-jsonschema from PyPI" >&2
+"$fresh/bin/pip" install --quiet pytest nbclient ipykernel nbformat check-jsonschema
+set +e
+PYTHONDONTWRITEBYTECODE=1 "$fresh/bin/python" -m pytest "$root/tests/python" -p no:cacheprovider -q -rs \
+  --junitxml "$work/pytest.xml"
+status=$?
+set -e
+# pytest exits 5 when it collected nothing: a moved folder or a broken conftest must not pass.
+[[ $status -ne 5 ]] || { echo "wheel.sh: pytest collected no tests in tests/python" >&2; exit 1; }
+[[ $status -eq 0 ]] || { echo "wheel.sh: the Python tests failed (pytest exit $status)" >&2; exit 1; }
+# Every test ran: none skipped for a missing package or kernel.
+"$fresh/bin/python" - "$work/pytest.xml" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+
+root = ET.parse(sys.argv[1]).getroot()
+suite = root if root.tag == "testsuite" else root.find("testsuite")
+tests, skipped = int(suite.get("tests")), int(suite.get("skipped"))
+if tests < 20 or skipped:
+    sys.exit(f"wheel.sh: pytest ran {tests} tests and skipped {skipped}; expected at least 20, none skipped")
+print(f"wheel.sh: {tests} Python tests passed against the wheel", file=sys.stderr)
+PY

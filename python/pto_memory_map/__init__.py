@@ -4,6 +4,15 @@ The work is done by the ``pto-memory-map`` binary that this package's wheel inst
 environment's scripts folder; :func:`find_binary` says where it is, and ``python -m pto_memory_map``
 runs it with the same arguments (``PATH [-o OUT] [-p PASS] [-b BACKEND]``, as PyPTO's
 ``python -m pypto.tools.memory_map`` takes them).
+
+From Python: :func:`draw` returns a picture or page a notebook shows by itself, :func:`load` the map
+as dataclasses, :func:`check` the findings against a budget, and
+:func:`pto_memory_map.testing.assert_fits` makes that budget one line of a pytest test::
+
+    import pto_memory_map as pmm
+    pmm.draw(compiled.output_dir)                  # the map, in the notebook cell
+    pmm.draw(compiled.output_dir, format="html")   # the interactive page
+    pmm.assert_fits(compiled.output_dir, max_occupancy=90)
 """
 
 from __future__ import annotations
@@ -14,7 +23,24 @@ import sys
 import sysconfig
 from pathlib import Path
 
-__all__ = ["find_binary"]
+__all__ = [
+    "find_binary",
+    "draw",
+    "load",
+    "check",
+    "options",
+    "assert_fits",
+    "Drawing",
+    "MemoryMap",
+    "Function",
+    "Space",
+    "Tile",
+    "Finding",
+    "CheckReport",
+    "PtoMemoryMapError",
+    "UsageError",
+    "DumpError",
+]
 
 _NAME = "pto-memory-map" + (".exe" if sys.platform == "win32" else "")
 
@@ -37,7 +63,15 @@ def _candidates() -> list[Path]:
 
 
 def find_binary() -> str:
-    """The path of the installed ``pto-memory-map`` binary; FileNotFoundError if there is none."""
+    """The path of the installed ``pto-memory-map`` binary; FileNotFoundError if there is none.
+
+    ``PTO_MEMORY_MAP_BINARY``, when set, names the binary to use instead (a build of your own).
+    """
+    chosen = os.environ.get("PTO_MEMORY_MAP_BINARY")
+    if chosen:
+        if Path(chosen).is_file() and os.access(chosen, os.X_OK):
+            return chosen
+        raise FileNotFoundError(f"PTO_MEMORY_MAP_BINARY={chosen} is not an executable file")
     for path in _candidates():
         if path.is_file() and os.access(path, os.X_OK):
             return str(path)
@@ -49,3 +83,10 @@ def find_binary() -> str:
         + ", ".join(str(p.parent) for p in _candidates())
         + " and on PATH); reinstall it with `pip install pto-memory-map`"
     )
+
+
+# Below find_binary, which the API looks up when it is called.
+from .api import Drawing, check, draw, load, options  # noqa: E402
+from .errors import DumpError, PtoMemoryMapError, UsageError  # noqa: E402
+from .model import CheckReport, Finding, Function, MemoryMap, Space, Tile  # noqa: E402
+from .testing import assert_fits  # noqa: E402

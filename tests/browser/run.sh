@@ -73,6 +73,15 @@ mkdir -p "$PMM_PAGES/fx_many"
 python3 "$root/scripts/repeat_dump.py" "$root/tests/fixtures/fx_a2a3_case/passes_dump/35_after_AllocateMemoryAddr.py" 110 \
   "$PMM_PAGES/fx_many/35_after_AllocateMemoryAddr.py"
 render fx_many "$PMM_PAGES/fx_many/35_after_AllocateMemoryAddr.py"
+# The page as a notebook shows it: the Python package's HTML drawing of the example (an iframe
+# srcdoc sandboxed to scripts), inside a page standing in for the notebook.
+cargo build --quiet
+PTO_MEMORY_MAP_BINARY="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/pto-memory-map" \
+  PYTHONPATH="$root/python" python3 -c '
+import sys, pto_memory_map as pmm
+frame = pmm.draw(sys.argv[1], format="html").iframe(height=900)
+open(sys.argv[2], "w").write("<!DOCTYPE html><html><body><p>a notebook cell</p>" + frame + "</body></html>")
+' "$root/examples/demo_case" "$PMM_PAGES/notebook_frame.html"
 
 # One test file at a time: the machine has two cores and each file drives its own Chromium.
 exec node --test --test-concurrency=1 tests/browser/*.test.mjs
