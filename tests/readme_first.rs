@@ -1,8 +1,10 @@
 //! The README's first commands run as written on a fresh clone: each command of the block between
 //! `<!-- first-commands:begin -->` and `<!-- first-commands:end -->` (a ```sh block), but the
-//! install itself (`pip install`, `cargo install`), is run in a temporary clone of this repository
-//! with the binary the tests built first on PATH and the clone's `python/` package importable. Each
-//! must succeed, and what they write must be ignored by git (the clone stays clean).
+//! install itself (`pip install`, `cargo install`) and the test command (`bash tests/run.sh`, which
+//! runs this test), is run in a temporary clone of this repository with the binary the tests built
+//! first on PATH and the clone's `python/` package importable; `cargo run --release --` is that
+//! binary, so the release build is not made again. Each must succeed, and what they write must be
+//! ignored by git (the clone stays clean).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,7 +22,11 @@ fn first_commands(readme: &str) -> Option<Vec<String>> {
         .map(|l| l.split(" #").next().unwrap_or("").trim())
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .filter(|l| !l.starts_with("pip install") && !l.starts_with("cargo install"))
-        .map(str::to_string)
+        .filter(|l| !l.starts_with("bash tests/run.sh"))
+        .map(|l| match l.strip_prefix("cargo run --release -- ") {
+            Some(args) => format!("pto-memory-map {args}"),
+            None => l.to_string(),
+        })
         .collect();
     Some(commands)
 }
@@ -84,5 +90,8 @@ fn the_block_reader_takes_commands_not_comments_or_installs() {
                 pto-memory-map examples/demo_case -o demo.memory_map.svg  # named as git ignores\n```\n\
                 <!-- first-commands:end -->\n";
     assert_eq!(first_commands(text).unwrap(), ["pto-memory-map examples/demo_case -o demo.memory_map.svg"]);
+    let text = "<!-- first-commands:begin -->\n```sh\ncargo run --release -- examples/demo_case -o d.memory_map.svg\n\
+                bash tests/run.sh   # every test\n```\n<!-- first-commands:end -->\n";
+    assert_eq!(first_commands(text).unwrap(), ["pto-memory-map examples/demo_case -o d.memory_map.svg"]);
     assert!(first_commands("no block").is_none());
 }
