@@ -13,8 +13,8 @@ use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
 use crate::findings::{self, overlapping_pairs};
 use crate::model::{
-    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Source, SpaceUsage, Tile,
-    space_rank,
+    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source, SpaceUsage,
+    Tile, space_rank,
 };
 
 /// Builds the memory map of `dump`, scaled by the capacities of `choice` (or of the built-in
@@ -37,7 +37,12 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
     let hint = backends.implied_by(&used).map(|b| b.name.clone());
     let choice = backends.infer(choice, &used);
-    let parsed: Vec<ParsedFunction> = parsed.into_iter().filter(|f| !f.tiles.is_empty()).collect();
+    // A function is drawn when it places something: a tile, a reserved window, or a tile it cannot
+    // place (listed with its finding, so nothing the dump places goes unsaid).
+    let parsed: Vec<ParsedFunction> = parsed
+        .into_iter()
+        .filter(|f| !f.tiles.is_empty() || !f.unresolved.is_empty() || !f.reserved.is_empty())
+        .collect();
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;
         Ok(function_map(f, &dump.text, &lines, |space| choice.capacities.get(space).copied()))
@@ -96,7 +101,7 @@ fn function_map(
     capacity: impl Fn(&str) -> Option<i64>,
 ) -> FunctionMap {
     let blocks = merge_aliases(f.tiles);
-    let spaces = summarize(&blocks, capacity, (f.src_start, f.src_end));
+    let spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end));
     let source = Source::of(text, lines, f.src_start, f.src_end);
     FunctionMap {
         name: f.name,
@@ -107,6 +112,9 @@ fn function_map(
         spaces,
         blocks,
         fits: Vec::new(),
+        unresolved: f.unresolved,
+        reserved: f.reserved,
+        peer_buffers: f.peer_buffers,
     }
 }
 
@@ -199,33 +207,101 @@ fn mark_overlaps(blocks: &mut [Block]) {
     }
 }
 
-/// Per-space totals, in panel order.
-fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>, lines: (u32, u32)) -> Vec<SpaceUsage> {
+/// The whole of each declared multi-slot allocation among `blocks`, as a block named by its base,
+/// live from the first to the last line of any tile in it: a slot nobody binds, or one a tile
+/// takes only some iterations, still holds the allocation's bytes.
+pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for b in blocks {
+        let Some(slots) = &b.tile.slots else { continue };
+        let key = (b.tile.base.as_str(), slots.alloc_offset);
+        match out.iter_mut().find(|a| (a.tile.base.as_str(), a.tile.offset) == key) {
+            Some(a) => {
+                a.tile.start = a.tile.start.min(b.tile.start);
+                a.tile.end = a.tile.end.max(b.tile.end);
+                a.tile.size = a.tile.size.max(slots.alloc_size);
+            }
+            None => {
+                let mut whole = (*b).clone();
+                whole.tile.name = b.tile.base.clone();
+                whole.tile.offset = slots.alloc_offset;
+                whole.tile.size = slots.alloc_size;
+                whole.aliases.clear();
+                out.push(whole);
+            }
+        }
+    }
+    out
+}
+
+/// The reserved windows of `space` that are placed, as blocks live over the whole function.
+fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32)) -> Vec<Block> {
+    reserved
+        .iter()
+        .filter(|r| r.space == space)
+        .filter_map(|r| {
+            let offset = r.offset?;
+            let tile = Tile {
+                name: r.name.clone(),
+                space: r.space.clone(),
+                base: r.name.clone(),
+                offset,
+                size: r.size,
+                shape: Vec::new(),
+                dtype: String::new(),
+                op: "system.reserve_buffer".into(),
+                start: from,
+                end: to,
+                uses: Vec::new(),
+                layout: String::new(),
+                slots: None,
+                pinned: false,
+            };
+            Some(Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None })
+        })
+        .collect()
+}
+
+/// Per-space totals, in panel order. A declared allocation counts whole (all its slots); a
+/// reserved window counts in the high-water mark and is not free, but is no live tile.
+fn summarize(
+    blocks: &[Block],
+    reserved: &[Reserved],
+    capacity: impl Fn(&str) -> Option<i64>,
+    lines: (u32, u32),
+) -> Vec<SpaceUsage> {
     let mut names: Vec<&str> = blocks.iter().map(|b| b.tile.space.as_str()).collect();
+    names.extend(reserved.iter().filter(|r| r.offset.is_some()).map(|r| r.space.as_str()));
     names.sort_by_key(|s| space_rank(s));
     names.dedup();
     names
         .into_iter()
         .map(|space| {
-            let mine: Vec<&Block> = blocks.iter().filter(|b| b.tile.space == space).collect();
-            let hwm = mine.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
-            let bases: BTreeSet<&str> = mine.iter().map(|b| b.tile.base.as_str()).collect();
+            let tiles: Vec<&Block> = blocks.iter().filter(|b| b.tile.space == space).collect();
+            let whole = slot_allocations(&tiles);
+            let windows = reserved_blocks(reserved, space, lines);
+            let mut mine = tiles.clone();
+            mine.extend(&whole);
+            let hwm = mine.iter().chain(&windows.iter().collect::<Vec<_>>()).map(|b| b.tile.stop()).max().unwrap_or(0);
+            let bases: BTreeSet<&str> = tiles.iter().map(|b| b.tile.base.as_str()).collect();
             // A space the backend does not describe is scaled by its own high-water mark.
             let limit = capacity(space).filter(|&c| c > 0).unwrap_or(hwm);
             let profile = live_profile(&mine, lines);
             let (peak_at, peak) =
                 profile.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
             let peak_line = lines.0 + peak_at as u32;
+            let mut taken = mine.clone();
+            taken.extend(&windows);
             SpaceUsage {
                 space: space.to_string(),
                 hwm,
                 limit,
                 described: capacity(space).is_some_and(|c| c > 0),
-                tiles: mine.len(),
+                tiles: tiles.len(),
                 bases: bases.len(),
                 peak: Peak { bytes: peak, line: peak_line, live: live_at(&mine, peak_line) },
                 headroom: limit - hwm,
-                largest_free: largest(&free_ranges(&mine, limit, lines)),
+                largest_free: largest(&free_ranges(&taken, limit, lines)),
                 profile,
             }
         })
@@ -453,7 +529,11 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
 fn answer(f: &FunctionMap, q: &FitQuery, capacity: Option<i64>) -> FitAnswer {
     let (from, to) = q.lines.map_or((f.src_start, f.src_end), |(a, z)| (a.max(f.src_start), z.min(f.src_end)));
     let limit = f.spaces.iter().find(|s| s.space == q.space).map(|s| s.limit).or(capacity).unwrap_or(0);
-    let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == q.space).collect();
+    let tiles: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == q.space).collect();
+    // Every slot of a declared allocation and every reserved window is taken.
+    let (whole, windows) = (slot_allocations(&tiles), reserved_blocks(&f.reserved, &q.space, (f.src_start, f.src_end)));
+    let mut mine = tiles;
+    mine.extend(whole.iter().chain(&windows));
     let gaps = free_ranges(&mine, limit, (from, to));
     let ranges: Vec<Gap> = gaps.iter().copied().filter(|g| g.size >= q.bytes).collect();
     FitAnswer {
@@ -496,6 +576,8 @@ mod tests {
                 end,
                 uses: Vec::new(),
                 layout: String::new(),
+                slots: None,
+                pinned: false,
             },
             aliases: Vec::new(),
             view: false,

@@ -30,7 +30,8 @@ fn check_fails_on_error_findings_by_default() {
     assert_eq!(over.status.code(), Some(1), "{}", stderr(&over));
     assert_eq!(
         stdout(&over),
-        "too_big: Vec: L12: overflow: b__tile ends at 192 KB (96 KB + 96 KB), 8 KB past the Vec capacity of 184 KB\n"
+        "too_big: Vec: L12: overflow: b__tile ends at 192 KB (96 KB + 96 KB), 8 KB past the Vec capacity of 184 KB, \
+         inside the unsafe band 184 KB..192 KB: the chip has those bytes, but the top 8 KB of Vec corrupt data\n"
     );
     let clash = bin(&["check", &fixture("find_conflict.py")]);
     assert_eq!(clash.status.code(), Some(1));

@@ -120,10 +120,10 @@ fn function_without_self_and_extra_decorator_keywords() {
 
 #[test]
 fn multi_line_annotation_tileview_and_symbolic_shape() {
-    let body = "        t: pl.Tile[\n            [rows, 64],\n            pl.BF16,\n            pl.MemRef(\"vec_base\", -128, 2048),\n            pl.Mem.Vec,\n            pl.TileView(valid_shape=[rows, 64]),\n        ] = pl.tile.load(\n            x, [0, 0]\n        )\n        y = t\n";
+    let body = "        t: pl.Tile[\n            [rows, 64],\n            pl.BF16,\n            pl.MemRef(\"vec_base\", 128, 2048),\n            pl.Mem.Vec,\n            pl.TileView(valid_shape=[rows, 64]),\n        ] = pl.tile.load(\n            x, [0, 0]\n        )\n        y = t\n";
     let bs = blocks(&dump("AIV", "", body));
     let t = find(&bs, "t");
-    assert_eq!((t.tile.base.as_str(), t.tile.offset, t.tile.size), ("vec_base", -128, 2048));
+    assert_eq!((t.tile.base.as_str(), t.tile.offset, t.tile.size), ("vec_base", 128, 2048));
     assert!(t.tile.shape.is_empty(), "a symbolic dimension leaves the shape empty");
     assert_eq!((t.tile.start, t.tile.end, t.tile.op.as_str()), (7, 16, "tile.load"));
 }

@@ -1,0 +1,230 @@
+//! What the compiler placed beyond plain tiles: declared multi-slot allocations, reserved windows,
+//! the unsafe band at the top of Vec, numbers that cannot be, older dumps, and what current dumps
+//! add around the tiles. Each on a fixture written for it (tests/fixtures/).
+
+use pto_memory_map::model::{Block, Finding, FunctionMap, MemoryMap};
+use pto_memory_map::{ErrorKind, Format, RenderOptions, load, render_map};
+
+mod common;
+
+fn map_with(rel: &str, backend: Option<&str>) -> MemoryMap {
+    let path = common::fixtures().join(rel);
+    load(&path, "AllocateMemoryAddr", backend).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn map(rel: &str) -> MemoryMap {
+    map_with(rel, None)
+}
+
+fn function<'a>(map: &'a MemoryMap, name: &str) -> &'a FunctionMap {
+    map.functions.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"))
+}
+
+fn block<'a>(f: &'a FunctionMap, name: &str) -> &'a Block {
+    f.blocks
+        .iter()
+        .find(|b| b.tile.name == name || b.aliases.iter().any(|a| a == name))
+        .unwrap_or_else(|| panic!("no box {name} in {}", f.name))
+}
+
+fn findings<'a>(map: &'a MemoryMap, code: &str, function: &str) -> Vec<&'a Finding> {
+    map.findings.iter().filter(|x| x.code == code && x.function.as_deref() == Some(function)).collect()
+}
+
+fn json(map: &MemoryMap) -> serde_json::Value {
+    let opts = RenderOptions { format: Format::Json, ..Default::default() };
+    serde_json::from_slice(&render_map(map, &opts).unwrap()).unwrap()
+}
+
+fn function_json<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    json["functions"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap()
+}
+
+fn space<'a>(f: &'a FunctionMap, space: &str) -> &'a pto_memory_map::model::SpaceUsage {
+    f.spaces.iter().find(|s| s.space == space).unwrap_or_else(|| panic!("no {space} in {}", f.name))
+}
+
+#[test]
+fn a_runtime_slot_selector_draws_and_counts_the_whole_allocation() {
+    let m = map("slots_pingpong.py");
+    let f = function(&m, "pingpong");
+    // lo and hi both take some slot of ub at run time: one box over all of ub, both names on it.
+    let ub = block(f, "lo");
+    assert_eq!((ub.tile.offset, ub.tile.size), (16384, 32768));
+    assert_eq!(ub.aliases, ["hi"]);
+    assert!(ub.tile.pinned);
+    let slots = ub.tile.slots.as_ref().unwrap();
+    assert_eq!((slots.count, slots.slot_size, slots.index), (2, 16384, None));
+    assert_eq!(slots.selector, "i % 2");
+    assert_eq!((slots.alloc_offset, slots.alloc_size), (16384, 32768));
+    // Vec holds 48 KiB: the 16 KiB tile and the two slots.
+    let vec = space(f, "Vec");
+    assert_eq!((vec.hwm, vec.peak.bytes, vec.tiles), (49152, 49152, 2));
+    let live: Vec<&str> = vec.peak.live.iter().map(|t| t.name.as_str()).collect();
+    assert!(live.contains(&"lo") && live.contains(&"s"), "{live:?}");
+    let j = json(&m);
+    let boxes = function_json(&j, "pingpong")["boxes"].as_array().unwrap();
+    let lo = boxes.iter().find(|b| b["name"] == "lo").unwrap();
+    assert_eq!(lo["slots"]["selector"], "i % 2");
+    assert_eq!(lo["slots"]["index"], serde_json::Value::Null);
+    assert_eq!(lo["pinned"], true);
+    assert_eq!(function_json(&j, "pingpong")["spaces"][0]["hwm"], 49152);
+}
+
+#[test]
+fn a_constant_slot_is_drawn_where_it_is_and_the_allocation_counts_whole() {
+    let m = map("slots_pingpong.py");
+    let f = function(&m, "one_slot");
+    let acc = block(f, "acc");
+    assert_eq!((acc.tile.offset, acc.tile.size), (16384, 16384));
+    let slots = acc.tile.slots.as_ref().unwrap();
+    assert_eq!((slots.index, slots.alloc_offset, slots.alloc_size), (Some(1), 0, 32768));
+    // Slot 0 is bound by nobody, yet the allocation holds it: Acc's peak is 32 KiB from 0.
+    let s = space(f, "Acc");
+    assert_eq!((s.hwm, s.peak.bytes, s.tiles), (32768, 32768, 1));
+    assert_eq!(s.largest_free.offset, 32768);
+    // A pinned allocation without slots is marked too.
+    assert!(block(f, "b_mat").tile.pinned && block(f, "b_mat").tile.slots.is_none());
+    assert!(!block(f, "a_mat").tile.pinned);
+}
+
+#[test]
+fn a_memref_that_cannot_be_placed_is_listed_with_a_finding() {
+    let m = map("slots_pingpong.py");
+    let f = function(&m, "one_slot");
+    assert!(f.blocks.iter().all(|b| b.tile.name != "part"));
+    let u = &f.unresolved[0];
+    assert_eq!((u.name.as_str(), u.space.as_str(), u.base.as_str()), ("part", "Mat", "mem_mat_0"));
+    assert_eq!(u.memref, "pl.MemRef(mem_mat_0, k * 4096, 4096)");
+    let x = findings(&m, "unresolved", "one_slot");
+    assert_eq!(x.len(), 1);
+    assert_eq!(x[0].tiles, ["part"]);
+    assert_eq!(x[0].line, Some(u.line));
+    assert!(x[0].message.contains("run time"), "{}", x[0].message);
+    let j = json(&m);
+    assert_eq!(function_json(&j, "one_slot")["unresolved"][0]["name"], "part");
+}
+
+#[test]
+fn a_declared_allocation_past_the_capacity_overflows_though_its_tile_does_not() {
+    // Two 8 KiB slots at 56 KiB of a 64 KiB Left space: slot 0, the one bound, fits; the
+    // allocation passes the capacity with its slot 1.
+    let text = "import pypto.language as pl\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIC)\n    def f(self, x):\n        l: pl.Ptr = pl.tile.alloc(pl.Mem.Left, 16384, pinned=True)\n        t: pl.Tile[[4], pl.FP32, pl.MemRef(l, 57344, 8192, slots=2)[0], pl.Mem.Left] = pl.tile.load(x)\n        return t\n";
+    let dump = pto_memory_map::Dump::from_bytes("s.py", text.as_bytes().to_vec()).unwrap();
+    let m = pto_memory_map::build(&dump, pto_memory_map::backend::choose(Some("Ascend910B"), None).unwrap()).unwrap();
+    let x = findings(&m, "overflow", "f");
+    assert_eq!(x.len(), 1, "{x:?}");
+    assert!(x[0].message.starts_with("the declared allocation l (2 slots) ends at 72 KB"), "{}", x[0].message);
+    assert_eq!(m.functions[0].spaces[0].hwm, 73728);
+}
+
+#[test]
+fn reserved_windows_count_in_the_hwm_not_in_live_tiles() {
+    let m = map("reserve_windows.py");
+    let aic = function(&m, "ring_aic");
+    let r = &aic.reserved[0];
+    assert_eq!((r.name.as_str(), r.space.as_str(), r.offset, r.size), ("ring_v2c_slot_buffer", "Mat", Some(0), 32768));
+    let mat = space(aic, "Mat");
+    assert_eq!((mat.hwm, mat.peak.bytes, mat.tiles), (49152, 16384, 1));
+    assert!(mat.peak.live.iter().all(|t| t.name != "ring_v2c_slot_buffer"));
+    // The window is not free room.
+    assert_eq!(mat.largest_free.offset, 49152);
+    // The AIV side reserves in Vec, and imports the AIC window.
+    let aiv = function(&m, "ring_aiv");
+    assert_eq!((aiv.reserved[0].space.as_str(), aiv.reserved[0].size), ("Vec", 16384));
+    assert_eq!(
+        (aiv.peer_buffers[0].name.as_str(), aiv.peer_buffers[0].peer.as_str()),
+        ("ring_v2c_slot_buffer", "ring_aic")
+    );
+    let peer = findings(&m, "peer-buffer", "ring_aiv");
+    assert_eq!(peer.len(), 1);
+    assert!(peer[0].message.contains("ring_aic"), "{}", peer[0].message);
+    let j = json(&m);
+    assert_eq!(function_json(&j, "ring_aic")["reserved"][0]["offset"], 0);
+    assert_eq!(function_json(&j, "ring_aic")["peer_buffers"][0]["peer"], "ring_aiv");
+}
+
+#[test]
+fn an_overflow_in_a_reserved_space_names_the_window() {
+    let m = map_with("reserve_windows.py", Some("Ascend910B"));
+    let x = findings(&m, "overflow", "ring_aiv");
+    assert_eq!(x.len(), 1, "{x:?}");
+    let msg = &x[0].message;
+    assert!(
+        msg.contains("the first 16 KB of Vec are reserved by system.reserve_buffer (ring_c2v_slot_buffer (16 KB))"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn an_unplaced_window_is_a_note_and_not_drawn() {
+    let m = map("reserve_windows.py");
+    let f = function(&m, "waiting_aiv");
+    assert_eq!(f.reserved[0].offset, None);
+    assert_eq!(space(f, "Vec").hwm, 32768);
+    let x = findings(&m, "reserved-unplaced", "waiting_aiv");
+    assert_eq!((x.len(), x[0].line), (1, Some(f.reserved[0].line)));
+}
+
+#[test]
+fn the_unsafe_band_is_told_from_past_the_chip() {
+    let m = map_with("unsafe_band.py", Some("Ascend910B"));
+    assert_eq!(m.backend.physical["Vec"], 196_608);
+    let band = findings(&m, "overflow", "in_band");
+    assert!(band[0].message.contains("inside the unsafe band 184 KB..192 KB"), "{}", band[0].message);
+    let past = findings(&m, "overflow", "past_physical");
+    assert!(past[0].message.contains("past the physical 192 KB as well"), "{}", past[0].message);
+    let m = map_with("unsafe_band.py", Some("Ascend950"));
+    assert_eq!(m.backend.physical["Vec"], 253_952);
+    assert!(findings(&m, "overflow", "in_band").is_empty());
+    let band = findings(&m, "overflow", "past_physical");
+    assert!(band[0].message.contains("inside the unsafe band 240 KB..248 KB"), "{}", band[0].message);
+    let j = json(&m);
+    assert_eq!(j["backend"]["physical"]["Vec"], 253_952);
+}
+
+#[test]
+fn a_soc_file_may_give_physical_sizes() {
+    let b = pto_memory_map::backend::parse_soc(
+        "name = \"Mini\"\narch = \"m1\"\n[capacities]\nVec = 65536\n[physical]\nVec = 73728\n",
+        "mini.toml",
+        true,
+    )
+    .unwrap();
+    assert_eq!(b.physical["Vec"], 73728);
+    for bad in ["Vec = 1024", "Mat = 99999"] {
+        let text = format!("name = \"Mini\"\narch = \"m1\"\n[capacities]\nVec = 65536\n[physical]\n{bad}\n");
+        let err = pto_memory_map::backend::parse_soc(&text, "mini.toml", true).unwrap_err();
+        assert!(err.message.contains("physical size"), "{err}");
+    }
+}
+
+#[test]
+fn an_older_dump_is_named_and_refused() {
+    let path = common::fixtures().join("legacy_memoryspace.py");
+    let err = load(&path, "AllocateMemoryAddr", None).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Refused);
+    let msg = &err.message;
+    assert!(msg.contains("legacy_memoryspace.py:11:20: a PyPTO dump from before the pl.Mem syntax"), "{msg}");
+    for what in ["pl.MemorySpace", "pl.block.alloc", "pl.MemRefType", "<unsupported IRNode type>", "re-dump"] {
+        assert!(msg.contains(what), "{what}: {msg}");
+    }
+    assert!(!msg.contains("not valid Python"), "{msg}");
+}
+
+#[test]
+fn what_current_dumps_add_is_read_through() {
+    let m = map("tolerant_current.py");
+    let f = function(&m, "kernel");
+    assert_eq!(f.blocks.len(), 2);
+    assert!(f.unresolved.is_empty());
+    let x = block(f, "x__tile");
+    assert_eq!((x.tile.offset, x.tile.size, x.tile.op.as_str()), (0, 16384, "tile.load"));
+    assert!(
+        x.tile.layout.contains("valid_shape=[n__ssa_v0, 64]") && x.tile.layout.contains("compact=CompactMode.null"),
+        "{}",
+        x.tile.layout
+    );
+    assert_eq!(block(f, "y__tile").tile.offset, 16384);
+    assert!(m.findings.iter().all(|x| x.severity != pto_memory_map::model::Severity::Error), "{:?}", m.findings);
+}
