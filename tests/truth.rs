@@ -228,3 +228,79 @@ fn what_current_dumps_add_is_read_through() {
     assert_eq!(block(f, "y__tile").tile.offset, 16384);
     assert!(m.findings.iter().all(|x| x.severity != pto_memory_map::model::Severity::Error), "{:?}", m.findings);
 }
+
+/// Every `pl.system.reserve_buffer` call with a base in `text`, by the function it is in: (function,
+/// name, size, base), read with plain text search, apart from the parser.
+fn reserve_calls(text: &str) -> Vec<(String, String, i64, i64)> {
+    let mut function = String::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("def ") {
+            function = rest.split('(').next().unwrap_or_default().to_string();
+        }
+        let Some(at) = t.find("pl.system.reserve_buffer(") else { continue };
+        let args = &t[at..];
+        let kw = |key: &str| {
+            let from = args.find(&format!("{key}="))? + key.len() + 1;
+            Some(args[from..].split([',', ')']).next()?.trim().trim_matches('\'').to_string())
+        };
+        let (name, size, base) = (kw("name").unwrap(), kw("size").unwrap(), kw("base").unwrap());
+        out.push((function.clone(), name, size.parse().unwrap(), base.parse().unwrap()));
+    }
+    out
+}
+
+/// On the shared corpus: every reserved window of the decode case and of the generated cases is
+/// in the map at its place, in its function's cross-core space; and every function's high-water
+/// mark is what its tiles alone give (the window was already under them), which for the decode
+/// case is what PyPTO's own tool computed.
+#[test]
+fn every_reserved_window_of_the_corpus_is_drawn_and_no_hwm_moves() {
+    let Some(corpus) = common::corpus() else { return };
+    let mut dumps = vec![corpus.join("cases/decode_fwd_layers/passes_dump/32_after_AllocateMemoryAddr.py")];
+    for arch in ["Ascend910B", "Ascend950"] {
+        for case in std::fs::read_dir(corpus.join("generated").join(arch)).unwrap() {
+            let dir = case.unwrap().path().join("passes_dump");
+            for dump in std::fs::read_dir(dir).unwrap() {
+                let path = dump.unwrap().path();
+                if !path.to_string_lossy().contains("_after_MemoryReuse") {
+                    dumps.push(path);
+                }
+            }
+        }
+    }
+    let mut windows = 0;
+    for path in &dumps {
+        let text = std::fs::read_to_string(path).unwrap();
+        let m = load(path, "AllocateMemoryAddr", None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (function_name, name, size, base) in reserve_calls(&text) {
+            let f = function(&m, &function_name);
+            let space_name = if f.ftype == "AIC" { "Mat" } else { "Vec" };
+            let r = f.reserved.iter().find(|r| r.name == name).unwrap_or_else(|| panic!("{name} in {function_name}"));
+            assert_eq!((r.space.as_str(), r.offset, r.size), (space_name, Some(base), size), "{}", path.display());
+            windows += 1;
+        }
+        for f in &m.functions {
+            for s in &f.spaces {
+                let tiles = f.blocks.iter().filter(|b| b.tile.space == s.space).map(|b| b.tile.stop()).max();
+                assert_eq!(Some(s.hwm), tiles, "{} {} {}", path.display(), f.name, s.space);
+            }
+        }
+    }
+    assert!(windows >= 10, "only {windows} windows");
+    // The decode case's hwm, space by space, is PyPTO's.
+    let reference: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(corpus.join("reference/decode_fwd_layers.32_after_AllocateMemoryAddr.memory_map.json")).unwrap(),
+    )
+    .unwrap();
+    let m = load(&dumps[0], "AllocateMemoryAddr", None).unwrap();
+    for rf in reference["functions"].as_array().unwrap() {
+        let f = function(&m, rf["name"].as_str().unwrap());
+        for rs in rf["spaces"].as_array().unwrap() {
+            assert_eq!(space(f, rs["space"].as_str().unwrap()).hwm, rs["hwm"].as_i64().unwrap(), "{}", f.name);
+        }
+    }
+    let aic = function(&m, "fa_fused_aic");
+    assert_eq!((aic.reserved[0].name.as_str(), aic.reserved[0].space.as_str()), ("fa_fused_v2c_slot_buffer", "Mat"));
+}
