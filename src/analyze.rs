@@ -45,7 +45,8 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
         .collect();
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;
-        Ok(function_map(f, &dump.text, &lines, |space| choice.capacities.get(space).copied()))
+        let physical = |space: &str| choice.physical.get(space).copied();
+        Ok(function_map(f, &dump.text, &lines, |space| choice.capacities.get(space).copied(), physical))
     })
     .into_iter()
     .collect::<Result<_>>()?;
@@ -99,9 +100,13 @@ fn function_map(
     text: &Arc<String>,
     lines: &[(u32, u32)],
     capacity: impl Fn(&str) -> Option<i64>,
+    physical: impl Fn(&str) -> Option<i64>,
 ) -> FunctionMap {
     let blocks = merge_aliases(f.tiles);
-    let spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end));
+    let mut spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end));
+    for s in &mut spaces {
+        s.physical = physical(&s.space).filter(|&p| s.described && p > s.limit);
+    }
     let source = Source::of(text, lines, f.src_start, f.src_end);
     FunctionMap {
         name: f.name,
@@ -296,6 +301,7 @@ fn summarize(
                 space: space.to_string(),
                 hwm,
                 limit,
+                physical: None,
                 described: capacity(space).is_some_and(|c| c > 0),
                 tiles: tiles.len(),
                 bases: bases.len(),

@@ -184,6 +184,10 @@ pub struct SpaceUsage {
     pub hwm: i64,
     /// Capacity from the backend, or the high-water mark where the backend does not describe it.
     pub limit: i64,
+    /// The physical size, where the backend says the space has more bytes than are safe to use
+    /// (the unsafe band is `limit..physical`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical: Option<i64>,
     /// Whether the backend describes the space (its `limit` is a capacity, not the high-water mark).
     /// Not written; a map read back from JSON takes every limit as a capacity.
     #[serde(skip_serializing, default = "described_by_default")]

@@ -304,3 +304,68 @@ fn every_reserved_window_of_the_corpus_is_drawn_and_no_hwm_moves() {
     let aic = function(&m, "fa_fused_aic");
     assert_eq!((aic.reserved[0].name.as_str(), aic.reserved[0].space.as_str()), ("fa_fused_v2c_slot_buffer", "Mat"));
 }
+
+fn svg(map: &MemoryMap) -> String {
+    let opts = RenderOptions { format: Format::Svg, ..Default::default() };
+    String::from_utf8(render_map(map, &opts).unwrap()).unwrap()
+}
+
+/// The `<g>` of `class` about `name`, with what it holds up to its end.
+fn group<'a>(svg: &'a str, class: &str, name: &str) -> &'a str {
+    let open = format!("<g class=\"{class}\" data-name=\"{name}\"");
+    let at = svg.find(&open).unwrap_or_else(|| panic!("no {open}"));
+    let end = svg[at..].find("</g>").unwrap();
+    &svg[at..at + end]
+}
+
+#[test]
+fn slots_and_pins_are_drawn_over_their_boxes() {
+    let m = map("slots_pingpong.py");
+    let s = svg(&m);
+    let lo = group(&s, "slots", "lo");
+    assert!(lo.contains("data-from=\"16384\" data-to=\"49152\""), "{lo}");
+    assert!(lo.contains("[i % 2] of 2 slots") && lo.contains("chosen at run time"), "{lo}");
+    // One divider between the two slots.
+    assert!(lo.contains("stroke-dasharray"), "{lo}");
+    let acc = group(&s, "slots", "acc");
+    assert!(acc.contains("slot 1 of 2"), "{acc}");
+    assert!(group(&s, "pinned", "b_mat").contains("declared"));
+    assert!(!s.contains("<g class=\"pinned\" data-name=\"a_mat\""));
+    // The box itself is the allocation's whole range.
+    assert!(
+        s.contains("data-name=\"lo\" data-space=\"Vec\" data-base=\"ub\" data-offset=\"16384\" data-size=\"32768\"")
+    );
+}
+
+#[test]
+fn reserved_windows_are_drawn_hatched_and_named_down_their_function() {
+    let m = map("reserve_windows.py");
+    let s = svg(&m);
+    let ring = group(&s, "reserved", "ring_v2c_slot_buffer");
+    assert!(ring.contains("data-from=\"0\" data-to=\"32768\""), "{ring}");
+    assert!(ring.contains("ring_v2c_slot_buffer: 32 KB of Mat reserved by system.reserve_buffer"), "{ring}");
+    let hatch = &ring[ring.find("<path d=\"").expect("hatched")..];
+    assert!(hatch.matches('M').count() > 10, "hatched: {ring}");
+    let aic = m.functions.iter().find(|f| f.name == "ring_aic").unwrap();
+    // The window runs from the function's first line to its last.
+    let rows = (aic.src_end - aic.src_start + 1) as f64 * pto_memory_map::layout::RULES.line_px;
+    assert!(ring.contains(&format!("height=\"{rows}\"")), "{rows}: {ring}");
+    // Not placed yet: not drawn.
+    assert!(!s.contains("data-name=\"wait_c2v_slot_buffer\""));
+}
+
+#[test]
+fn the_unsafe_band_is_drawn_where_a_tile_reaches_it_and_flagged_otherwise() {
+    let m = map_with("unsafe_band.py", Some("Ascend910B"));
+    let s = svg(&m);
+    let band = group(&s, "unsafe-band", "Vec");
+    assert!(band.contains("data-from=\"188416\" data-to=\"196608\""), "{band}");
+    assert!(band.contains("184 KB usable of 192 KB physical"), "{band}");
+    // Where no tile passes the usable size, the band is a tab at the end of the byte axis.
+    let m = map_with("slots_pingpong.py", Some("Ascend910B"));
+    let s = svg(&m);
+    let tab = group(&s, "unsafe-band", "Vec");
+    assert!(tab.contains("<rect") && !tab.contains("<line"), "{tab}");
+    // Spaces without a band have none.
+    assert_eq!(s.matches("class=\"unsafe-band\"").count(), 1);
+}

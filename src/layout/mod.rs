@@ -8,6 +8,7 @@
 mod diff;
 mod insight;
 pub mod options;
+mod placed;
 pub mod plan;
 mod scene;
 pub mod style;
@@ -19,7 +20,7 @@ pub use options::{
     XAxis, ZOOM, options_markdown, rules_json,
 };
 use scene::ShiftDown;
-pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
+pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::{fmt_bytes, fmt_num};
@@ -586,6 +587,7 @@ fn lane(
         }
     }
     let capacity = (!overflow.is_empty()).then_some(s.limit);
+    let placed = placed::marks(f, s, span, &host(None), color, pal);
     Lane {
         space: s.space.clone(),
         span,
@@ -601,6 +603,7 @@ fn lane(
         inset: None,
         overflow,
         capacity,
+        placed,
     }
 }
 
