@@ -13,8 +13,8 @@ use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
 use crate::findings::{self, overlapping_pairs};
 use crate::model::{
-    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source, SpaceUsage,
-    Tile, space_rank,
+    Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
+    SpaceUsage, Tile, space_rank,
 };
 
 /// Builds the memory map of `dump`, scaled by the capacities of `choice` (or of the built-in
@@ -37,6 +37,12 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
     let hint = backends.implied_by(&used).map(|b| b.name.clone());
     let choice = backends.infer(choice, &used);
+    // Before AllocateMemoryAddr no tile has an address: each base gets its own column instead.
+    let unassigned = parsed.iter().any(unassigned_function);
+    let mut parsed = parsed;
+    if unassigned {
+        parsed.iter_mut().for_each(bases_view);
+    }
     // A function is drawn when it places something: a tile, a reserved window, or a tile it cannot
     // place (listed with its finding, so nothing the dump places goes unsaid).
     let parsed: Vec<ParsedFunction> = parsed
@@ -58,7 +64,13 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
         backend: choice,
         functions,
         findings: Vec::new(),
+        addresses: Addresses::Assigned,
+        addresses_in: None,
     };
+    if unassigned {
+        map.addresses = Addresses::Unassigned;
+        map.addresses_in = Some(addresses_dump(dump));
+    }
     map.findings = findings::compute(&map, hint.as_deref());
     Ok(map)
 }
@@ -75,24 +87,57 @@ fn refuse_if_nothing_to_draw(functions: &[FunctionMap], file: &str) -> Result<()
             ),
         ));
     }
-    let unassigned: Vec<&str> = functions.iter().filter(|f| unassigned(f)).map(|f| f.name.as_str()).collect();
-    if !unassigned.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Refused,
-            format!(
-                "{file}: every MemRef in {} sits at offset 0 while two or more bases share a space, so \
-                 addresses have not been assigned yet. Use the dump after AllocateMemoryAddr (or a later one)",
-                unassigned.join(", ")
-            ),
-        ));
-    }
     Ok(())
 }
 
 /// Before address assignment every offset is 0, so distinct bases pile up at address 0. One base per
 /// space at offset 0 is a real layout, so the tell is two or more bases there.
-fn unassigned(f: &FunctionMap) -> bool {
-    f.blocks.iter().all(|b| b.tile.offset == 0) && f.spaces.iter().any(|s| s.bases > 1)
+fn unassigned_function(f: &ParsedFunction) -> bool {
+    if f.tiles.is_empty() || f.tiles.iter().any(|t| t.offset != 0 || t.slots.is_some()) {
+        return false;
+    }
+    let mut bases: HashMap<&str, &str> = HashMap::new();
+    f.tiles.iter().any(|t| *bases.entry(t.space.as_str()).or_insert(t.base.as_str()) != t.base.as_str())
+}
+
+/// Gives each base of `f` its own column: in each space, bases in the order of their first use,
+/// side by side, each as wide as its allocation (its `pl.tile.alloc` size, or its largest tile),
+/// and each tile at its base's column.
+fn bases_view(f: &mut ParsedFunction) {
+    let declared: HashMap<&str, i64> = f.allocs.iter().map(|a| (a.name.as_str(), a.size)).collect();
+    let mut order: Vec<usize> = (0..f.tiles.len()).collect();
+    order.sort_by_key(|&i| (f.tiles[i].start, i));
+    let mut widths: HashMap<(String, String), i64> = HashMap::new();
+    for t in &f.tiles {
+        let w = widths.entry((t.space.clone(), t.base.clone())).or_insert(0);
+        *w = (*w).max(t.stop()).max(declared.get(t.base.as_str()).copied().unwrap_or(0));
+    }
+    let mut next: HashMap<String, i64> = HashMap::new();
+    let mut column: HashMap<(String, String), i64> = HashMap::new();
+    for i in order {
+        let key = (f.tiles[i].space.clone(), f.tiles[i].base.clone());
+        if !column.contains_key(&key) {
+            let at = next.entry(key.0.clone()).or_insert(0);
+            column.insert(key.clone(), *at);
+            // The widths are MemRef sizes, each within 1 TiB; their sum over a function stays far
+            // below i64's range.
+            *at = at.saturating_add(widths[&key]);
+        }
+    }
+    for t in &mut f.tiles {
+        t.offset = t.offset.saturating_add(column[&(t.space.clone(), t.base.clone())]);
+    }
+}
+
+/// The dump that holds an unassigned dump's addresses: the highest-numbered
+/// `NN_after_AllocateMemoryAddr.py` beside it, or the pass itself.
+fn addresses_dump(dump: &Dump) -> String {
+    let beside =
+        dump.path.as_deref().and_then(|p| p.parent()).and_then(|dir| dump::resolve(dir, dump::DEFAULT_PASS).ok());
+    match beside.and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())) {
+        Some(name) => name,
+        None => format!("the dump after {}", dump::DEFAULT_PASS),
+    }
 }
 
 fn function_map(

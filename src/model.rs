@@ -389,6 +389,32 @@ pub struct MemoryMap {
     /// every back end reports the same list.
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// `unassigned` for a dump from before AllocateMemoryAddr: drawn as a bases view, each base its
+    /// own column on the byte scale in first-use order, so its offsets place columns, not addresses.
+    #[serde(default, skip_serializing_if = "Addresses::is_assigned")]
+    pub addresses: Addresses,
+    /// Where the addresses are, for an unassigned dump: the AllocateMemoryAddr dump beside it, or
+    /// the pass's name when none is there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addresses_in: Option<String>,
+}
+
+/// Whether a dump's MemRef offsets are addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Addresses {
+    /// Assigned by AllocateMemoryAddr (or a later pass).
+    #[default]
+    Assigned,
+    /// Not yet: every offset is 0 while bases share a space.
+    Unassigned,
+}
+
+impl Addresses {
+    /// Serde's skip test.
+    pub fn is_assigned(&self) -> bool {
+        *self == Addresses::Assigned
+    }
 }
 
 impl MemoryMap {

@@ -369,3 +369,51 @@ fn the_unsafe_band_is_drawn_where_a_tile_reaches_it_and_flagged_otherwise() {
     // Spaces without a band have none.
     assert_eq!(s.matches("class=\"unsafe-band\"").count(), 1);
 }
+
+/// The fixture case's dump one pass before AllocateMemoryAddr.
+fn early() -> std::path::PathBuf {
+    common::fixtures().join("fx_a2a3_case/passes_dump/34_after_MemoryReuse.py")
+}
+
+#[test]
+fn a_dump_before_address_assignment_is_a_bases_view() {
+    let m = load(&early(), "MemoryReuse", None).unwrap();
+    let j = json(&m);
+    assert_eq!(j["addresses"], "unassigned");
+    assert_eq!(j["addresses_in"], "35_after_AllocateMemoryAddr.py");
+    // Each base its own column, in first-use order, as wide as its allocation.
+    for f in &m.functions {
+        for s in &f.spaces {
+            let mut columns: Vec<(u32, &str, i64)> = Vec::new();
+            let mut blocks: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+            blocks.sort_by_key(|b| b.tile.start);
+            for b in blocks {
+                match columns.iter().find(|c| c.1 == b.tile.base) {
+                    Some(c) => assert_eq!(c.2, b.tile.offset, "{} shares its base's column", b.tile.name),
+                    None => columns.push((b.tile.start, &b.tile.base, b.tile.offset)),
+                }
+            }
+            assert!(columns.windows(2).all(|w| w[0].2 < w[1].2), "{} {}: {columns:?}", f.name, s.space);
+            assert!(f.blocks.iter().all(|b| !b.conflict), "bases never share a column");
+        }
+    }
+    // The header says so, and where the addresses are.
+    let s = svg(&m);
+    assert!(s.contains("addresses not assigned yet: a bases view, one column per base in first-use order; the addresses are in 35_after_AllocateMemoryAddr.py"));
+    // A dump with addresses says nothing of them.
+    let later = load(&common::fixtures().join("fx_a2a3_case"), "AllocateMemoryAddr", None).unwrap();
+    assert!(json(&later).get("addresses").is_none());
+    assert!(!svg(&later).contains("addresses not assigned"));
+}
+
+#[test]
+fn check_refuses_a_dump_before_address_assignment() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+        .args(["check", early().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("addresses are not assigned yet") && err.contains("nothing to gate on"), "{err}");
+    assert!(err.contains("check 35_after_AllocateMemoryAddr.py"), "{err}");
+}

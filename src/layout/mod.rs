@@ -824,6 +824,9 @@ fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
         let note = "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT";
         items.push(vec![text_at(8.0, 15.0, LABEL, pal.muted, note)]);
     }
+    if let Some(note) = placed::unassigned_note(map) {
+        items.push(vec![text_at(8.0, 15.0, LABEL, WARNING, &note)]);
+    }
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
     let (legend, bottom) = flow(legend(pal), x, bottom + 6.0, width, 18.0, 18.0);

@@ -7,7 +7,7 @@ use super::insight::Host;
 use super::scene::{Anchor, Line, Placed, Rect, Shape, Stroke, Text};
 use super::style::{Color, Palette, WARNING};
 use super::{RULES, SMALL, plan, text};
-use crate::model::{FunctionMap, SpaceUsage};
+use crate::model::{Addresses, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::fmt_bytes;
 
 /// The placed marks of space `s` in a lane spanning `span` bytes, drawn at `host`'s scale.
@@ -178,4 +178,15 @@ pub(super) fn marks(
         }
     }
     out
+}
+
+/// What the header says of a dump from before AllocateMemoryAddr: that its columns are bases, not
+/// addresses, and which dump has the addresses.
+pub(super) fn unassigned_note(map: &MemoryMap) -> Option<String> {
+    (map.addresses == Addresses::Unassigned).then(|| {
+        format!(
+            "addresses not assigned yet: a bases view, one column per base in first-use order; the addresses are in {}",
+            map.addresses_in.as_deref().unwrap_or("the dump after AllocateMemoryAddr")
+        )
+    })
 }
