@@ -417,3 +417,22 @@ fn check_refuses_a_dump_before_address_assignment() {
     assert!(err.contains("addresses are not assigned yet") && err.contains("nothing to gate on"), "{err}");
     assert!(err.contains("check 35_after_AllocateMemoryAddr.py"), "{err}");
 }
+
+#[test]
+fn a_diff_against_the_assigned_dump_says_where_each_base_was_placed() {
+    let early = load(&early(), "MemoryReuse", None).unwrap();
+    let late = load(&common::fixtures().join("fx_a2a3_case"), "AllocateMemoryAddr", None).unwrap();
+    let d = pto_memory_map::compare::diff(&early, &late);
+    let placed: Vec<(&str, &str, Option<i64>, Option<i64>)> =
+        d.placed.iter().map(|p| (p.function.as_str(), p.base.as_str(), p.from, p.to)).collect();
+    assert_eq!(
+        placed,
+        [("fx_vector", "mem_vec_6", Some(0), Some(32768)), ("fx_vector", "mem_vec_7", Some(16384), Some(49152))]
+    );
+    assert!(d.verdict.starts_with("addresses assigned: 2 of 2 bases placed"), "{}", d.verdict);
+    let md = pto_memory_map::render::md::render(&d);
+    assert!(md.contains("| `fx_vector` | Vec | `mem_vec_7` | [16384, 49152) (32 KB) |"), "{md}");
+    // Either way round; and two assigned dumps say nothing of bases.
+    assert_eq!(pto_memory_map::compare::diff(&late, &early).placed.len(), 2);
+    assert!(pto_memory_map::compare::diff(&late, &late).placed.is_empty());
+}
