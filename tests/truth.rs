@@ -352,6 +352,9 @@ fn reserved_windows_are_drawn_hatched_and_named_down_their_function() {
     assert!(ring.contains(&format!("height=\"{rows}\"")), "{rows}: {ring}");
     // Not placed yet: not drawn.
     assert!(!s.contains("data-name=\"wait_c2v_slot_buffer\""));
+    // The legend says what the hatching is, on maps that have windows only.
+    assert!(s.contains("reserved window (system.reserve_buffer), in the hwm"));
+    assert!(!svg(&map("unsafe_band.py")).contains("reserved window (system"));
 }
 
 #[test]

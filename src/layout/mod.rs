@@ -829,7 +829,9 @@ fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     }
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
-    let (legend, bottom) = flow(legend(pal), x, bottom + 6.0, width, 18.0, 18.0);
+    let mut items = legend(pal);
+    items.extend(placed::legend(map, pal));
+    let (legend, bottom) = flow(items, x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
     let y = bottom + 16.0;
     out.extend(findings_rows(map, pal, x, y, width));

@@ -190,3 +190,48 @@ pub(super) fn unassigned_note(map: &MemoryMap) -> Option<String> {
         )
     })
 }
+
+/// The legend's entries for the placed marks the map has: a reserved window, the unsafe band,
+/// declared slots; each a swatch and its words, drawn from its own origin.
+pub(super) fn legend(map: &MemoryMap, pal: &Palette) -> Vec<Vec<Shape>> {
+    let mut out = Vec::new();
+    let swatch = |stroke: Stroke| {
+        let frame = Rect { x: 0.5, y: 0.5, w: 16.0, h: 10.0, radius: 0.0, fill: None, stroke: Some(stroke) };
+        let mut shapes = super::insight::hatch_region(0.5, 0.5, 16.0, 10.0, Stroke { width: 0.75, ..stroke });
+        shapes.push(Shape::Rect(frame));
+        shapes
+    };
+    let words = |x: f64, what: &str| {
+        Shape::Text(Text {
+            x,
+            y: 9.5,
+            size: super::LABEL,
+            color: pal.muted,
+            anchor: Anchor::Start,
+            content: what.into(),
+        })
+    };
+    if map.functions.iter().any(|f| f.reserved.iter().any(|r| r.offset.is_some())) {
+        let mut item = swatch(Stroke { color: pal.muted, width: 1.0, dash: Some((4.0, 2.0)) });
+        item.push(words(22.0, "reserved window (system.reserve_buffer), in the hwm"));
+        out.push(item);
+    }
+    if map.functions.iter().flat_map(|f| &f.spaces).any(|s| s.physical.is_some()) {
+        let mut item = swatch(Stroke { color: WARNING, width: 1.0, dash: None });
+        item.push(words(22.0, "unsafe band: past the usable size, within the physical"));
+        out.push(item);
+    }
+    if map.functions.iter().flat_map(|f| &f.blocks).any(|b| b.tile.slots.is_some()) {
+        out.push(vec![
+            Shape::Line(Line {
+                x1: 4.5,
+                y1: -1.0,
+                x2: 4.5,
+                y2: 12.0,
+                stroke: Stroke { color: pal.text, width: 1.0, dash: Some((2.0, 2.0)) },
+            }),
+            words(12.0, "slot boundary of a declared allocation; a dot: pinned"),
+        ]);
+    }
+    out
+}
