@@ -12,8 +12,8 @@ use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
 use crate::findings::{self, overlapping_pairs};
 use crate::model::{
-    BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Source, SpaceUsage, Tile,
-    space_rank,
+    Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
+    SpaceUsage, Tile, space_rank,
 };
 
 /// Builds the memory map of `dump`, scaled by the capacities of `choice` (or of the built-in
@@ -35,10 +35,22 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let used: BTreeSet<&str> = parsed.iter().flat_map(|f| &f.tiles).map(|t| t.space.as_str()).collect();
     let hint = backends.implied_by(&used).map(|b| b.name.clone());
     let choice = backends.infer(choice, &used);
-    let parsed: Vec<ParsedFunction> = parsed.into_iter().filter(|f| !f.tiles.is_empty()).collect();
+    // Before AllocateMemoryAddr no tile has an address: each base gets its own column instead.
+    let unassigned = parsed.iter().any(unassigned_function);
+    let mut parsed = parsed;
+    if unassigned {
+        parsed.iter_mut().for_each(bases_view);
+    }
+    // A function is drawn when it places something: a tile, a reserved window, or a tile it cannot
+    // place (listed with its finding, so nothing the dump places goes unsaid).
+    let parsed: Vec<ParsedFunction> = parsed
+        .into_iter()
+        .filter(|f| !f.tiles.is_empty() || !f.unresolved.is_empty() || !f.reserved.is_empty())
+        .collect();
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;
-        Ok(function_map(f, &dump.text, &lines, |space| choice.capacities.get(space).copied()))
+        let physical = |space: &str| choice.physical.get(space).copied();
+        Ok(function_map(f, &dump.text, &lines, |space| choice.capacities.get(space).copied(), physical))
     })
     .into_iter()
     .collect::<Result<_>>()?;
@@ -50,7 +62,13 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
         backend: choice,
         functions,
         findings: Vec::new(),
+        addresses: Addresses::Assigned,
+        addresses_in: None,
     };
+    if unassigned {
+        map.addresses = Addresses::Unassigned;
+        map.addresses_in = Some(addresses_dump(dump));
+    }
     map.findings = findings::compute(&map, hint.as_deref());
     Ok(map)
 }
@@ -67,24 +85,57 @@ fn refuse_if_nothing_to_draw(functions: &[FunctionMap], file: &str) -> Result<()
             ),
         ));
     }
-    let unassigned: Vec<&str> = functions.iter().filter(|f| unassigned(f)).map(|f| f.name.as_str()).collect();
-    if !unassigned.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Refused,
-            format!(
-                "{file}: every MemRef in {} sits at offset 0 while two or more bases share a space, so \
-                 addresses have not been assigned yet. Use the dump after AllocateMemoryAddr (or a later one)",
-                unassigned.join(", ")
-            ),
-        ));
-    }
     Ok(())
 }
 
 /// Before address assignment every offset is 0, so distinct bases pile up at address 0. One base per
 /// space at offset 0 is a real layout, so the tell is two or more bases there.
-fn unassigned(f: &FunctionMap) -> bool {
-    f.blocks.iter().all(|b| b.tile.offset == 0) && f.spaces.iter().any(|s| s.bases > 1)
+fn unassigned_function(f: &ParsedFunction) -> bool {
+    if f.tiles.is_empty() || f.tiles.iter().any(|t| t.offset != 0 || t.slots.is_some()) {
+        return false;
+    }
+    let mut bases: HashMap<&str, &str> = HashMap::new();
+    f.tiles.iter().any(|t| *bases.entry(t.space.as_str()).or_insert(t.base.as_str()) != t.base.as_str())
+}
+
+/// Gives each base of `f` its own column: in each space, bases in the order of their first use,
+/// side by side, each as wide as its allocation (its `pl.tile.alloc` size, or its largest tile),
+/// and each tile at its base's column.
+fn bases_view(f: &mut ParsedFunction) {
+    let declared: HashMap<&str, i64> = f.allocs.iter().map(|a| (a.name.as_str(), a.size)).collect();
+    let mut order: Vec<usize> = (0..f.tiles.len()).collect();
+    order.sort_by_key(|&i| (f.tiles[i].start, i));
+    let mut widths: HashMap<(String, String), i64> = HashMap::new();
+    for t in &f.tiles {
+        let w = widths.entry((t.space.clone(), t.base.clone())).or_insert(0);
+        *w = (*w).max(t.stop()).max(declared.get(t.base.as_str()).copied().unwrap_or(0));
+    }
+    let mut next: HashMap<String, i64> = HashMap::new();
+    let mut column: HashMap<(String, String), i64> = HashMap::new();
+    for i in order {
+        let key = (f.tiles[i].space.clone(), f.tiles[i].base.clone());
+        if !column.contains_key(&key) {
+            let at = next.entry(key.0.clone()).or_insert(0);
+            column.insert(key.clone(), *at);
+            // The widths are MemRef sizes, each within 1 TiB; their sum over a function stays far
+            // below i64's range.
+            *at = at.saturating_add(widths[&key]);
+        }
+    }
+    for t in &mut f.tiles {
+        t.offset = t.offset.saturating_add(column[&(t.space.clone(), t.base.clone())]);
+    }
+}
+
+/// The dump that holds an unassigned dump's addresses: the highest-numbered
+/// `NN_after_AllocateMemoryAddr.py` beside it, or the pass itself.
+fn addresses_dump(dump: &Dump) -> String {
+    let beside =
+        dump.path.as_deref().and_then(|p| p.parent()).and_then(|dir| dump::resolve(dir, dump::DEFAULT_PASS).ok());
+    match beside.and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())) {
+        Some(name) => name,
+        None => format!("the dump after {}", dump::DEFAULT_PASS),
+    }
 }
 
 fn function_map(
@@ -92,9 +143,13 @@ fn function_map(
     text: &Arc<String>,
     lines: &[(u32, u32)],
     capacity: impl Fn(&str) -> Option<i64>,
+    physical: impl Fn(&str) -> Option<i64>,
 ) -> FunctionMap {
     let blocks = merge_aliases(f.tiles);
-    let spaces = summarize(&blocks, capacity, (f.src_start, f.src_end));
+    let mut spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end));
+    for s in &mut spaces {
+        s.physical = physical(&s.space).filter(|&p| s.described && p > s.limit);
+    }
     let source = Source::of(text, lines, f.src_start, f.src_end);
     FunctionMap {
         name: f.name,
@@ -105,6 +160,9 @@ fn function_map(
         spaces,
         blocks,
         fits: Vec::new(),
+        unresolved: f.unresolved,
+        reserved: f.reserved,
+        peer_buffers: f.peer_buffers,
     }
 }
 
@@ -197,33 +255,102 @@ fn mark_overlaps(blocks: &mut [Block]) {
     }
 }
 
-/// Per-space totals, in panel order.
-fn summarize(blocks: &[Block], capacity: impl Fn(&str) -> Option<i64>, lines: (u32, u32)) -> Vec<SpaceUsage> {
+/// The whole of each declared multi-slot allocation among `blocks`, as a block named by its base,
+/// live from the first to the last line of any tile in it: a slot nobody binds, or one a tile
+/// takes only some iterations, still holds the allocation's bytes.
+pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for b in blocks {
+        let Some(slots) = &b.tile.slots else { continue };
+        let key = (b.tile.base.as_str(), slots.alloc_offset);
+        match out.iter_mut().find(|a| (a.tile.base.as_str(), a.tile.offset) == key) {
+            Some(a) => {
+                a.tile.start = a.tile.start.min(b.tile.start);
+                a.tile.end = a.tile.end.max(b.tile.end);
+                a.tile.size = a.tile.size.max(slots.alloc_size);
+            }
+            None => {
+                let mut whole = (*b).clone();
+                whole.tile.name = b.tile.base.clone();
+                whole.tile.offset = slots.alloc_offset;
+                whole.tile.size = slots.alloc_size;
+                whole.aliases.clear();
+                out.push(whole);
+            }
+        }
+    }
+    out
+}
+
+/// The reserved windows of `space` that are placed, as blocks live over the whole function.
+fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32)) -> Vec<Block> {
+    reserved
+        .iter()
+        .filter(|r| r.space == space)
+        .filter_map(|r| {
+            let offset = r.offset?;
+            let tile = Tile {
+                name: r.name.clone(),
+                space: r.space.clone(),
+                base: r.name.clone(),
+                offset,
+                size: r.size,
+                shape: Vec::new(),
+                dtype: String::new(),
+                op: "system.reserve_buffer".into(),
+                start: from,
+                end: to,
+                uses: Vec::new(),
+                layout: String::new(),
+                slots: None,
+                pinned: false,
+            };
+            Some(Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None })
+        })
+        .collect()
+}
+
+/// Per-space totals, in panel order. A declared allocation counts whole (all its slots); a
+/// reserved window counts in the high-water mark and is not free, but is no live tile.
+fn summarize(
+    blocks: &[Block],
+    reserved: &[Reserved],
+    capacity: impl Fn(&str) -> Option<i64>,
+    lines: (u32, u32),
+) -> Vec<SpaceUsage> {
     let mut names: Vec<&str> = blocks.iter().map(|b| b.tile.space.as_str()).collect();
+    names.extend(reserved.iter().filter(|r| r.offset.is_some()).map(|r| r.space.as_str()));
     names.sort_by_key(|s| space_rank(s));
     names.dedup();
     names
         .into_iter()
         .map(|space| {
-            let mine: Vec<&Block> = blocks.iter().filter(|b| b.tile.space == space).collect();
-            let hwm = mine.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
-            let bases: BTreeSet<&str> = mine.iter().map(|b| b.tile.base.as_str()).collect();
+            let tiles: Vec<&Block> = blocks.iter().filter(|b| b.tile.space == space).collect();
+            let whole = slot_allocations(&tiles);
+            let windows = reserved_blocks(reserved, space, lines);
+            let mut mine = tiles.clone();
+            mine.extend(&whole);
+            let hwm = mine.iter().chain(&windows.iter().collect::<Vec<_>>()).map(|b| b.tile.stop()).max().unwrap_or(0);
+            let bases: BTreeSet<&str> = tiles.iter().map(|b| b.tile.base.as_str()).collect();
             // A space the backend does not describe is scaled by its own high-water mark.
             let limit = capacity(space).filter(|&c| c > 0).unwrap_or(hwm);
             let profile = live_profile(&mine, lines);
             let (peak_at, peak) =
                 profile.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
             let peak_line = lines.0 + peak_at as u32;
+            let mut taken = mine.clone();
+            taken.extend(&windows);
             SpaceUsage {
                 space: space.to_string(),
                 hwm,
                 limit,
+                physical: None,
                 described: capacity(space).is_some_and(|c| c > 0),
-                tiles: mine.len(),
+                tiles: tiles.len(),
                 bases: bases.len(),
                 peak: Peak { bytes: peak, line: peak_line, live: live_at(&mine, peak_line) },
                 headroom: limit - hwm,
-                largest_free: largest(&free_ranges(&mine, limit, lines)),
+                largest_free: largest(&free_ranges(&taken, limit, lines)),
                 profile,
             }
         })
@@ -451,7 +578,11 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
 fn answer(f: &FunctionMap, q: &FitQuery, capacity: Option<i64>) -> FitAnswer {
     let (from, to) = q.lines.map_or((f.src_start, f.src_end), |(a, z)| (a.max(f.src_start), z.min(f.src_end)));
     let limit = f.spaces.iter().find(|s| s.space == q.space).map(|s| s.limit).or(capacity).unwrap_or(0);
-    let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == q.space).collect();
+    let tiles: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == q.space).collect();
+    // Every slot of a declared allocation and every reserved window is taken.
+    let (whole, windows) = (slot_allocations(&tiles), reserved_blocks(&f.reserved, &q.space, (f.src_start, f.src_end)));
+    let mut mine = tiles;
+    mine.extend(whole.iter().chain(&windows));
     let gaps = free_ranges(&mine, limit, (from, to));
     let ranges: Vec<Gap> = gaps.iter().copied().filter(|g| g.size >= q.bytes).collect();
     FitAnswer {
@@ -494,6 +625,8 @@ mod tests {
                 end,
                 uses: Vec::new(),
                 layout: String::new(),
+                slots: None,
+                pinned: false,
             },
             aliases: Vec::new(),
             view: false,

@@ -21,16 +21,21 @@ pub struct Backend {
     pub name: String,
     /// The architecture a case's `ptoas/*.pto` names (`a2a3`).
     pub arch: String,
-    /// Bytes per memory space.
+    /// Bytes per memory space: what is safe to use.
     pub capacities: BTreeMap<String, i64>,
+    /// Physical bytes of the spaces that have more than is safe to use (a SoC file's `physical`
+    /// table): the bytes between the two are the unsafe band.
+    #[serde(default)]
+    pub physical: BTreeMap<String, i64>,
 }
 
 impl Backend {
-    fn new(name: &str, arch: &str, capacities: &[(&str, i64)]) -> Backend {
+    fn new(name: &str, arch: &str, capacities: &[(&str, i64)], physical: &[(&str, i64)]) -> Backend {
         Backend {
             name: name.into(),
             arch: arch.into(),
             capacities: capacities.iter().map(|&(s, c)| (s.to_string(), c)).collect(),
+            physical: physical.iter().map(|&(s, c)| (s.to_string(), c)).collect(),
         }
     }
 
@@ -43,6 +48,7 @@ impl Backend {
             source,
             ptoas_arch,
             capacities: self.capacities.clone(),
+            physical: self.physical.clone(),
         }
     }
 }
@@ -76,6 +82,8 @@ impl Backends {
                     ("Acc", 131_072),
                     ("Bias", 1_024),
                 ],
+                // The top 8 KiB of Vec are physically there but corrupt data.
+                &[("Vec", 196_608)],
             ),
             Backend::new(
                 "Ascend950",
@@ -90,6 +98,7 @@ impl Backends {
                     ("LeftScale", 4_096),
                     ("RightScale", 4_096),
                 ],
+                &[("Vec", 253_952)],
             ),
         ])
     }
@@ -193,6 +202,18 @@ pub fn parse_soc(text: &str, file: &str, toml: bool) -> Result<Backend> {
         return Err(Error::new(
             ErrorKind::Usage,
             format!("{file}: capacity of {space} must be positive and at most {MAX_BYTES} bytes (1 TiB), not {bytes}"),
+        ));
+    }
+    if let Some((space, bytes)) = backend.physical.iter().find(|(space, b)| {
+        let usable = backend.capacities.get(*space).copied().unwrap_or(i64::MAX);
+        **b > MAX_BYTES || **b < usable
+    }) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "{file}: physical size of {space} ({bytes}) must be a space of the capacities table, at least \
+                 its usable capacity and at most {MAX_BYTES} bytes (1 TiB)"
+            ),
         ));
     }
     if backend.name.is_empty() || backend.arch.is_empty() {

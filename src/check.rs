@@ -265,6 +265,17 @@ pub fn run(path: &Path, input: &Input, gate: &Gate) -> Result<Report> {
 fn load(case: &Path, input: &Input) -> Result<(PathBuf, MemoryMap)> {
     let file = crate::dump::resolve(case, input.pass_name)?;
     let map = crate::load_with(&file, input.pass_name, input.backend, input.backends)?;
+    if map.addresses == crate::model::Addresses::Unassigned {
+        return Err(crate::error::Error::new(
+            crate::error::ErrorKind::Refused,
+            format!(
+                "{}: addresses are not assigned yet in this dump (a pass before AllocateMemoryAddr), so there \
+                 is nothing to gate on; check {}",
+                file.display(),
+                map.addresses_in.as_deref().unwrap_or("the dump after AllocateMemoryAddr")
+            ),
+        ));
+    }
     Ok((file, map))
 }
 

@@ -26,6 +26,22 @@ pub struct MapDiff {
     /// Functions only in the new dump, and only in the old one.
     pub added: Vec<String>,
     pub removed: Vec<String>,
+    /// Where each base of a dump from before AllocateMemoryAddr (a bases view) landed in the other
+    /// dump, which has addresses: empty unless exactly one side is unassigned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placed: Vec<BasePlaced>,
+}
+
+/// One base of the unassigned side, and where the assigned side put it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BasePlaced {
+    pub function: String,
+    pub space: String,
+    pub base: String,
+    /// The bytes its tiles take on the assigned side, `[from, to)`; `None` where no tile of the
+    /// assigned side has this base (merged into another, or gone).
+    pub from: Option<i64>,
+    pub to: Option<i64>,
 }
 
 /// Which dump a side is.
@@ -123,9 +139,58 @@ pub fn diff(old: &MemoryMap, new: &MemoryMap) -> MapDiff {
         .filter(|o| !new.functions.iter().any(|f| f.name == o.name))
         .map(|o| o.name.clone())
         .collect();
-    let mut d = MapDiff { old: side(old), new: side(new), verdict: String::new(), functions, added, removed };
+    let placed = bases_placed(old, new);
+    let mut d = MapDiff { old: side(old), new: side(new), verdict: String::new(), functions, added, removed, placed };
     d.verdict = verdict(&d);
+    if !d.placed.is_empty() {
+        let found = d.placed.iter().filter(|p| p.from.is_some()).count();
+        d.verdict = format!(
+            "addresses assigned: {found} of {} base{} placed (the bases view's columns are not addresses); {}",
+            d.placed.len(),
+            plural(d.placed.len()),
+            d.verdict
+        );
+    }
     d
+}
+
+/// For a dump before AllocateMemoryAddr compared with one after it (either way round): each base
+/// of the earlier one, in its functions' order, and the bytes its tiles take in the later one.
+fn bases_placed(old: &MemoryMap, new: &MemoryMap) -> Vec<BasePlaced> {
+    use crate::model::Addresses::{Assigned, Unassigned};
+    let (early, late) = match (old.addresses, new.addresses) {
+        (Unassigned, Assigned) => (old, new),
+        (Assigned, Unassigned) => (new, old),
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for f in &early.functions {
+        let Some(later) = late.functions.iter().find(|l| l.name == f.name) else { continue };
+        let mut bases: Vec<(&str, &str, i64)> = Vec::new();
+        for b in &f.blocks {
+            if !bases.iter().any(|x| (x.0, x.1) == (b.tile.space.as_str(), b.tile.base.as_str())) {
+                bases.push((&b.tile.space, &b.tile.base, b.tile.offset));
+            }
+        }
+        // The bases view's columns are in first-use order: so is this list.
+        bases.sort_by_key(|x| (space_rank(x.0), x.2));
+        for (space, base, _) in bases {
+            let mine = later.blocks.iter().filter(|b| b.tile.space == space && b.tile.base == base);
+            let range = mine.fold(None, |r: Option<(i64, i64)>, b| {
+                Some(
+                    r.map_or((b.tile.offset, b.tile.stop()), |(lo, hi)| (lo.min(b.tile.offset), hi.max(b.tile.stop()))),
+                )
+            });
+            out.push(BasePlaced {
+                function: f.name.clone(),
+                space: space.to_string(),
+                base: base.to_string(),
+                from: range.map(|r| r.0),
+                to: range.map(|r| r.1),
+            });
+        }
+    }
+    out
 }
 
 fn side(m: &MemoryMap) -> Side {

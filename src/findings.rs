@@ -108,6 +108,34 @@ pub const CODES: &[CodeInfo] = &[
         remedy: "Re-dump with PassDumpLevel.EXPLICIT.",
     },
     CodeInfo {
+        code: "unresolved",
+        severity: Severity::Warning,
+        title: "tile whose MemRef cannot be placed",
+        meaning: "A tile's MemRef gives no address this tool can compute: an offset computed at run time \
+                  outside a declared allocation, or a declared allocation not yet resolved (a dump from \
+                  before InitMemRef). The tile is listed but not drawn, so the map may show less than the \
+                  space holds.",
+        remedy: "Open the dump after AllocateMemoryAddr; if the tile is there too, read its MemRef in the \
+                 dump at the line given and report the form to the tool.",
+    },
+    CodeInfo {
+        code: "reserved-unplaced",
+        severity: Severity::Note,
+        title: "reserved window not placed yet",
+        meaning: "pl.system.reserve_buffer(..., base=-1): the window has a size but no address yet \
+                  (AllocateMemoryAddr resolves it), so it is not drawn.",
+        remedy: "Open the dump after AllocateMemoryAddr to see where the window lands.",
+    },
+    CodeInfo {
+        code: "peer-buffer",
+        severity: Severity::Note,
+        title: "function uses a peer's reserved window",
+        meaning: "pl.system.import_peer_buffer: the function exchanges data through a window reserved in \
+                  its peer function's memory (the cross-core pipe); those bytes are drawn on the peer's \
+                  card, not on this one.",
+        remedy: "Nothing to do; look at the peer function's reserved window for its size.",
+    },
+    CodeInfo {
         code: "max-occupancy",
         severity: Severity::Error,
         title: "occupancy above the gate's limit",
@@ -174,10 +202,13 @@ pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
         ));
     }
     for f in &map.functions {
+        unresolved(f, &mut out);
+        reserved(f, &mut out);
         conflicts(f, &mut out);
         for s in &f.spaces {
             let capacity = map.backend.capacities.get(&s.space).copied().filter(|&c| c > 0);
-            let overflowed = capacity.is_some_and(|c| overflows(f, s, c, &mut out));
+            let physical = map.backend.physical.get(&s.space).copied();
+            let overflowed = capacity.is_some_and(|c| overflows(f, s, (c, physical), &mut out));
             if let Some(c) = capacity
                 && !overflowed
             {
@@ -223,15 +254,40 @@ fn backend_findings(b: &BackendChoice, hint: Option<&str>) -> Vec<Finding> {
     out
 }
 
-/// One `overflow` per block past the capacity; whether there was any.
-fn overflows(f: &FunctionMap, s: &SpaceUsage, capacity: i64, out: &mut Vec<Finding>) -> bool {
+/// One `overflow` per block (or whole declared allocation) past the usable capacity; whether
+/// there was any. `physical` is the space's physical size where the chip has more bytes than are
+/// safe to use: a tile between the two is in the unsafe band, and the message says which it passes.
+fn overflows(
+    f: &FunctionMap,
+    s: &SpaceUsage,
+    (capacity, physical): (i64, Option<i64>),
+    out: &mut Vec<Finding>,
+) -> bool {
     let mut any = false;
-    for b in f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.stop() > capacity) {
+    let tiles: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+    // A declared allocation's unbound slots overflow too; one whose only tile already covers it
+    // whole is that tile's finding.
+    let whole: Vec<Block> = crate::analyze::slot_allocations(&tiles)
+        .into_iter()
+        .filter(|a| !tiles.iter().any(|b| (b.tile.offset, b.tile.size) == (a.tile.offset, a.tile.size)))
+        .collect();
+    let windows: Vec<String> = f
+        .reserved
+        .iter()
+        .filter(|r| r.space == s.space && r.offset.is_some())
+        .map(|r| format!("{} ({})", r.name, fmt_bytes(r.size)))
+        .collect();
+    let floor = f.reserved.iter().filter(|r| r.space == s.space).filter_map(|r| Some(r.offset? + r.size)).max();
+    for b in tiles.into_iter().chain(&whole).filter(|b| b.tile.stop() > capacity) {
         any = true;
         let t = &b.tile;
-        let message = format!(
-            "{} ends at {} ({} + {}), {} past the {} capacity of {}",
-            t.name,
+        let what = if t.slots.is_some() && whole.iter().any(|w| std::ptr::eq(w, b)) {
+            format!("the declared allocation {} ({} slots)", t.name, t.slots.as_ref().map_or(0, |s| s.count))
+        } else {
+            t.name.clone()
+        };
+        let mut message = format!(
+            "{what} ends at {} ({} + {}), {} past the {} capacity of {}",
             fmt_bytes(t.stop()),
             fmt_bytes(t.offset),
             fmt_bytes(t.size),
@@ -239,9 +295,78 @@ fn overflows(f: &FunctionMap, s: &SpaceUsage, capacity: i64, out: &mut Vec<Findi
             s.space,
             fmt_bytes(capacity)
         );
+        match physical {
+            Some(p) if p > capacity && t.stop() <= p => message.push_str(&format!(
+                ", inside the unsafe band {}..{}: the chip has those bytes, but the top {} of {} corrupt data",
+                fmt_bytes(capacity),
+                fmt_bytes(p),
+                fmt_bytes(p - capacity),
+                s.space
+            )),
+            Some(p) if p > capacity => {
+                message.push_str(&format!(", and past the physical {} as well", fmt_bytes(p)));
+            }
+            _ => {}
+        }
+        if let Some(floor) = floor {
+            message.push_str(&format!(
+                "; the first {} of {} are reserved by system.reserve_buffer ({}), and tiles are placed above them",
+                fmt_bytes(floor),
+                s.space,
+                windows.join(", ")
+            ));
+        }
         out.push(in_function(finding("overflow", Severity::Error, message), f, &s.space, names(b), vec![t.start]));
     }
     any
+}
+
+/// One `unresolved` per tile whose MemRef cannot be placed.
+fn unresolved(f: &FunctionMap, out: &mut Vec<Finding>) {
+    for u in &f.unresolved {
+        let message =
+            format!("{} ({}, base {}) is not drawn: {}; its MemRef: {}", u.name, u.space, u.base, u.why, u.memref);
+        out.push(in_function(
+            finding("unresolved", Severity::Warning, message),
+            f,
+            &u.space,
+            vec![u.name.clone()],
+            vec![u.line],
+        ));
+    }
+}
+
+/// A note per reserved window not placed yet, and per window imported from a peer.
+fn reserved(f: &FunctionMap, out: &mut Vec<Finding>) {
+    for r in f.reserved.iter().filter(|r| r.offset.is_none()) {
+        let message = format!(
+            "{} reserves {} of {} with base=-1: not placed yet, so not drawn",
+            r.name,
+            fmt_bytes(r.size),
+            r.space
+        );
+        out.push(in_function(
+            finding("reserved-unplaced", Severity::Note, message),
+            f,
+            &r.space,
+            vec![r.name.clone()],
+            vec![r.line],
+        ));
+    }
+    for p in &f.peer_buffers {
+        let message = format!(
+            "{} uses {}'s window {} (import_peer_buffer): its bytes are drawn on {}'s card",
+            f.name, p.peer, p.name, p.peer
+        );
+        let space = if f.ftype == "AIC" { "Vec" } else { "Mat" };
+        out.push(in_function(
+            finding("peer-buffer", Severity::Note, message),
+            f,
+            space,
+            vec![p.name.clone()],
+            vec![p.line],
+        ));
+    }
 }
 
 /// Index pairs `(i, j)`, `i < j`, of blocks in one space that overlap in address and lifetime.

@@ -35,6 +35,68 @@ pub struct Tile {
     /// The tile's `pl.TileView(...)` arguments; empty where the dump has none (CONCISE dumps).
     #[serde(default)]
     pub layout: String,
+    /// The slot of a declared multi-slot allocation the tile's MemRef selects (`pl.MemRef(ub, ...,
+    /// slots=N)[k]`): `offset`/`size` are then the slot when `k` is a constant, and the whole
+    /// allocation when it is chosen at run time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<Slots>,
+    /// The tile's base is an author-declared allocation (`pl.tile.alloc(..., pinned=True)`), which
+    /// the compiler's reuse never packs anything else into.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+}
+
+/// Where a tile sits in a declared allocation of `count` equal slots.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slots {
+    /// How many slots the allocation has.
+    pub count: u32,
+    /// Bytes per slot (the MemRef's size).
+    pub slot_size: i64,
+    /// The slot, where the subscript is a constant; `None` where it is chosen at run time.
+    pub index: Option<i64>,
+    /// The subscript as written (`i % 2`).
+    pub selector: String,
+    /// The whole allocation: its first byte and its size (the `pl.tile.alloc` size where the dump
+    /// has it, else `count` slots).
+    pub alloc_offset: i64,
+    pub alloc_size: i64,
+}
+
+/// A tile whose MemRef gives no address this tool can place (a run-time offset outside a declared
+/// allocation, a declaration not yet resolved): listed, with an `unresolved` finding, not drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unresolved {
+    pub name: String,
+    pub space: String,
+    pub base: String,
+    /// The line that binds it.
+    pub line: u32,
+    /// The MemRef as written.
+    pub memref: String,
+    /// Why it cannot be placed.
+    pub why: String,
+}
+
+/// A window `pl.system.reserve_buffer(name=..., size=..., base=...)` keeps at the bottom of the
+/// function's cross-core space (Mat for AIC, Vec for AIV and InCore): every tile is placed above it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reserved {
+    pub name: String,
+    pub space: String,
+    /// Its first byte; `None` for `base=-1`, not placed yet (before AllocateMemoryAddr).
+    pub offset: Option<i64>,
+    pub size: i64,
+    /// The line of the `reserve_buffer` call.
+    pub line: u32,
+}
+
+/// A peer function's reserved window this function uses (`pl.system.import_peer_buffer`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeerBuffer {
+    pub name: String,
+    pub peer: String,
+    pub line: u32,
 }
 
 impl Tile {
@@ -135,6 +197,10 @@ pub struct SpaceUsage {
     pub hwm: i64,
     /// Capacity from the backend, or the high-water mark where the backend does not describe it.
     pub limit: i64,
+    /// The physical size, where the backend says the space has more bytes than are safe to use
+    /// (the unsafe band is `limit..physical`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical: Option<i64>,
     /// Whether the backend describes the space (its `limit` is a capacity, not the high-water mark).
     /// Not written; a map read back from JSON takes every limit as a capacity.
     #[serde(skip_serializing, default = "described_by_default")]
@@ -176,6 +242,15 @@ pub struct FunctionMap {
     /// Answers to `--fit` queries, when asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fits: Vec<FitAnswer>,
+    /// Tiles whose MemRef could not be placed, in dump order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<Unresolved>,
+    /// Reserved windows, in dump order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reserved: Vec<Reserved>,
+    /// Windows of peer functions this one imports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peer_buffers: Vec<PeerBuffer>,
 }
 
 /// A function's lines of the dump: a view of the dump's text, shared rather than copied, since the
@@ -282,6 +357,9 @@ pub struct BackendChoice {
     /// Bytes per on-chip space, as the backend describes them.
     #[serde(default)]
     pub capacities: std::collections::BTreeMap<String, i64>,
+    /// Physical bytes of the spaces that have more than `capacities` says are safe to use.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub physical: std::collections::BTreeMap<String, i64>,
 }
 
 /// How a backend was chosen, strongest first.
@@ -324,6 +402,32 @@ pub struct MemoryMap {
     /// every back end reports the same list.
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// `unassigned` for a dump from before AllocateMemoryAddr: drawn as a bases view, each base its
+    /// own column on the byte scale in first-use order, so its offsets place columns, not addresses.
+    #[serde(default, skip_serializing_if = "Addresses::is_assigned")]
+    pub addresses: Addresses,
+    /// Where the addresses are, for an unassigned dump: the AllocateMemoryAddr dump beside it, or
+    /// the pass's name when none is there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addresses_in: Option<String>,
+}
+
+/// Whether a dump's MemRef offsets are addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Addresses {
+    /// Assigned by AllocateMemoryAddr (or a later pass).
+    #[default]
+    Assigned,
+    /// Not yet: every offset is 0 while bases share a space.
+    Unassigned,
+}
+
+impl Addresses {
+    /// Serde's skip test.
+    pub fn is_assigned(&self) -> bool {
+        *self == Addresses::Assigned
+    }
 }
 
 impl MemoryMap {

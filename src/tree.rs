@@ -210,6 +210,15 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
         }
         Err(err) => return Outcome::Failed { message: words(&err) },
     };
+    // A site's index ranks cases by occupancy, which a bases view does not have.
+    if map.addresses == crate::model::Addresses::Unassigned {
+        let message = format!(
+            "{}: every MemRef sits at offset 0 while two or more bases share a space: addresses not assigned \
+             yet (drawn alone, it is a bases view)",
+            dump.display()
+        );
+        return Outcome::Skipped { why: refusal_reason(&message).to_owned(), message };
+    }
     let Some(render) = view_for(&map, &opts.render) else {
         return Outcome::Skipped { why: "no --function named here".to_owned(), message: String::new() };
     };

@@ -25,6 +25,10 @@ fn svg_of(text: &str) -> pto_memory_map::Result<Vec<u8>> {
     render_bytes("t.py", text.as_bytes().to_vec(), &RenderOptions { format: Format::Svg, ..Default::default() })
 }
 
+fn map_of(text: &str) -> pto_memory_map::Result<pto_memory_map::MemoryMap> {
+    build(&Dump::from_bytes("t.py", text.as_bytes().to_vec()).unwrap(), backend::choose(None, None).unwrap())
+}
+
 fn timed(text: &str) -> Duration {
     let started = Instant::now();
     let map = build(&Dump::from_bytes("t.py", text.as_bytes().to_vec()).unwrap(), backend::choose(None, None).unwrap())
@@ -121,18 +125,31 @@ fn memref_numbers_are_read_or_refused_at_their_place() {
         ("-99999999999999999999", "64", "beyond"),
         ("pl.const(99999999999999999999, pl.INT64)", "64", "beyond"),
         ("64.0", "64", "not an integer"),
-        ("float('nan')", "64", "not an integer"),
-        ("nan", "64", "not an integer"),
+        ("-64.0", "64", "not an integer"),
+        ("pl.const(64.5, pl.FP32)", "64", "not an integer"),
         ("1e3", "64", "not an integer"),
+        ("-64", "64", "negative"),
+        ("-2", "64", "negative"),
+        ("pl.const(-32, pl.INT64)", "64", "negative"),
+        ("0", "-64", "negative"),
+        ("1099511627000", "4096", "ends past"),
     ] {
         let err = svg_of(&one_function(&tile(offset, size))).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Unreadable, "{offset}");
+        let col = if offset == "0" { col + "0, ".len() } else { col };
         assert!(err.message.starts_with(&format!("t.py:8:{col}: ")), "{offset}: {err}");
         assert!(err.message.contains(says), "{offset}: {err}");
     }
     let size_col = col + "0, ".len();
     let err = svg_of(&one_function(&tile("0", "64.5"))).unwrap_err();
     assert!(err.message.starts_with(&format!("t.py:8:{size_col}: ")), "{err}");
+    // An offset computed from names is no damage but a place this tool cannot compute: the tile
+    // is listed as unresolved, not drawn, and the dump is read.
+    for offset in ["nan", "float('nan')", "i * 64"] {
+        let map = map_of(&one_function(&tile(offset, "64"))).unwrap_or_else(|e| panic!("{offset}: {e}"));
+        assert_eq!(map.functions[0].unresolved[0].name, "b", "{offset}");
+        assert!(map.findings.iter().any(|x| x.code == "unresolved" && x.line == Some(8)), "{offset}");
+    }
     // A DDR tensor may have a computed offset: it is not drawn, so it is not read.
     let ddr = "        d: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_ddr_0, i * 64, 64), pl.Mem.DDR] = pl.tile.load(x)\n";
     assert!(svg_of(&one_function(ddr)).is_ok());

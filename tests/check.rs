@@ -31,7 +31,8 @@ fn check_fails_on_error_findings_by_default() {
     // The violation first, then every warning counted, as a linter lists them.
     assert_eq!(
         stdout(&over),
-        "too_big: Vec: L12: overflow: b__tile ends at 192 KB (96 KB + 96 KB), 8 KB past the Vec capacity of 184 KB\n\
+        "too_big: Vec: L12: overflow: b__tile ends at 192 KB (96 KB + 96 KB), 8 KB past the Vec capacity of 184 KB, \
+         inside the unsafe band 184 KB..192 KB: the chip has those bytes, but the top 8 KB of Vec corrupt data\n\
          warning: backend-assumed: no backend named or found (no -b, no ptoas/*.pto): Ascend910B's capacities assumed\n"
     );
     let clash = bin(&["check", &fixture("find_conflict.py")]);

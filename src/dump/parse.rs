@@ -14,7 +14,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 use super::guard::Unit;
 use crate::budget::Limits;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{MAX_BYTES, Tile};
+use crate::model::{MAX_BYTES, PeerBuffer, Reserved, Slots, Tile, Unresolved};
 
 /// Function types that own tile memory; `Group`, `Orchestration`, `Spmd` and others do not.
 const COMPUTE_TYPES: [&str; 3] = ["AIC", "AIV", "InCore"];
@@ -32,6 +32,30 @@ pub struct ParsedFunction {
     pub src_end: u32,
     /// In order of first binding.
     pub tiles: Vec<Tile>,
+    /// Tiles whose MemRef gives no address this tool can place, in dump order.
+    pub unresolved: Vec<Unresolved>,
+    /// `pl.system.reserve_buffer` windows, in dump order.
+    pub reserved: Vec<Reserved>,
+    /// `pl.system.import_peer_buffer` uses, in dump order.
+    pub peer_buffers: Vec<PeerBuffer>,
+    /// On-chip `pl.tile.alloc` declarations, in dump order.
+    pub allocs: Vec<Alloc>,
+}
+
+/// `name: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 32768, pinned=True)`: an allocation's base, its space
+/// and total size, whether the author declared it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alloc {
+    /// The base's name.
+    pub name: String,
+    /// Its memory space.
+    pub space: String,
+    /// Its size in bytes.
+    pub size: i64,
+    /// Declared by the author (`pinned=True`).
+    pub pinned: bool,
+    /// The line of the declaration.
+    pub line: u32,
 }
 
 /// Dumps smaller than this are parsed on one thread: a thread costs more than the parse.
@@ -49,6 +73,52 @@ pub(crate) fn worth_spreading(text: &str) -> bool {
 /// The dump is parsed a `Unit` at a time (a function, or a class header with its first function),
 /// on up to one thread per core, and each unit's tree is dropped once its tiles are taken.
 pub fn parse(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
+    // A dump in PyPTO's older syntax fails to parse, or parses with no tile this tool can read:
+    // either way, say what it is rather than where the parser stopped.
+    match parse_current(text, file) {
+        Err(err) if err.kind == ErrorKind::Unreadable || err.kind == ErrorKind::Refused => {
+            Err(legacy(text, file).unwrap_or(err))
+        }
+        Ok(found) if found.iter().all(|f| f.tiles.is_empty() && f.unresolved.is_empty()) => match legacy(text, file) {
+            Some(err) => Err(err),
+            None => Ok(found),
+        },
+        other => other,
+    }
+}
+
+/// What only PyPTO's older printer writes (before about April 2026), and what each one is.
+const LEGACY_MARKS: [(&str, &str); 4] = [
+    ("pl.MemorySpace.", "pl.MemorySpace"),
+    ("pl.block.alloc", "pl.block.alloc"),
+    ("pl.MemRefType", "pl.MemRefType"),
+    ("<unsupported IRNode type>", "<unsupported IRNode type> in a TileView"),
+];
+
+/// The refusal of a dump in PyPTO's older syntax, at its first mark of it; `None` for any other.
+fn legacy(text: &str, file: &str) -> Option<Error> {
+    // A mark in a comment (a dump's header may quote anything) is no syntax.
+    let in_code = |at: &usize| !text[..*at].rsplit('\n').next().unwrap_or("").trim_start().starts_with('#');
+    let found: Vec<(usize, &str)> = LEGACY_MARKS
+        .iter()
+        .filter_map(|(mark, what)| text.match_indices(mark).map(|(at, _)| at).find(in_code).map(|at| (at, *what)))
+        .collect();
+    let first = found.iter().map(|&(at, _)| at).min()?;
+    let (line, col) = super::line_col(&text.as_bytes()[..first]);
+    let what: Vec<&str> = found.iter().map(|&(_, what)| what).collect();
+    Some(Error::new(
+        ErrorKind::Refused,
+        format!(
+            "{file}:{line}:{col}: a PyPTO dump from before the pl.Mem syntax ({}): this tool reads the dumps \
+             PyPTO has written since about April 2026 (pl.Mem.Vec, pl.tile.alloc, pl.MemRef(base, offset, \
+             size)); re-dump the kernel with a current PyPTO",
+            what.join(", ")
+        ),
+    ))
+}
+
+/// [`parse`] for the current syntax.
+fn parse_current(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     if text.trim().is_empty() {
         return Err(Error::new(
             ErrorKind::Refused,
@@ -251,17 +321,34 @@ fn offset(at: usize) -> TextSize {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BadNumber {
     at: TextSize,
-    /// Beyond [`MAX_BYTES`] (an integer), or not an integer at all (a float, a name, an expression).
-    beyond: bool,
+    why: Bad,
+}
+
+/// What is wrong with a MemRef number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bad {
+    /// Not an integer at all (a float literal; a size that is an expression).
+    NotInteger,
+    /// An integer beyond [`MAX_BYTES`].
+    Beyond,
+    /// A negative offset or size.
+    Negative,
+    /// Offset and size within range, but their sum past [`MAX_BYTES`].
+    PastEnd,
 }
 
 /// The error for a MemRef offset or size that is not an integer within [`MAX_BYTES`], at the number.
 fn bad_number(bad: BadNumber, lines: &LineIndex, text: &str, file: &str) -> Error {
     let pos = lines.line_column(bad.at, text);
-    let what = if bad.beyond {
-        format!("is beyond \u{b1}{MAX_BYTES} bytes (1 TiB); no on-chip memory is that large")
-    } else {
-        "is not an integer (a float, a name or an expression); on-chip tiles have integer addresses".to_string()
+    let what = match bad.why {
+        Bad::Beyond => format!("is beyond \u{b1}{MAX_BYTES} bytes (1 TiB); no on-chip memory is that large"),
+        Bad::NotInteger => "is not an integer (a float, or a size that is an expression); on-chip tiles have \
+                            integer addresses and sizes"
+            .to_string(),
+        Bad::Negative => {
+            "is negative; no allocator places a tile below address 0 or gives it fewer than 0 bytes".to_string()
+        }
+        Bad::PastEnd => format!("ends past {MAX_BYTES} bytes (1 TiB) with its size; no on-chip memory is that large"),
     };
     Error::new(
         ErrorKind::Unreadable,
@@ -306,12 +393,14 @@ impl<'t> OpenFunction<'t> {
         let line = |at: TextSize| lines.line_index(at).get() as u32;
         let first = func.decorator_list.first().map_or(func.start(), |d| d.start());
         let name = func.name.id.to_string();
+        // Where its reserved windows are: the function's cross-core space.
+        let reserve_space = if ftype == "AIC" { "Mat" } else { "Vec" };
         let open = OpenFunction {
             name,
-            ftype,
             src_start: line(first),
             src_end: line(func.end()),
-            walk: TileWalk::new(lines, text),
+            walk: TileWalk::new(lines, text, reserve_space),
+            ftype,
         };
         open.within_lines(file)?;
         let mut open = open;
@@ -350,7 +439,7 @@ impl<'t> OpenFunction<'t> {
     /// the run stopped).
     fn finish(self, file: &str) -> Result<ParsedFunction> {
         self.within_lines(file)?;
-        let OpenFunction { name, ftype, src_start, src_end, walk } = self;
+        let OpenFunction { name, ftype, src_start, src_end, mut walk } = self;
         if let Some(err) = walk.stopped {
             return Err(err);
         }
@@ -362,7 +451,20 @@ impl<'t> OpenFunction<'t> {
             let what = format!("{file}:{src_start}: tiles in function {name}");
             return Err(Limits::refuse(&what, walk.tiles.len(), limit, crate::budget::Limit::Tiles));
         }
-        Ok(ParsedFunction { name, ftype, src_start, src_end, tiles: walk.finish() })
+        let (unresolved, reserved, peer_buffers) =
+            (std::mem::take(&mut walk.unresolved), std::mem::take(&mut walk.reserved), std::mem::take(&mut walk.peers));
+        let allocs = walk.allocs.clone();
+        Ok(ParsedFunction {
+            name,
+            ftype,
+            src_start,
+            src_end,
+            tiles: walk.finish(),
+            unresolved,
+            reserved,
+            peer_buffers,
+            allocs,
+        })
     }
 }
 
@@ -420,12 +522,21 @@ struct TileWalk<'t> {
     loads: Vec<(&'t str, TextSize)>,
     /// The first MemRef number that is not an integer within [`MAX_BYTES`].
     bad_number: Option<BadNumber>,
+    /// Tiles with a MemRef that cannot be placed.
+    unresolved: Vec<Unresolved>,
+    /// `reserve_buffer` windows and `import_peer_buffer` uses.
+    reserved: Vec<Reserved>,
+    peers: Vec<PeerBuffer>,
+    /// On-chip allocation declarations.
+    allocs: Vec<Alloc>,
+    /// The space a `reserve_buffer` of this function reserves.
+    reserve_space: &'static str,
     /// Why the walk stopped early (the run passed its deadline); the rest of the tree is skipped.
     stopped: Option<Error>,
 }
 
 impl<'t> TileWalk<'t> {
-    fn new(lines: &'t LineIndex, text: &'t str) -> Self {
+    fn new(lines: &'t LineIndex, text: &'t str, reserve_space: &'static str) -> Self {
         TileWalk {
             lines,
             text,
@@ -434,6 +545,11 @@ impl<'t> TileWalk<'t> {
             bindings: Vec::new(),
             loads: Vec::new(),
             bad_number: None,
+            unresolved: Vec::new(),
+            reserved: Vec::new(),
+            peers: Vec::new(),
+            allocs: Vec::new(),
+            reserve_space,
             stopped: None,
         }
     }
@@ -444,12 +560,17 @@ impl<'t> TileWalk<'t> {
 
     /// Keeps the tile `annotation` describes, if any; a MemRef number it cannot hold is remembered
     /// (the first one is reported) rather than dropped with the tile.
-    fn keep(&mut self, tile: std::result::Result<Option<Tile>, BadNumber>, lines: (u32, u32)) {
+    fn keep(&mut self, tile: std::result::Result<Option<Bound>, BadNumber>, lines: (u32, u32)) {
         match tile {
-            Ok(Some(tile)) => {
+            Ok(Some(Bound::Placed(tile))) => {
                 self.by_name.insert(tile.name.clone(), self.tiles.len());
                 self.tiles.push(tile);
                 self.bindings.push(lines);
+            }
+            Ok(Some(Bound::Unresolved(u))) => {
+                if !self.unresolved.iter().any(|x| x.name == u.name) {
+                    self.unresolved.push(u);
+                }
             }
             Ok(None) => {}
             Err(bad) => {
@@ -489,9 +610,67 @@ impl<'t> TileWalk<'t> {
         self.keep(tile, (start, end));
     }
 
+    /// Records what a statement's call declares: an on-chip allocation (`pl.tile.alloc`), a reserved
+    /// window (`pl.system.reserve_buffer`) or an imported one (`pl.system.import_peer_buffer`).
+    fn declaration(&mut self, target: Option<&Expr>, value: &Expr) {
+        let Expr::Call(call) = value else { return };
+        let kw = |key: &str| call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id == key));
+        let text_kw = |key: &str| match kw(key).map(|k| &k.value) {
+            Some(Expr::StringLiteral(s)) => Some(s.value.to_str().to_string()),
+            _ => None,
+        };
+        let line = self.line(call.start());
+        if is_named(&call.func, "alloc") {
+            let Some(Expr::Name(target)) = target else { return };
+            let args = &call.arguments.args;
+            let (Some(space), Some(size)) = (args.first().and_then(mem_space), args.get(1).and_then(int_value)) else {
+                return;
+            };
+            if space == "DDR" {
+                return;
+            }
+            let pinned = kw("pinned").is_some_and(|k| matches!(&k.value, Expr::BooleanLiteral(b) if b.value));
+            self.allocs.push(Alloc { name: target.id.to_string(), space, size, pinned, line });
+        } else if is_named(&call.func, "reserve_buffer") {
+            let size = kw("size").and_then(|k| int_value(&k.value)).unwrap_or(0);
+            let base = kw("base").and_then(|k| int_value(&k.value)).unwrap_or(-1);
+            let name = text_kw("name")
+                .or_else(|| match target {
+                    Some(Expr::Name(n)) => Some(n.id.to_string()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            if (0..=MAX_BYTES).contains(&size) && base <= MAX_BYTES - size {
+                let offset = (base >= 0).then_some(base);
+                self.reserved.push(Reserved { name, space: self.reserve_space.to_string(), offset, size, line });
+            }
+        } else if is_named(&call.func, "import_peer_buffer") {
+            let (name, peer) = (text_kw("name").unwrap_or_default(), text_kw("peer_func").unwrap_or_default());
+            self.peers.push(PeerBuffer { name, peer, line });
+        }
+    }
+
     /// Extends each range to every read of the name, and records the reads outside the binding
     /// statement itself as the tile's uses.
     fn finish(mut self) -> Vec<Tile> {
+        // A declared allocation's size and pinning come from its `pl.tile.alloc` statement: no
+        // MemRef states the size of a whole multi-slot allocation.
+        if !self.allocs.is_empty() {
+            let allocs: HashMap<&str, &Alloc> = self.allocs.iter().map(|a| (a.name.as_str(), a)).collect();
+            for t in &mut self.tiles {
+                let Some(alloc) = allocs.get(t.base.as_str()) else { continue };
+                t.pinned = alloc.pinned;
+                if let Some(slots) = &mut t.slots
+                    && alloc.size > slots.alloc_size
+                    && alloc.size <= MAX_BYTES - slots.alloc_offset
+                {
+                    slots.alloc_size = alloc.size;
+                    if slots.index.is_none() {
+                        t.size = alloc.size;
+                    }
+                }
+            }
+        }
         let index = &self.by_name;
         let mut reads: Vec<Vec<u32>> = vec![Vec::new(); self.tiles.len()];
         for &(name, at) in &self.loads {
@@ -525,8 +704,16 @@ impl<'a> Visitor<'a> for TileWalk<'_> {
             self.stopped = Some(err);
             return;
         }
-        if let Stmt::AnnAssign(ann) = stmt {
-            self.bind(ann);
+        match stmt {
+            Stmt::AnnAssign(ann) => {
+                self.bind(ann);
+                if let Some(value) = &ann.value {
+                    self.declaration(Some(&ann.target), value);
+                }
+            }
+            Stmt::Assign(a) => self.declaration(a.targets.first(), &a.value),
+            Stmt::Expr(e) => self.declaration(None, &e.value),
+            _ => {}
         }
         visitor::walk_stmt(self, stmt);
     }
@@ -542,6 +729,12 @@ impl<'a> Visitor<'a> for TileWalk<'_> {
     }
 }
 
+/// What a tile annotation binds: a tile placed at its bytes, or one whose MemRef cannot be placed.
+enum Bound {
+    Placed(Tile),
+    Unresolved(Unresolved),
+}
+
 /// Builds a tile from `pl.Tile[shape, dtype, pl.MemRef(base, offset, size), pl.Mem.Space, ...]`, or
 /// `Ok(None)` when the annotation is not a tile, has no MemRef, or is in DDR; `Err` when its MemRef's
 /// offset or size is not an integer the model can hold.
@@ -552,7 +745,7 @@ fn tile_from(
     start: u32,
     end: u32,
     text: &str,
-) -> std::result::Result<Option<Tile>, BadNumber> {
+) -> std::result::Result<Option<Bound>, BadNumber> {
     let Expr::Subscript(sub) = annotation else { return Ok(None) };
     if !is_named(&sub.value, "Tile") {
         return Ok(None);
@@ -565,9 +758,15 @@ fn tile_from(
     if space == "DDR" {
         return Ok(None);
     }
-    let Some((base, offset, size)) = elements.iter().find_map(memref) else { return Ok(None) };
-    let (offset, size) = (offset?, size?);
-    Ok(Some(Tile {
+    let Some(read) = elements.iter().find_map(|e| memref(e, text)) else { return Ok(None) };
+    let (base, offset, size, slots) = match read? {
+        MemRefRead::Placed { base, offset, size, slots } => (base, offset, size, slots),
+        MemRefRead::Unresolved { base, memref, why } => {
+            let name = name.to_string();
+            return Ok(Some(Bound::Unresolved(Unresolved { name, space, base, line: start, memref, why })));
+        }
+    };
+    Ok(Some(Bound::Placed(Tile {
         name: name.to_string(),
         space,
         base,
@@ -580,7 +779,9 @@ fn tile_from(
         end,
         uses: Vec::new(),
         layout: elements.iter().find_map(|e| tile_view(e, text)).unwrap_or_default(),
-    }))
+        slots,
+        pinned: false,
+    })))
 }
 
 /// The arguments of `pl.TileView(...)` as written, without the `pl.` prefixes: what the tooltip shows
@@ -601,30 +802,188 @@ fn tile_view(expr: &Expr, text: &str) -> Option<String> {
 /// A byte count read from a MemRef: an integer within [`MAX_BYTES`], or where it fails to be one.
 type Bytes = std::result::Result<i64, BadNumber>;
 
-/// `pl.MemRef(base, offset, size)` with a name or string base; offset and size are read as
-/// [`bytes_value`]s.
-fn memref(expr: &Expr) -> Option<(String, Bytes, Bytes)> {
-    let Expr::Call(call) = expr else { return None };
+/// What a MemRef says about where a tile is.
+enum MemRefRead {
+    /// At `offset` for `size` bytes (for a slotted MemRef: its slot, or the whole allocation).
+    Placed { base: String, offset: i64, size: i64, slots: Option<Slots> },
+    /// Somewhere this tool cannot compute, and why.
+    Unresolved { base: String, memref: String, why: String },
+}
+
+/// The most slots a declared allocation may have: far more than any double or multi buffer.
+const MAX_SLOTS: i64 = 1 << 16;
+
+/// Reads `pl.MemRef(base, offset, size)` (a name or string base), the slotted form
+/// `pl.MemRef(base, offset, size, slots=N)[k]` of a declared allocation, and the one-argument form
+/// of a declaration not yet resolved (`pl.MemRef("ub", slots=2)[i % 2]`, before InitMemRef).
+fn memref(expr: &Expr, text: &str) -> Option<std::result::Result<MemRefRead, BadNumber>> {
+    let (call, subscript) = match expr {
+        Expr::Call(call) => (call, None),
+        Expr::Subscript(sub) => match sub.value.as_ref() {
+            Expr::Call(call) => (call, Some(sub.slice.as_ref())),
+            _ => return None,
+        },
+        _ => return None,
+    };
     if !is_named(&call.func, "MemRef") {
         return None;
     }
-    let [base, offset, size, ..] = call.arguments.args.as_ref() else { return None };
-    let base = match base {
-        Expr::Name(n) => n.id.to_string(),
-        Expr::StringLiteral(s) => s.value.to_str().to_string(),
-        _ => return None,
+    let source = |e: &dyn Ranged| {
+        let raw = text.get(e.range().to_std_range()).unwrap_or_default();
+        let flat = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+        // A runaway expression is cut: the message needs its start, not all of it.
+        match flat.char_indices().nth(160) {
+            Some((at, _)) => format!("{}...", &flat[..at]),
+            None => flat,
+        }
     };
-    Some((base, bytes_value(offset), bytes_value(size)))
+    let base_name = |e: Option<&Expr>| match e {
+        Some(Expr::Name(n)) => Some(n.id.to_string()),
+        Some(Expr::StringLiteral(s)) => Some(s.value.to_str().to_string()),
+        _ => None,
+    };
+    let unresolved =
+        |base: String, why: &str| Some(Ok(MemRefRead::Unresolved { base, memref: source(expr), why: why.to_string() }));
+    let args = call.arguments.args.as_ref();
+    let slots_kw = call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id == "slots"));
+    let [base, offset, size, ..] = args else {
+        let base = base_name(args.first()).unwrap_or_default();
+        return unresolved(
+            base,
+            "a declared allocation not resolved yet (a dump from before InitMemRef): it has no size or address",
+        );
+    };
+    let Some(base) = base_name(Some(base)) else {
+        return unresolved(String::new(), "its base is neither a name nor a string");
+    };
+    let size = match bytes_value(size) {
+        Ok(size) => size,
+        Err(bad) => return Some(Err(bad)),
+    };
+    let offset = match offset_value(offset) {
+        Ok(offset) => offset,
+        Err(bad) => return Some(Err(bad)),
+    };
+    let Some(slots_kw) = slots_kw else {
+        return match (offset, subscript) {
+            (Some(offset), None) => Some(within(base, offset, size, None, expr_offset(call).start())),
+            (_, Some(_)) => unresolved(base, "a slot subscript on a MemRef without slots="),
+            (None, None) => unresolved(
+                base,
+                "its offset is computed at run time, outside a declared allocation (a view whose address \
+                 only the op knows)",
+            ),
+        };
+    };
+    let count = match int_value(&slots_kw.value) {
+        Some(n) if (1..=MAX_SLOTS).contains(&n) => n,
+        _ => return unresolved(base, "its slots= is not a count from 1 to 65536"),
+    };
+    let index = subscript.map(|s| (int_value(s), source(s)));
+    // The allocation's first byte: the offset less its slot for a constant subscript, the
+    // constant part of the offset expression for a run-time one.
+    let (alloc_offset, index) = match (offset, index) {
+        (Some(offset), None) => (offset, None),
+        (Some(offset), Some((Some(k), selector))) => {
+            if !(0..count).contains(&k) {
+                return unresolved(base, &format!("slot {k} of an allocation of {count} slots"));
+            }
+            (offset - k * size, Some((Some(k), selector)))
+        }
+        (Some(offset), Some((None, selector))) => (offset, Some((None, selector))),
+        (None, Some((k, selector))) => match constant_part(expr_offset(call)) {
+            Some(c) => (c - k.unwrap_or(0) * size, Some((k, selector))),
+            None => return unresolved(base, "its offset is not an address plus a slot of the selector"),
+        },
+        (None, None) => return unresolved(base, "a run-time offset without a slot subscript"),
+    };
+    let Some(alloc_size) = size.checked_mul(count) else { return Some(Err(beyond(call.arguments.args[2].start()))) };
+    let (k, selector) = index.unwrap_or((None, String::new()));
+    let slots = Slots { count: count as u32, slot_size: size, index: k, selector, alloc_offset, alloc_size };
+    let (offset, size) = match k {
+        Some(k) => (alloc_offset + k * size, size),
+        None => (alloc_offset, alloc_size),
+    };
+    Some(within(base, offset, size, Some(slots), expr_offset(call).start()))
 }
 
-/// An offset or size: an integer within [`MAX_BYTES`], or the place of what is not one (a float,
-/// an integer beyond i64, a name, an expression).
+/// The MemRef's offset argument.
+fn expr_offset(call: &ast::ExprCall) -> &Expr {
+    &call.arguments.args[1]
+}
+
+/// A placed MemRef, or the refusal of one that starts below 0 or ends past [`MAX_BYTES`].
+fn within(
+    base: String,
+    offset: i64,
+    size: i64,
+    slots: Option<Slots>,
+    at: TextSize,
+) -> std::result::Result<MemRefRead, BadNumber> {
+    let alloc = slots.as_ref().map_or((offset, size), |s| (s.alloc_offset, s.alloc_size));
+    if offset < 0 || alloc.0 < 0 {
+        return Err(BadNumber { at, why: Bad::Negative });
+    }
+    if offset > MAX_BYTES - size || alloc.1 > MAX_BYTES || alloc.0 > MAX_BYTES - alloc.1 {
+        return Err(BadNumber { at, why: Bad::PastEnd });
+    }
+    Ok(MemRefRead::Placed { base, offset, size, slots })
+}
+
+fn beyond(at: TextSize) -> BadNumber {
+    BadNumber { at, why: Bad::Beyond }
+}
+
+/// The sum of the integer terms of an offset written as a sum (`16384 + i % 2 * 16384` gives
+/// 16384); `None` when a term that is not an integer is not a product with an integer factor, the
+/// shape a slot selector's term has.
+fn constant_part(expr: &Expr) -> Option<i64> {
+    match expr {
+        Expr::BinOp(b) if b.op == ast::Operator::Add => constant_part(&b.left)?.checked_add(constant_part(&b.right)?),
+        Expr::BinOp(b) if b.op == ast::Operator::Mult => {
+            (int_value(&b.left).is_some() || int_value(&b.right).is_some()).then_some(0)
+        }
+        other => int_value(other),
+    }
+}
+
+/// A size: an integer from 0 to [`MAX_BYTES`], or the place of what is not one.
 fn bytes_value(expr: &Expr) -> Bytes {
-    let value = int_value(expr).ok_or(BadNumber { at: expr.start(), beyond: is_big_int(expr) })?;
+    let Some(value) = int_value(expr) else {
+        let why = if is_big_int(expr) { Bad::Beyond } else { Bad::NotInteger };
+        return Err(BadNumber { at: expr.start(), why });
+    };
     if value.unsigned_abs() > MAX_BYTES as u64 {
-        return Err(BadNumber { at: expr.start(), beyond: true });
+        return Err(beyond(expr.start()));
+    }
+    if value < 0 {
+        return Err(BadNumber { at: expr.start(), why: Bad::Negative });
     }
     Ok(value)
+}
+
+/// An offset: `Some` integer from 0 to [`MAX_BYTES`], `None` for an expression of names (computed
+/// at run time), or the place of a number that cannot be one (a float, a negative or huge integer).
+fn offset_value(expr: &Expr) -> std::result::Result<Option<i64>, BadNumber> {
+    // PyPTO writes -1 for "no address yet" before AllocateMemoryAddr: such a tile is at the start
+    // of its base, as the dumps that write 0 there put it.
+    if int_value(expr) == Some(-1) {
+        return Ok(Some(0));
+    }
+    if int_value(expr).is_some() || is_big_int(expr) || is_float(expr) {
+        return bytes_value(expr).map(Some);
+    }
+    Ok(None)
+}
+
+/// A float or complex literal (possibly negated or wrapped in `pl.const`).
+fn is_float(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(ast::ExprNumberLiteral { value, .. }) => !matches!(value, Number::Int(_)),
+        Expr::UnaryOp(u) => is_float(&u.operand),
+        Expr::Call(call) if is_named(&call.func, "const") => call.arguments.args.first().is_some_and(is_float),
+        _ => false,
+    }
 }
 
 /// An integer literal too large for i64 (possibly negated or wrapped in `pl.const`).

@@ -184,6 +184,11 @@ fn hatch(x: f64, y: f64, w: f64, h: f64, stroke: Stroke) -> Vec<Shape> {
     out
 }
 
+/// A region hatched with `stroke` (a reserved window, the unsafe band).
+pub(super) fn hatch_region(x: f64, y: f64, w: f64, h: f64, stroke: Stroke) -> Vec<Shape> {
+    hatch(x, y, w, h, stroke)
+}
+
 /// A legend's sample of the overflow hatching, in `frame`.
 pub fn hatch_swatch(frame: Rect, color: Color) -> Vec<Shape> {
     hatch(frame.x, frame.y, frame.w, frame.h, Stroke { color, width: 1.0, dash: None })

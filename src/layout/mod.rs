@@ -8,6 +8,7 @@
 mod diff;
 mod insight;
 pub mod options;
+mod placed;
 pub mod plan;
 mod scene;
 pub mod style;
@@ -18,7 +19,7 @@ pub use options::{
     DEFAULT_SCALE, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM, rules_json,
 };
 use scene::ShiftDown;
-pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
+pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::{fmt_bytes, fmt_num};
@@ -580,6 +581,7 @@ fn lane(
         }
     }
     let capacity = (!overflow.is_empty()).then_some(s.limit);
+    let placed = placed::marks(f, s, span, &host(None), color, pal);
     Lane {
         space: s.space.clone(),
         span,
@@ -595,6 +597,7 @@ fn lane(
         inset: None,
         overflow,
         capacity,
+        placed,
     }
 }
 
@@ -815,9 +818,14 @@ fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
         let note = "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT";
         items.push(vec![text_at(8.0, 15.0, LABEL, pal.muted, note)]);
     }
+    if let Some(note) = placed::unassigned_note(map) {
+        items.push(vec![text_at(8.0, 15.0, LABEL, WARNING, &note)]);
+    }
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
-    let (legend, bottom) = flow(legend(pal), x, bottom + 6.0, width, 18.0, 18.0);
+    let mut items = legend(pal);
+    items.extend(placed::legend(map, pal));
+    let (legend, bottom) = flow(items, x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
     let y = bottom + 16.0;
     out.extend(findings_rows(map, pal, x, y, width));

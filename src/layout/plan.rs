@@ -755,6 +755,7 @@ mod tests {
             space: "Vec".into(),
             hwm: 24_576,
             limit: 188_416,
+            physical: None,
             described: true,
             tiles: 2,
             bases: 2,

@@ -160,6 +160,32 @@ pub struct Lane {
     pub overflow: Vec<Shape>,
     /// The capacity those shapes mark, in bytes (`None` where nothing reaches past it).
     pub capacity: Option<i64>,
+    /// What the compiler placed besides tiles (reserved windows, the unsafe band, slots), drawn
+    /// over the boxes.
+    pub placed: Vec<Placed>,
+}
+
+/// One placed mark: a group of shapes with what it is, for the back ends' classes and tooltips.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    /// `reserved`, `unsafe-band`, `slots` or `pinned`.
+    pub class: &'static str,
+    /// The window, space or tile it is about.
+    pub name: String,
+    /// What it is, in words.
+    pub tooltip: String,
+    /// The first byte it marks.
+    pub from: i64,
+    /// One past the last byte it marks.
+    pub to: i64,
+    /// Its shapes.
+    pub shapes: Vec<Shape>,
+}
+
+impl ShiftDown for Placed {
+    fn shift_down(&mut self, dy: f64) {
+        self.shapes.shift_down(dy);
+    }
 }
 
 /// How an inset lane is set apart: a badge saying its scale, and a dashed frame over its boxes.
@@ -299,6 +325,7 @@ impl ShiftDown for Lane {
         self.hwm.shift_down(dy);
         self.inset.shift_down(dy);
         self.overflow.shift_down(dy);
+        self.placed.shift_down(dy);
     }
 }
 

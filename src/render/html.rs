@@ -370,6 +370,8 @@ fn page_data(map: &MemoryMap) -> PageData<'_> {
         pass_name: &map.pass_name,
         backend: &map.backend,
         functions: map.functions.iter().map(PageFunction::of).collect(),
+        addresses: map.addresses,
+        addresses_in: map.addresses_in.as_deref(),
     }
 }
 
@@ -380,6 +382,10 @@ struct PageData<'a> {
     pass_name: &'a str,
     backend: &'a BackendChoice,
     functions: Vec<PageFunction<'a>>,
+    #[serde(skip_serializing_if = "crate::model::Addresses::is_assigned")]
+    addresses: crate::model::Addresses,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    addresses_in: Option<&'a str>,
 }
 
 /// [`FunctionMap`] without its boxes.
@@ -393,6 +399,12 @@ struct PageFunction<'a> {
     spaces: Vec<PageSpace<'a>>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     fits: &'a [FitAnswer],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    unresolved: &'a [crate::model::Unresolved],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    reserved: &'a [crate::model::Reserved],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    peer_buffers: &'a [crate::model::PeerBuffer],
 }
 
 impl<'a> PageFunction<'a> {
@@ -405,6 +417,9 @@ impl<'a> PageFunction<'a> {
             source: &f.source,
             spaces: f.spaces.iter().map(PageSpace::of).collect(),
             fits: &f.fits,
+            unresolved: &f.unresolved,
+            reserved: &f.reserved,
+            peer_buffers: &f.peer_buffers,
         }
     }
 }
@@ -415,6 +430,8 @@ struct PageSpace<'a> {
     space: &'a str,
     hwm: i64,
     limit: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical: Option<i64>,
     tiles: usize,
     bases: usize,
     peak: PagePeak,
@@ -428,6 +445,7 @@ impl<'a> PageSpace<'a> {
             space: &s.space,
             hwm: s.hwm,
             limit: s.limit,
+            physical: s.physical,
             tiles: s.tiles,
             bases: s.bases,
             peak: PagePeak { bytes: s.peak.bytes, line: s.peak.line },

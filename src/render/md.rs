@@ -32,6 +32,18 @@ fn sides(old: &Side, new: &Side) -> String {
 /// Everything under the verdict; function headings at `heading` level.
 fn body(d: &MapDiff, heading: &str) -> String {
     let mut out = sides(&d.old, &d.new);
+    if !d.placed.is_empty() {
+        out += &format!(
+            "\n{heading} Where the bases were placed\n\n| function | space | base | placed at |\n|---|---|---|---|\n"
+        );
+        for p in &d.placed {
+            let at = match (p.from, p.to) {
+                (Some(from), Some(to)) => format!("[{from}, {to}) ({})", fmt_bytes(to - from)),
+                _ => "not in the other dump".into(),
+            };
+            out += &format!("| `{}` | {} | `{}` | {at} |\n", md_code(&p.function), md_text(&p.space), md_code(&p.base));
+        }
+    }
     for f in d.functions.iter().filter(|f| f.changed) {
         out += &format!("\n{heading} `{}` ({})\n\n", md_code(&f.name), md_text(&f.ftype));
         out += "| space | old | new | delta | capacity | occupancy |\n|---|---:|---:|---:|---:|---|\n";

@@ -185,6 +185,26 @@ fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail, plain: Plain) {
         shapes(x, &lane.overflow, plain);
         x.close();
     }
+    for p in &lane.placed {
+        draw_placed(x, p, detail, plain);
+    }
+    x.close();
+}
+
+/// A reserved window, the unsafe band, or a tile's slots or pin: a group with its class, the
+/// bytes it marks and, in full detail, its tooltip.
+fn draw_placed(x: &mut Xml, p: &crate::layout::Placed, detail: Detail, plain: Plain) {
+    let attrs = vec![
+        ("class", p.class.into()),
+        ("data-name", p.name.as_str().into()),
+        ("data-from", Value::Int(p.from)),
+        ("data-to", Value::Int(p.to)),
+    ];
+    x.open("g", &described(detail, attrs));
+    if detail == Detail::Full {
+        x.element("title", &[], &p.tooltip);
+    }
+    shapes(x, &p.shapes, plain);
     x.close();
 }
 
