@@ -7,6 +7,7 @@
 
 mod diff;
 mod insight;
+pub mod labels;
 pub mod options;
 pub mod plan;
 mod scene;
@@ -257,7 +258,7 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         lanes.push(drawn);
         lx += width;
     }
-    let keyed = apply_keys(plan, &mut lanes, pal);
+    let keyed = apply_keys(plan, &mut lanes, body_top, pal);
     let (key_shapes, keys_h) = key_list(&keyed, x + CARD_PAD, body_top + body_h, w - 2.0 * CARD_PAD, pal);
     let mut px = lx + insight::PROFILE_GAP;
     let mut profiles = Vec::new();
@@ -282,7 +283,6 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         other => other,
     }));
     decorations.extend(gutter_shapes(f, pal, x + CARD_PAD, gutter, plot_top, body_top));
-    decorations.extend(key_shapes);
     let footer_y = body_top + body_h + keys_h;
     decorations.push(Shape::Text(Text {
         x: x + CARD_PAD,
@@ -317,6 +317,7 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         body_top,
         first_line: f.src_start,
         decorations,
+        keys: key_shapes,
         lanes,
         profiles,
     };
@@ -324,34 +325,59 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
     card
 }
 
-/// Gives a key to every drawn box whose whole name does not fit in it ([`plan::needs_key`]), in the
-/// card's box order, and draws the key in place of the name. Returns the keys and their boxes.
-fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], pal: &Palette) -> Vec<(String, &'a BoxPlan)> {
+/// Labels every drawn box of every lane by the label rule ([`labels::place_lane`]): its name or
+/// its key inside, else beside it with a leader. Returns the keyed boxes, in key order, for the key list.
+fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], body_top: f64, pal: &Palette) -> Vec<(String, &'a BoxPlan)> {
     let px = plan::px_rules();
+    let rows = (plan.last - plan.first + 1) as usize;
     let mut keyed = Vec::new();
-    // Where each block was drawn, found once: a search per box would be quadratic in a lane of
-    // thousands of tiles.
-    let mut at: std::collections::HashMap<usize, (usize, usize)> = std::collections::HashMap::new();
-    for (li, lane) in lanes.iter().enumerate() {
-        for (bi, shape) in lane.blocks.iter().enumerate() {
-            at.insert(shape.index, (li, bi));
+    for lane in lanes.iter_mut() {
+        let (lx, lw) = (lane.x, lane.width);
+        let items: Vec<labels::LabelBox> = lane
+            .blocks
+            .iter()
+            .filter_map(|shape| {
+                let bp = plan.boxes.get(shape.index)?;
+                let r = &shape.rect;
+                let rows = ((shape.start - plan.first) as usize, (shape.end.max(shape.start) - plan.first) as usize);
+                Some(labels::LabelBox { x: r.x - lx, w: r.w, rows, label: &bp.label, key: bp.n })
+            })
+            .collect();
+        if items.len() != lane.blocks.len() {
+            continue; // a plan made for another map: leave the labels `block` drew
+        }
+        let spots = labels::place_lane(&items, lw, rows, &px);
+        for (shape, spot) in lane.blocks.iter_mut().zip(spots) {
+            let bp = &plan.boxes[shape.index];
+            let r = shape.rect.clone();
+            shape.label = Vec::new();
+            shape.leader = None;
+            shape.key = None;
+            let Some(spot) = spot else { continue };
+            if spot.keyed() {
+                shape.key = Some(bp.n);
+                keyed.push((bp.n.to_string(), bp));
+            }
+            match spot {
+                labels::Spot::Inside { fitted, row, .. } => {
+                    let y = body_top + row as f64 * px.line;
+                    shape.label = placed_label(&fitted, (r.x, y), &px, pal);
+                }
+                labels::Spot::Beside { text, x, row, leader, .. } => {
+                    let y = body_top + row as f64 * px.line;
+                    shape.label = vec![run(lx + x, y + 12.0, px.label, pal.text, &text)];
+                    shape.leader = Some(Line {
+                        x1: lx + leader[0],
+                        y1: body_top + leader[1],
+                        x2: lx + leader[2],
+                        y2: body_top + leader[3],
+                        stroke: Stroke { color: pal.muted, width: 1.0, dash: None },
+                    });
+                }
+            }
         }
     }
-    for bp in &plan.boxes {
-        let Some(&(li, bi)) = at.get(&bp.index) else { continue };
-        if lanes[li].space != plan.lanes[bp.lane].space {
-            continue;
-        }
-        let shape = &mut lanes[li].blocks[bi];
-        let r = &shape.rect;
-        if !plan::needs_key(&bp.label, r.w, &px) {
-            continue;
-        }
-        let key = (keyed.len() + 1).to_string();
-        let fitted = plan::keyed_label(&bp.label, &key, r.w, r.h, &px);
-        shape.label = placed_label(&fitted, (r.x, r.y), &px, pal);
-        keyed.push((key, bp));
-    }
+    keyed.sort_by_key(|(_, bp)| bp.n);
     keyed
 }
 
@@ -646,6 +672,8 @@ fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: 
         tooltip: std::iter::once(t.name.clone()).chain(bp.tip.iter().cloned()).collect(),
         rect,
         outline,
+        leader: None,
+        key: None,
     }
 }
 

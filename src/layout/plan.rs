@@ -171,6 +171,9 @@ pub struct BoxPlan {
     /// Marks inside the box: the idle stretch, use ticks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub marks: Vec<Mark>,
+    /// Its key: its number in the card's reading order (by first line, then offset), from 1. The
+    /// same in every picture at every zoom; a box shows it where its whole name does not fit.
+    pub n: usize,
     /// Its line in the card's key, for when its whole name does not fit in it ([`needs_key`]): full
     /// name and aliases, size, address range, lines.
     pub key: String,
@@ -590,12 +593,13 @@ enum Tips {
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let lanes = f.spaces.iter().map(|s| lane_plan(f, s)).collect();
-    let boxes = f
+    let mut boxes: Vec<BoxPlan> = f
         .blocks
         .iter()
         .enumerate()
         .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b, tips))
         .collect();
+    number_in_reading_order(&mut boxes);
     CardPlan {
         function: f.name.clone(),
         first: f.src_start,
@@ -607,6 +611,15 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
         summary: super::insight::summary(f),
+    }
+}
+
+/// Gives each box its key: top to bottom (first line), then left to right (offset, then lane).
+fn number_in_reading_order(boxes: &mut [BoxPlan]) {
+    let mut order: Vec<usize> = (0..boxes.len()).collect();
+    order.sort_by_key(|&i| (boxes[i].lines[0], boxes[i].lane, boxes[i].bytes[0], i));
+    for (n, i) in order.into_iter().enumerate() {
+        boxes[i].n = n + 1;
     }
 }
 
@@ -644,6 +657,7 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
         },
         tip: if tips == Tips::Written { tooltip(b) } else { Vec::new() },
         marks: super::insight::box_marks(b),
+        n: 0, // numbered once every box is planned
         key: key_entry(b),
     }
 }
