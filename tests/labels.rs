@@ -255,3 +255,60 @@ fn a_box_keeps_its_key_whatever_the_zoom() {
         }
     }
 }
+
+/// The label rule of every lane of `map` drawn as `view` asks, as cases for the page's copy of the
+/// rule: each lane's boxes as the rule sees them, its size, and the Rust answer.
+fn label_cases(map: &MemoryMap, view: &ViewOptions, out: &mut Vec<serde_json::Value>) {
+    use pto_memory_map::layout::labels::{LabelBox, place_lane};
+    let px = pto_memory_map::layout::plan::px_rules();
+    let scene = pto_memory_map::layout::layout(map, view);
+    let plans = pto_memory_map::layout::plan::card_plans(map, view);
+    for (card, plan) in scene.cards.iter().zip(&plans) {
+        let rows = (plan.last - plan.first + 1) as usize;
+        for lane in &card.lanes {
+            let boxes: Vec<LabelBox> = lane
+                .blocks
+                .iter()
+                .map(|b| {
+                    let bp = &plan.boxes[b.index];
+                    let rows = ((b.start - plan.first) as usize, (b.end - plan.first) as usize);
+                    LabelBox { x: b.rect.x - lane.x, w: b.rect.w, rows, label: &bp.label, key: bp.n }
+                })
+                .collect();
+            let spots = place_lane(&boxes, lane.width, rows, &px);
+            out.push(serde_json::json!({ "boxes": boxes, "lane_w": lane.width, "rows": rows, "spots": spots }));
+        }
+    }
+}
+
+#[test]
+fn the_page_script_places_labels_as_the_layout_does() {
+    let mut cases = Vec::new();
+    let mut dumps = common::drawable_fixtures();
+    let path = common::fixtures().join("fx_labels_crowded.py");
+    dumps.push((path.clone(), pto_memory_map::load(&path, "AllocateMemoryAddr", None).unwrap()));
+    dumps.extend(common::drawable_corpus().into_iter().take(12));
+    for (_, map) in &dumps {
+        for (width, zoom) in [(1180.0, 1.0), (300.0, 1.0), (1180.0, 0.4), (1180.0, 2.5)] {
+            label_cases(map, &ViewOptions { width, zoom, ..Default::default() }, &mut cases);
+        }
+    }
+    let doc = serde_json::json!({ "px": pto_memory_map::layout::plan::px_rules(), "cases": cases });
+    let dir = std::env::temp_dir().join(format!("pmm-label-cases-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cases.json");
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/labels.test.mjs");
+    let run = std::process::Command::new("node").arg("--test").arg(&script).env("PMM_LABEL_CASES", &file).output();
+    let _ = std::fs::remove_dir_all(&dir);
+    match run {
+        Err(e) => eprintln!("note: node not found ({e}): the page's label rule is not checked here"),
+        Ok(out) => assert!(
+            out.status.success(),
+            "the page's label rule differs from the layout's over {} lanes:\n{}{}",
+            cases.len(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}

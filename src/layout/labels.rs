@@ -6,10 +6,12 @@
 //! the static pictures apply it at their factor, and the page's script applies the same rule (a copy
 //! held equal to this one by a test over cases this module writes) at whatever zoom a reader picks.
 
+use serde::Serialize;
+
 use super::plan::{FittedLabel, LabelPlan, PxRules, fit_label};
 
 /// One box of a lane, as the label rule sees it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct LabelBox<'a> {
     /// Left edge from the lane's left, and width, in px.
     pub x: f64,
@@ -24,7 +26,8 @@ pub struct LabelBox<'a> {
 }
 
 /// Where a box's label went.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Spot {
     /// Inside the box.
     Inside {

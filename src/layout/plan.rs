@@ -192,7 +192,7 @@ pub struct LabelPlan {
 }
 
 /// What a label shows in a box of a given size.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct FittedLabel {
     /// The name, whole or shortened.
     pub name: Option<String>,
