@@ -6,8 +6,8 @@
 //! candidates and tooltip lines, marks, the live-bytes profile, pills and summary lines. The SVG
 //! back end gets it through [`super::layout`], placed at the view's factor; the HTML page embeds it
 //! as JSON and its script places it at whatever factor the reader picks, with [`place`]'s rule and
-//! [`fit_label`]'s rule (both written once here, mirrored by the script's two small functions, and
-//! held equal by the browser test that compares every box with the SVG).
+//! the label rule of [`super::labels`] (written once in Rust, mirrored by the script, and held equal
+//! by a test over cases Rust writes and by the browser test that compares every box with the SVG).
 //!
 //! A new mark is a new [`MarkKind`] (or an existing one) made here, plus one generic draw per back
 //! end; a new lane kind is a [`LanePlan`] with its own span.
@@ -214,21 +214,6 @@ pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel
     let detail =
         if h >= 2.0 * px.line { label.details.iter().find(|d| width(d, px.small) <= room).cloned() } else { None };
     FittedLabel { name, badge, detail }
-}
-
-/// Whether a box `w` px wide cannot show its whole name (a name cut short would look like another):
-/// it then shows a key instead ([`keyed_label`]), and the card's key list names it. Keys are numbered
-/// 1, 2, ... in the card's box order over the boxes of visible lanes that need one.
-pub fn needs_key(label: &LabelPlan, w: f64, px: &PxRules) -> bool {
-    fit_label(label, w, 0.0, px).name.as_deref() != Some(label.name.as_str())
-}
-
-/// The label of a box that needs a key: the key (where it fits whole) and the detail line as
-/// [`fit_label`] picks it. A key is digits only, so it never looks like a name.
-pub fn keyed_label(label: &LabelPlan, key: &str, w: f64, h: f64, px: &PxRules) -> FittedLabel {
-    let room = w - 2.0 * px.inset;
-    let name = (key.chars().count() as f64 * px.char_em * px.label <= room).then(|| key.to_string());
-    FittedLabel { name, badge: None, detail: fit_label(label, w, h, px).detail }
 }
 
 /// What a mark is, which decides how every back end draws it.
