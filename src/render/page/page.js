@@ -532,16 +532,18 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.plan.lanes.forEach((lp, li) => {
         const head = el('div', { class: 'lane-head', data: { space: lp.space } },
           el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: lp.space })),
-          el('div', { class: 'lh-axis' },
-            el('span', { text: '0' }),
-            el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` }),
-            el('span', { class: 'lh-end' })),
+          el('div', { class: 'lh-axis' }, el('span', { text: '0' }), el('span', { class: 'lh-end' })),
+          // The high-water mark's words on a row of their own, over its dashed line (placed in layout()).
+          el('div', { class: 'lh-hwmrow' },
+            el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` })),
           el('div', { class: 'lh-inset', hidden: true }));
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
+        const hwm = lp.marks.find((m) => PLAN.styles[m.style].class === 'hwm');
         this.lanes.set(lp.space, {
           lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
+          hwm: head.querySelector('.lh-hwm'), hwmBytes: hwm ? hwm.bytes[0] : 0,
         });
       });
       // The SVG's order (layout::lane): the plan's, views after the boxes they look into, which they
@@ -849,6 +851,18 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       return { head, body };
     }
 
+    /**
+     * The high-water mark's words over its line: centred on it, moved in from an edge of the lane so
+     * they are never cut (the lane head's padding is HEAD_PAD px).
+     */
+    placeHwm(entry, k, laneW) {
+      const HEAD_PAD = 8;
+      const w = [...entry.lp.hwm].length * PX.char_em * 10;
+      const at = clamp(entry.hwmBytes * k, 0.5, laneW - 0.5);
+      const left = clamp(at - w / 2, 1, Math.max(laneW - w - 1, 1));
+      entry.hwm.style.left = `${left - HEAD_PAD}px`;
+    }
+
     /** Every box and mark of a lane `laneW` px wide, at `k` px/byte, and the labels' rule. */
     placeLane(entry, k, laneW) {
       for (const mk of entry.marks) placeMark(mk, [0, laneW], k, laneW);
@@ -920,6 +934,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         this.markInset(entry, kl, k);
         cols.push(`${(span * kl).toFixed(3)}px`);
         this.placeLane(entry, kl, span * kl);
+        this.placeHwm(entry, kl, span * kl);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;
