@@ -446,7 +446,8 @@ fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
     let spans: Vec<Option<i64>> =
         f.spaces.iter().map(|s| visible.contains(&s.space.as_str()).then(|| span(s, view.x_axis))).collect();
     let shown: Vec<i64> = spans.iter().flatten().copied().collect();
-    (spans, plan::main_factor(&shown, view.width, view.scale_mode) * view.zoom)
+    let room = plan::lane_room(view.width, gutter_width(f.src_end), shown.len());
+    (spans, plan::main_factor(&shown, room, view.scale_mode) * view.zoom)
 }
 
 /// A lane's width and px/byte factor on a card whose main factor is `factor` (zoom included), and
@@ -524,7 +525,8 @@ fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
     if shown.is_empty() { f.spaces.iter().take(1).map(|s| s.space.as_str()).collect() } else { shown }
 }
 
-fn gutter_width(last_line: u32) -> f64 {
+/// Width of the line-number column of a card whose last dump line is `last_line`.
+pub fn gutter_width(last_line: u32) -> f64 {
     let digits = last_line.max(1).ilog10() as f64 + 1.0;
     (digits.max(4.0) * text::advance_em() * SMALL + 20.0).ceil()
 }

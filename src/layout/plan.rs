@@ -374,10 +374,37 @@ pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
 /// a set-aside lane that the final factor still makes that wide rejoins them (the factor then grows
 /// a little, as in `Strict`, never past that fill). The lanes left out are exactly those with
 /// [`is_inset`] at the answer, so a drawer given only the factor classifies every lane the same way.
+///
+/// The insets' own widths come out of `width` too, so that the lanes and the insets together fill
+/// it: a card is as wide as `--width` asks, whatever its small spaces.
 pub fn main_factor(spans: &[i64], width: f64, mode: ScaleMode) -> f64 {
     if mode == ScaleMode::Strict || spans.len() < 2 {
         return px_per_byte(spans, width, 1.0);
     }
+    // Fewer px for the lanes makes more of them insets, never fewer: this settles within one pass
+    // per lane.
+    let mut room = width;
+    for _ in 0..=spans.len() {
+        let factor = fill_factor(spans, room);
+        let insets = spans.iter().filter(|&&s| is_inset(s, factor, true)).count();
+        let next = (width - insets as f64 * RULES.inset_px).max(RULES.min_lane_px);
+        if (next - room).abs() < 1e-9 || insets == spans.len() {
+            return factor;
+        }
+        room = next;
+    }
+    fill_factor(spans, room)
+}
+
+/// The card's room for its lanes inside a panel `width` px wide: what the line-number gutter
+/// (`gutter` px) and the live-bytes columns of `lanes` visible lanes leave, never less than one
+/// lane. A card is then as wide as its panel, not its panel plus its columns.
+pub fn lane_room(width: f64, gutter: f64, lanes: usize) -> f64 {
+    (width - gutter - RULES.profile_gap - lanes as f64 * (RULES.profile_px + 4.0)).max(RULES.min_lane_px)
+}
+
+/// [`main_factor`]'s fill of `width` by the lanes that can hold it.
+fn fill_factor(spans: &[i64], width: f64) -> f64 {
     let mut sorted: Vec<i64> = spans.iter().map(|&s| s.max(1)).collect();
     sorted.sort_unstable();
     let mut fill = width / sorted.iter().sum::<i64>() as f64;
@@ -421,7 +448,8 @@ fn factors(f: &FunctionMap, width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
             .map(|mask| {
                 let shown: Vec<i64> =
                     spans.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
-                if shown.is_empty() { 0.0 } else { main_factor(&shown, width, mode) }
+                let room = lane_room(width, super::gutter_width(f.src_end), shown.len());
+                if shown.is_empty() { 0.0 } else { main_factor(&shown, room, mode) }
             })
             .collect()
     };
@@ -781,11 +809,18 @@ mod tests {
         let spans = [524_288, 65_536, 65_536, 131_072, 1_024];
         let f = main_factor(&spans, 1180.0, ScaleMode::Insets);
         let main: f64 = spans[..4].iter().map(|&s| s as f64 * f).sum();
-        assert!((main - 1180.0).abs() < 1e-6, "the four large lanes fill the panel: {main}");
+        let all = main + RULES.inset_px;
+        assert!((all - 1180.0).abs() < 1e-6, "the four large lanes and the inset fill the panel: {all}");
         assert!(is_inset(1_024, f, true) && !is_inset(65_536, f, true));
         assert!(!is_inset(1_024, f, false), "strict mode has no insets");
         assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
-        assert_eq!(inset_badge(inset_factor(1_024), f), "x78, not to scale");
+        assert_eq!(inset_badge(inset_factor(1_024), f), "x87, not to scale");
+        // The gutter and the live-bytes columns come out of the panel too.
+        assert!(
+            (lane_room(1180.0, 60.0, 5) - (1180.0 - 60.0 - RULES.profile_gap - 5.0 * (RULES.profile_px + 4.0))).abs()
+                < 1e-9
+        );
+        assert_eq!(lane_room(100.0, 60.0, 5), RULES.min_lane_px, "never less than one lane");
     }
 
     #[test]
