@@ -189,7 +189,7 @@ fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>, text: f6
 /// summary lines. It formats every pill and line, so it is found once per card and handed to each
 /// [`card_width`] tried (a page tries four per card).
 fn text_width(f: &FunctionMap) -> f64 {
-    let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
+    let summary = plan::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
     // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
     let widest = f.spaces.iter().map(|s| pill_width(&plan::pill(s))).fold(0.0, f64::max);
     (title_width(f) + widest + 12.0).max(summary + 2.0 * CARD_PAD)

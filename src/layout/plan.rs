@@ -14,6 +14,9 @@
 
 use serde::Serialize;
 
+mod marks;
+pub use marks::summary;
+
 use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
 use super::text;
 use crate::model::{Block, FunctionMap, SpaceUsage};
@@ -476,11 +479,8 @@ pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
 /// plan's words are found at once: the words are a pass over every function of their own, whose
 /// sorting and formatting would otherwise hold the page a third of a millisecond on one core.
 pub fn planned(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &Planner) -> Plan {
-    let (cards, words) = crate::par::both(
-        planner.len() > 1,
-        || planner.cards(0..planner.len()),
-        || super::insight::live_words(map, view),
-    );
+    let (cards, words) =
+        crate::par::both(planner.len() > 1, || planner.cards(0..planner.len()), || marks::live_words(map, view));
     Plan { px: px_rules(), styles: &MARK_STYLES, cards, words }
 }
 
@@ -554,7 +554,7 @@ pub struct PlanStream<'a> {
 impl<'a> PlanStream<'a> {
     /// The plan of `map` drawn as `view` asks, its cards from `planner` (made for the same).
     pub fn new(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &'a Planner<'a>) -> PlanStream<'a> {
-        PlanStream { planner, words: super::insight::live_words(map, view) }
+        PlanStream { planner, words: marks::live_words(map, view) }
     }
 }
 
@@ -623,7 +623,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         panel: view.width,
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
-        summary: super::insight::summary(f),
+        summary: marks::summary(f),
     }
 }
 
@@ -638,16 +638,16 @@ fn number_in_reading_order(boxes: &mut [BoxPlan]) {
 
 fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
-    let mut marks = super::insight::fit_plan(f, &s.space);
+    let mut marks = marks::fit_plan(f, &s.space);
     marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
-    marks.extend(super::insight::overflow_plan(f, s));
+    marks.extend(marks::overflow_plan(f, s));
     LanePlan {
         space: s.space.clone(),
         span,
         ends: [fmt_bytes(span[0]), fmt_bytes(span[1])],
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
         marks,
-        profile: super::insight::profile_plan(s),
+        profile: marks::profile_plan(s),
     }
 }
 
@@ -669,7 +669,7 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
             details: vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
         },
         tip: if tips == Tips::Written { tooltip(b) } else { Vec::new() },
-        marks: super::insight::box_marks(b),
+        marks: marks::box_marks(b),
         n: 0, // numbered once every box is planned
         key: key_entry(b),
     }
