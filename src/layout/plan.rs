@@ -177,8 +177,8 @@ pub struct BoxPlan {
     /// Its key: its number in the card's reading order (by first line, then offset), from 1. The
     /// same in every picture at every zoom; a box shows it where its whole name does not fit.
     pub n: usize,
-    /// Its line in the card's key, for when its whole name does not fit in it (see [`super::labels`]): full
-    /// name and aliases, size, address range, lines.
+    /// Its line in the card's key, for when its whole name does not fit in it (see
+    /// [`super::labels`]): full name and aliases, size, address range, lines.
     pub key: String,
 }
 
