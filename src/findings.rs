@@ -555,7 +555,7 @@ pub fn summary_line(map: &MemoryMap, only: &[String]) -> String {
     let worst = drawn
         .iter()
         .flat_map(|f| f.spaces.iter().map(move |s| (f, s)))
-        .filter(|(_, s)| s.limit > 0)
+        .filter(|(_, s)| s.described && s.limit > 0) // an unknown capacity is no occupancy
         .map(|(f, s)| (s.occupancy() * 100.0, f, s))
         .fold(
             None,

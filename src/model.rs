@@ -173,9 +173,10 @@ pub struct FitAnswer {
 }
 
 impl SpaceUsage {
-    /// The high-water mark's share of the limit (1.0 is full); 0 for a space of no capacity.
+    /// The high-water mark's share of the limit (1.0 is full); 0 for a space of no capacity or of
+    /// a capacity the backend does not describe (no ordering or gate then ranks it as full).
     pub fn occupancy(&self) -> f64 {
-        if self.limit > 0 { self.hwm as f64 / self.limit as f64 } else { 0.0 }
+        if self.described && self.limit > 0 { self.hwm as f64 / self.limit as f64 } else { 0.0 }
     }
 }
 

@@ -85,6 +85,10 @@ pub struct FunctionRow {
     pub conflicts: usize,
     /// Boxes drawn.
     pub tiles: usize,
+    /// Error findings about it.
+    pub errors: usize,
+    /// Warnings about it.
+    pub warnings: usize,
 }
 
 /// The site drawn from a tree.
@@ -280,6 +284,9 @@ fn row(f: &FunctionMap, map: &MemoryMap) -> FunctionRow {
     let spaces = if known.is_empty() { f.spaces.iter().collect() } else { known };
     let occupancy = crate::model::SpaceUsage::occupancy;
     let worst = spaces.into_iter().max_by(|a, b| occupancy(a).total_cmp(&occupancy(b)));
+    let about = |severity| {
+        map.findings.iter().filter(|x| x.severity == severity && x.function.as_deref() == Some(f.name.as_str())).count()
+    };
     FunctionRow {
         name: f.name.clone(),
         ftype: f.ftype.clone(),
@@ -287,10 +294,13 @@ fn row(f: &FunctionMap, map: &MemoryMap) -> FunctionRow {
         worst_occupancy: worst.map_or(0.0, occupancy),
         conflicts: f.blocks.iter().filter(|b| b.conflict).count(),
         tiles: f.blocks.len(),
+        errors: about(crate::model::Severity::Error),
+        warnings: about(crate::model::Severity::Warning),
     }
 }
 
-/// The index: every drawn function, fullest first (conflicts break ties), then the cases not drawn.
+/// The index: every drawn function, the worst first (the page's order: errors, warnings, fullest),
+/// then the cases not drawn.
 fn index_page(root: &Path, report: &Report) -> String {
     let mut rows: Vec<(&str, &str, &FunctionRow)> = report
         .cases
@@ -302,7 +312,10 @@ fn index_page(root: &Path, report: &Report) -> String {
         .flat_map(|(name, page, fs)| fs.iter().map(move |f| (name, page, f)))
         .collect();
     rows.sort_by(|a, b| {
-        b.2.worst_occupancy.total_cmp(&a.2.worst_occupancy).then(b.2.conflicts.cmp(&a.2.conflicts)).then(a.0.cmp(b.0))
+        let key = |f: &FunctionRow| (f.errors, f.warnings, f.worst_occupancy);
+        crate::render::overview::worse_first(key(a.2), key(b.2))
+            .then(b.2.conflicts.cmp(&a.2.conflicts))
+            .then(a.0.cmp(b.0))
     });
 
     let title = format!("Memory maps — {}", root.display());

@@ -108,12 +108,18 @@ fn many_overflows(k: usize) -> String {
 }
 
 #[test]
-fn past_three_errors_the_header_says_how_many_more() {
+fn the_header_names_every_error_and_warning_and_wraps_rather_than_cuts() {
     let map = common::map_of(&many_overflows(5));
     assert_eq!(count(&map, Severity::Error), 5);
     let doc = svg_of(&map, &ViewOptions::default());
-    assert_eq!(doc.matches("error overflow · f Vec").count(), 3, "three named");
-    assert!(doc.contains("+2 more errors"));
+    assert_eq!(doc.matches("error overflow · f Vec").count(), 5, "every error named");
+    assert!(!doc.contains("more errors") && !doc.contains('…'), "nothing left out or cut");
+    // A narrow picture wraps a long message onto further rows rather than cutting it.
+    let narrow = svg_of(&map, &ViewOptions { width: 300.0, ..Default::default() });
+    assert!(!narrow.contains('…'), "no message cut");
+    let message = &map.findings.iter().find(|f| f.severity == Severity::Error).unwrap().message;
+    let last_word = message.split(' ').next_back().unwrap();
+    assert!(narrow.contains(last_word), "the end of the message is drawn: {last_word}");
     // The cards move down by the rows the header adds, and nothing overlaps the first card.
     let scene = layout(&map, &ViewOptions::default());
     let quiet = layout(&load("find_waste.py"), &ViewOptions::default());

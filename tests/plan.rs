@@ -5,7 +5,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::drawable_corpus;
-use pto_memory_map::layout::plan::{self, fit_label, place, px_rules};
+use pto_memory_map::layout::labels::{LabelBox, Spot, place_lane};
+use pto_memory_map::layout::plan::{self, place, px_rules};
 use pto_memory_map::layout::{ScaleMode, ViewOptions, XAxis, layout};
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::{Format, RenderOptions, render_map};
@@ -19,7 +20,7 @@ fn load(path: &Path) -> MemoryMap {
 }
 
 /// Every box of the scene is the plan's box placed at the card's factor with the plan's rules:
-/// its rectangle by `place`, its label texts by `fit_label`, its tooltip the plan's lines.
+/// its rectangle by `place`, its label texts by the label rule (`place_lane`), its tooltip the plan's lines.
 fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
     let scene = layout(map, view);
     let plan = plan::plan(map, view);
@@ -32,7 +33,18 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
         for lane in &card.lanes {
             let lp = cp.lanes.iter().find(|l| l.space == lane.space).expect("lane in plan");
             assert_eq!(lane.span, lp.span[axis], "{} {}: span", card.function, lane.space);
-            for b in &lane.blocks {
+            let rows = (cp.last - cp.first + 1) as usize;
+            let boxes: Vec<LabelBox> = lane
+                .blocks
+                .iter()
+                .map(|b| {
+                    let bp = &cp.boxes[b.index];
+                    let rows = ((b.start - cp.first) as usize, (b.end - cp.first) as usize);
+                    LabelBox { x: b.rect.x - lane.x, w: b.rect.w, rows, label: &bp.label, key: bp.n }
+                })
+                .collect();
+            let spots = place_lane(&boxes, lane.width, rows, &px);
+            for (bi, b) in lane.blocks.iter().enumerate() {
                 let bp = &cp.boxes[b.index];
                 // An inset lane has its own factor; the others have the card's.
                 let (x, w) = place(bp.bytes[0], bp.bytes[1], lane.factor, lane.width, px.min_box);
@@ -43,20 +55,17 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
                     b.name
                 );
                 let drawn: Vec<String> = b.label.iter().map(|t| t.content.clone()).collect();
-                // A box too narrow for its whole name shows its key (a number the card's key lists).
-                let fitted = if plan::needs_key(&bp.label, b.rect.w, &px) {
-                    let key =
-                        drawn.first().filter(|k| k.chars().all(|c| c.is_ascii_digit())).cloned().unwrap_or_default();
-                    plan::keyed_label(&bp.label, &key, b.rect.w, b.rect.h, &px)
-                } else {
-                    fit_label(&bp.label, b.rect.w, b.rect.h, &px)
+                // The label is the label rule's answer for the lane, inside the box or beside it.
+                let texts: Vec<String> = match &spots[bi] {
+                    Some(Spot::Inside { fitted, .. }) => [&fitted.name, &fitted.badge, &fitted.detail]
+                        .into_iter()
+                        .flatten()
+                        .filter(|t| !t.is_empty())
+                        .cloned()
+                        .collect(),
+                    Some(Spot::Beside { text, .. }) => vec![text.clone()],
+                    None => Vec::new(),
                 };
-                // (A box too narrow even for its key shows nothing; the key list has it.)
-                let texts: Vec<String> = [fitted.name, fitted.badge, fitted.detail]
-                    .into_iter()
-                    .flatten()
-                    .filter(|t| !t.is_empty())
-                    .collect();
                 assert_eq!(drawn, texts, "{}: {} label", card.function, b.name);
                 assert_eq!(b.tooltip[1..], bp.tip[..], "{}: {} tooltip", card.function, b.name);
                 assert!(
@@ -123,7 +132,8 @@ fn a_small_space_sets_the_scale_and_hiding_it_gives_the_width_back() {
     assert!((cp.factors[0][all] * 1024.0 - 72.0).abs() < 1e-9);
     // Hidden, the other lanes fill the panel again.
     let spans: i64 = cp.lanes.iter().enumerate().filter(|(i, _)| *i != bias).map(|(_, l)| l.span[0]).sum();
-    assert!((cp.factors[0][all & !(1 << bias)] * spans as f64 - 1180.0).abs() < 1e-6);
+    let room = plan::lane_room(1180.0, pto_memory_map::layout::gutter_width(f.src_end), f.spaces.len() - 1);
+    assert!((cp.factors[0][all & !(1 << bias)] * spans as f64 - room).abs() < 1e-6);
     let hidden = ViewOptions { hidden: vec!["Bias".into()], ..Default::default() };
     scene_follows_plan(&map, &hidden);
     scene_follows_plan(&map, &strict);

@@ -11,8 +11,8 @@ use pto_memory_map::layout::ViewOptions;
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
-/// The widest picture a default render may be.
-const MAX_WIDTH: f64 = 3000.0;
+/// The widest picture a default render may be (CSS px; its PNG is twice that at the default scale).
+const MAX_WIDTH: f64 = 1600.0;
 
 /// The visible texts of an SVG: the contents of its `<text>` elements, unescaped.
 fn visible_texts(svg: &str) -> Vec<String> {

@@ -1,76 +1,16 @@
-//! The marks that answer the guide's two questions: which tile is alive far longer than it is used
-//! (use ticks and idle stretches inside the boxes), and what the headroom is (a live-bytes profile
-//! beside the lanes, free ranges for a `--fit` query, and a summary under each card).
+//! The marks that answer the guide's two questions, drawn: use ticks and idle stretches inside the
+//! boxes, the live-bytes profile beside the lanes, free ranges for a `--fit` query, hatching past a
+//! capacity. What they are (scale-free) is planned in `plan::marks`; this module only places them.
 
-use super::plan::{CAPACITY, FIT, IDLE, Mark, MarkKind, MarkText, OVERFLOW, ProfilePlan, Tone, USE};
+use super::plan::{Mark, MarkKind, ProfilePlan, Tone};
 use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
 use super::style::{CRITICAL, Color, GOOD, Palette, space_color};
 use super::{LABEL, RULES, SMALL, text};
-use crate::model::{Block, FunctionMap, SpaceUsage};
-use crate::units::fmt_bytes;
+use crate::model::FunctionMap;
 
 /// Width of one profile column, and the gap before the first (rules the page shares).
 pub const PROFILE_W: f64 = RULES.profile_px;
 pub const PROFILE_GAP: f64 = RULES.profile_gap;
-
-/// The marks inside a box: a paler stretch where it sits idle (labelled where there is room, below
-/// the box's own two label rows), and a use tick at each line that mentions it after it is bound.
-pub fn box_marks(b: &Block) -> Vec<Mark> {
-    let t = &b.tile;
-    let mut out = Vec::new();
-    if let Some(idle) = b.idle {
-        let label_line = idle.from.max(t.start + 2);
-        out.push(Mark {
-            style: IDLE,
-            bytes: None,
-            lines: Some([idle.from, idle.to]),
-            at: Vec::new(),
-            text: (label_line <= idle.to)
-                .then(|| MarkText { content: format!("idle {} lines", idle.lines), line: label_line }),
-        });
-    }
-    let at: Vec<u32> = t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.end).collect();
-    if !at.is_empty() {
-        out.push(Mark { style: USE, bytes: None, lines: None, at, text: None });
-    }
-    out
-}
-
-/// A space's live bytes per line (the union of the live boxes' ranges, computed by `analyze`), as
-/// runs of equal values scaled to the peak: one bar per run keeps long functions small.
-pub fn profile_plan(s: &SpaceUsage) -> ProfilePlan {
-    let live = &s.profile;
-    let room = PROFILE_W - 6.0;
-    let mut bars = Vec::new();
-    let mut i = 0;
-    while i < live.len() {
-        let mut j = i;
-        while j + 1 < live.len() && live[j + 1] == live[i] {
-            j += 1;
-        }
-        if live[i] > 0 && s.peak.bytes > 0 {
-            // A hundredth of a pixel is finer than any screen, and keeps the page's copy short.
-            let w = ((live[i] as f64 / s.peak.bytes as f64 * room).max(1.0) * 100.0).round() / 100.0;
-            bars.push((i as u32, (j - i + 1) as u32, w));
-        }
-        i = j + 1;
-    }
-    ProfilePlan {
-        peak: s.peak.bytes,
-        peak_line: s.peak.line,
-        head: [peak_head(s.peak.line), fmt_bytes(s.peak.bytes)],
-        bars,
-    }
-}
-
-/// The column's first line: `peak L49`, or `L1764` where that would run past the column (from
-/// four-digit lines on) and into the next; the line alone, over the peak's mark, still reads as
-/// the peak's.
-fn peak_head(line: u32) -> String {
-    let long = format!("peak L{line}");
-    // The text starts 4 px in, and may use the 4 px gap to the next column.
-    if text::width(&long, SMALL) <= PROFILE_W { long } else { format!("L{line}") }
-}
 
 /// The profile column of `plan` at `x`, as shapes.
 pub fn profile(f: &FunctionMap, space: &str, plan: &ProfilePlan, x: f64, tops: (f64, f64), pal: &Palette) -> Profile {
@@ -114,49 +54,6 @@ pub fn profile(f: &FunctionMap, space: &str, plan: &ProfilePlan, x: f64, tops: (
         stroke: Some(Stroke { color: pal.text, width: 1.0, dash: None }),
     }));
     Profile { space: space.to_string(), x, width: PROFILE_W, peak_bytes: plan.peak, peak_line: plan.peak_line, shapes }
-}
-
-/// Outlines over the free ranges that answer a `--fit` query in this space, each saying what fits.
-pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
-    let mut out = Vec::new();
-    for a in f.fits.iter().filter(|a| a.space == space) {
-        let (from, to) = (a.from.max(f.src_start), a.to.min(f.src_end));
-        if from > to {
-            continue;
-        }
-        for g in &a.ranges {
-            out.push(Mark {
-                style: FIT,
-                bytes: Some([g.offset, g.size]),
-                lines: Some([from, to]),
-                at: Vec::new(),
-                text: Some(MarkText { content: format!("fits {}", fmt_bytes(a.bytes)), line: from }),
-            });
-        }
-    }
-    out
-}
-
-/// Where tiles reach past their space's capacity: the capacity as a line down the lane, and each
-/// such tile's bytes past it hatched over its lines (the `overflow` finding, drawn). A space the
-/// backend gives no capacity (limit 0) has nothing to reach past.
-pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
-    if s.limit <= 0 || s.hwm <= s.limit {
-        return Vec::new();
-    }
-    let mut out = vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None }];
-    for b in f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.stop() > s.limit) {
-        let t = &b.tile;
-        let from = t.offset.max(s.limit);
-        out.push(Mark {
-            style: OVERFLOW,
-            bytes: Some([from, t.stop() - from]),
-            lines: Some([t.start, t.end]),
-            at: Vec::new(),
-            text: None,
-        });
-    }
-    out
 }
 
 /// Hatch spacing, in px: one diagonal every this many pixels along the edges.
@@ -293,60 +190,6 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
     out
 }
 
-/// Lines under a card: idle tiles (longest first) and fit answers.
-pub fn summary(f: &FunctionMap) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut idle: Vec<&Block> = f.blocks.iter().filter(|b| b.idle.is_some()).collect();
-    idle.sort_by_key(|b| std::cmp::Reverse(b.idle.map(|i| i.lines as i64 * b.tile.size.max(0))));
-    for b in idle.iter().take(3) {
-        let i = b.idle.unwrap_or(crate::model::Idle { lines: 0, from: 0, to: 0 });
-        out.push(format!(
-            "idle: {} holds {} for {} lines with no use (L{}–L{})",
-            b.tile.name,
-            fmt_bytes(b.tile.size),
-            i.lines,
-            i.from,
-            i.to
-        ));
-    }
-    if idle.len() > 3 {
-        // The rest by name: the picture itself shades their idle stretches.
-        let rest: Vec<&str> = idle[3..].iter().take(6).map(|b| b.tile.name.as_str()).collect();
-        let more = if idle.len() > 9 { format!(" and {} more", idle.len() - 9) } else { String::new() };
-        out.push(format!("idle also: {}{more} (shaded in their boxes)", rest.join(", ")));
-    }
-    for a in &f.fits {
-        let answer = if a.fits {
-            let first = a.ranges[0];
-            let more = if a.ranges.len() > 1 { format!(" (+{} more)", a.ranges.len() - 1) } else { String::new() };
-            format!("yes, at [{}, {}){more}", first.offset, first.offset + first.size)
-        } else {
-            format!("no: the largest free range is {}", fmt_bytes(a.largest.size))
-        };
-        out.push(format!("fit {} {} over L{}–L{}: {answer}", a.space, fmt_bytes(a.bytes), a.from, a.to));
-    }
-    out.extend(f.spaces.iter().filter_map(holding));
-    out
-}
-
-/// Tiles named in a space's "what holds it" line before `+N more`.
-const HOLDING_SHOWN: usize = 4;
-
-/// What holds a space at its peak, biggest first: `Vec peak 64 KB at L49: s__tile 64 KB, …`.
-/// `None` for a space with nothing live.
-pub fn holding(s: &SpaceUsage) -> Option<String> {
-    let live = &s.peak.live;
-    if s.peak.bytes <= 0 || live.is_empty() {
-        return None;
-    }
-    let mut named: Vec<String> =
-        live.iter().take(HOLDING_SHOWN).map(|t| format!("{} {}", t.name, fmt_bytes(t.size))).collect();
-    if live.len() > HOLDING_SHOWN {
-        named.push(format!("+{} more", live.len() - HOLDING_SHOWN));
-    }
-    Some(format!("{} peak {} at L{}: {}", s.space, fmt_bytes(s.peak.bytes), s.peak.line, named.join(", ")))
-}
-
 fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
     Shape::Text(Text { x, y, size, color, anchor: Anchor::Start, content: content.to_string() })
 }
@@ -355,60 +198,3 @@ fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
 pub const SUMMARY_LINE: f64 = 16.0;
 /// Label size of the summary, re-exported for the card footer.
 pub const SUMMARY_SIZE: f64 = LABEL;
-
-/// Every byte count a line's live list can show on the page, written as the map writes bytes (see
-/// [`super::plan::Plan::words`]): box sizes, and per line and space the live total and the largest
-/// free range. The page's script formats nothing itself.
-pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> std::collections::BTreeMap<i64, String> {
-    let drawn: Vec<&crate::model::FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
-    let mut values: Vec<i64> = crate::par::map_ref(&drawn, |f| function_words(f)).into_iter().flatten().collect();
-    values.sort_unstable();
-    values.dedup();
-    values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
-}
-
-/// The byte counts of [`live_words`] for one function, unsorted.
-fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
-    let mut values = Vec::new();
-    for s in &f.spaces {
-        let mut mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
-        values.extend(mine.iter().map(|b| b.tile.size));
-        let capacity = super::plan::live_capacity(s);
-        // A sweep down the lines: `live_at` sees only the blocks live there, so a long function
-        // of short-lived tiles costs its lines plus its tiles, not their product. Between two
-        // lines where a tile starts or ends the live set is the same, and so are its figures.
-        mine.sort_by_key(|b| b.tile.start);
-        let (mut next, mut live, mut changed) = (0, Vec::new(), true);
-        for line in f.src_start..=f.src_end {
-            while next < mine.len() && mine[next].tile.start <= line {
-                live.push(mine[next]);
-                next += 1;
-                changed = true;
-            }
-            let before = live.len();
-            live.retain(|b: &&Block| b.tile.end >= line);
-            if changed || live.len() != before {
-                let (total, largest) = super::plan::live_at(&live, capacity, line);
-                values.extend([total, largest.size]);
-                changed = false;
-            }
-        }
-    }
-    values
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_peak_line_fits_its_column_whatever_its_digits() {
-        assert_eq!(peak_head(49), "peak L49");
-        assert_eq!(peak_head(571), "peak L571");
-        assert_eq!(peak_head(1764), "L1764");
-        assert_eq!(peak_head(43_681), "L43681");
-        for line in [1, 999, 1000, 99_999, 9_999_999] {
-            assert!(text::width(&peak_head(line), SMALL) <= PROFILE_W, "{line}");
-        }
-    }
-}

@@ -7,6 +7,7 @@
 
 mod diff;
 mod insight;
+pub mod labels;
 pub mod options;
 mod placed;
 pub mod plan;
@@ -95,7 +96,7 @@ impl<'a> Flow<'a> {
             (text, card_width(f, view, None, text))
         });
         let inner = sized.iter().map(|&(_, w)| w).fold(RULES.width_min, f64::max).ceil();
-        let (header, header_h) = header(map, &pal, inner);
+        let (header, header_h) = header(map, view, &pal, inner);
         let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
         let inner = inner.max(header_width).ceil();
         let jobs: Vec<_> = chosen.into_iter().zip(panels).map(|((index, f), &panel)| (index, f, panel)).collect();
@@ -183,7 +184,7 @@ fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>, text: f6
 /// summary lines. It formats every pill and line, so it is found once per card and handed to each
 /// [`card_width`] tried (a page tries four per card).
 fn text_width(f: &FunctionMap) -> f64 {
-    let summary = insight::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
+    let summary = plan::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
     // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
     let widest = f.spaces.iter().map(|s| pill_width(&plan::pill(s))).fold(0.0, f64::max);
     (title_width(f) + widest + 12.0).max(summary + 2.0 * CARD_PAD)
@@ -252,7 +253,7 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         lanes.push(drawn);
         lx += width;
     }
-    let keyed = apply_keys(plan, &mut lanes, pal);
+    let keyed = apply_keys(plan, &mut lanes, body_top, pal);
     let (key_shapes, keys_h) = key_list(&keyed, x + CARD_PAD, body_top + body_h, w - 2.0 * CARD_PAD, pal);
     let mut px = lx + insight::PROFILE_GAP;
     let mut profiles = Vec::new();
@@ -277,7 +278,6 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         other => other,
     }));
     decorations.extend(gutter_shapes(f, pal, x + CARD_PAD, gutter, plot_top, body_top));
-    decorations.extend(key_shapes);
     let footer_y = body_top + body_h + keys_h;
     decorations.push(Shape::Text(Text {
         x: x + CARD_PAD,
@@ -312,6 +312,7 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         body_top,
         first_line: f.src_start,
         decorations,
+        keys: key_shapes,
         lanes,
         profiles,
     };
@@ -319,34 +320,59 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
     card
 }
 
-/// Gives a key to every drawn box whose whole name does not fit in it ([`plan::needs_key`]), in the
-/// card's box order, and draws the key in place of the name. Returns the keys and their boxes.
-fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], pal: &Palette) -> Vec<(String, &'a BoxPlan)> {
+/// Labels every drawn box of every lane by the label rule ([`labels::place_lane`]): its name or
+/// its key inside, else beside it with a leader. Returns the keyed boxes, in key order, for the key list.
+fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], body_top: f64, pal: &Palette) -> Vec<(String, &'a BoxPlan)> {
     let px = plan::px_rules();
+    let rows = (plan.last - plan.first + 1) as usize;
     let mut keyed = Vec::new();
-    // Where each block was drawn, found once: a search per box would be quadratic in a lane of
-    // thousands of tiles.
-    let mut at: std::collections::HashMap<usize, (usize, usize)> = std::collections::HashMap::new();
-    for (li, lane) in lanes.iter().enumerate() {
-        for (bi, shape) in lane.blocks.iter().enumerate() {
-            at.insert(shape.index, (li, bi));
+    for lane in lanes.iter_mut() {
+        let (lx, lw) = (lane.x, lane.width);
+        let items: Vec<labels::LabelBox> = lane
+            .blocks
+            .iter()
+            .filter_map(|shape| {
+                let bp = plan.boxes.get(shape.index)?;
+                let r = &shape.rect;
+                let rows = ((shape.start - plan.first) as usize, (shape.end.max(shape.start) - plan.first) as usize);
+                Some(labels::LabelBox { x: r.x - lx, w: r.w, rows, label: &bp.label, key: bp.n })
+            })
+            .collect();
+        if items.len() != lane.blocks.len() {
+            continue; // a plan made for another map: leave the labels `block` drew
+        }
+        let spots = labels::place_lane(&items, lw, rows, &px);
+        for (shape, spot) in lane.blocks.iter_mut().zip(spots) {
+            let bp = &plan.boxes[shape.index];
+            let r = shape.rect.clone();
+            shape.label = Vec::new();
+            shape.leader = None;
+            shape.key = None;
+            let Some(spot) = spot else { continue };
+            if spot.keyed() {
+                shape.key = Some(bp.n);
+                keyed.push((bp.n.to_string(), bp));
+            }
+            match spot {
+                labels::Spot::Inside { fitted, row, .. } => {
+                    let y = body_top + row as f64 * px.line;
+                    shape.label = placed_label(&fitted, (r.x, y), &px, pal);
+                }
+                labels::Spot::Beside { text, x, row, leader, .. } => {
+                    let y = body_top + row as f64 * px.line;
+                    shape.label = vec![run(lx + x, y + 12.0, px.label, pal.text, &text)];
+                    shape.leader = Some(Line {
+                        x1: lx + leader[0],
+                        y1: body_top + leader[1],
+                        x2: lx + leader[2],
+                        y2: body_top + leader[3],
+                        stroke: Stroke { color: pal.muted, width: 1.0, dash: None },
+                    });
+                }
+            }
         }
     }
-    for bp in &plan.boxes {
-        let Some(&(li, bi)) = at.get(&bp.index) else { continue };
-        if lanes[li].space != plan.lanes[bp.lane].space {
-            continue;
-        }
-        let shape = &mut lanes[li].blocks[bi];
-        let r = &shape.rect;
-        if !plan::needs_key(&bp.label, r.w, &px) {
-            continue;
-        }
-        let key = (keyed.len() + 1).to_string();
-        let fitted = plan::keyed_label(&bp.label, &key, r.w, r.h, &px);
-        shape.label = placed_label(&fitted, (r.x, r.y), &px, pal);
-        keyed.push((key, bp));
-    }
+    keyed.sort_by_key(|(_, bp)| bp.n);
     keyed
 }
 
@@ -415,7 +441,8 @@ fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
     let spans: Vec<Option<i64>> =
         f.spaces.iter().map(|s| visible.contains(&s.space.as_str()).then(|| span(s, view.x_axis))).collect();
     let shown: Vec<i64> = spans.iter().flatten().copied().collect();
-    (spans, plan::main_factor(&shown, view.width, view.scale_mode) * view.zoom)
+    let room = plan::lane_room(view.width, gutter_width(f.src_end), shown.len());
+    (spans, plan::main_factor(&shown, room, view.scale_mode) * view.zoom)
 }
 
 /// A lane's width and px/byte factor on a card whose main factor is `factor` (zoom included), and
@@ -493,7 +520,8 @@ fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
     if shown.is_empty() { f.spaces.iter().take(1).map(|s| s.space.as_str()).collect() } else { shown }
 }
 
-fn gutter_width(last_line: u32) -> f64 {
+/// Width of the line-number column of a card whose last dump line is `last_line`.
+pub fn gutter_width(last_line: u32) -> f64 {
     let digits = last_line.max(1).ilog10() as f64 + 1.0;
     (digits.max(4.0) * text::advance_em() * SMALL + 20.0).ceil()
 }
@@ -643,6 +671,8 @@ fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: 
         tooltip: std::iter::once(t.name.clone()).chain(bp.tip.iter().cloned()).collect(),
         rect,
         outline,
+        leader: None,
+        key: None,
     }
 }
 
@@ -780,8 +810,35 @@ fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f
     out
 }
 
-fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
+/// What the header counts: the functions `view` draws, their tiles in the spaces it shows, and the
+/// findings about them (or about the whole dump) in those spaces.
+fn drawn_findings<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a crate::model::Finding> {
+    map.findings
+        .iter()
+        .filter(|x| x.function.as_ref().is_none_or(|n| view.functions.is_empty() || view.functions.contains(n)))
+        .filter(|x| {
+            let drawn = |f: &FunctionMap| x.function.as_ref() == Some(&f.name);
+            x.space.as_ref().is_none_or(|s| {
+                // A space is left out where it is hidden and the card still shows another.
+                let f = map.functions.iter().find(|f| drawn(f));
+                f.is_none_or(|f| visible_spaces(f, view).contains(&s.as_str()))
+            })
+        })
+        .collect()
+}
+
+fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     let x = PAGE_PAD;
+    let drawn: Vec<&FunctionMap> =
+        map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+    let tiles: usize = drawn
+        .iter()
+        .map(|f| {
+            let shown = visible_spaces(f, view);
+            f.blocks.iter().filter(|b| shown.contains(&b.tile.space.as_str())).count()
+        })
+        .sum();
+    let findings = drawn_findings(map, view);
     let mut out = vec![
         text_at(x, PAGE_PAD + 10.0, SMALL, pal.muted, "PTO · MEMORY MAP"),
         text_at(x, PAGE_PAD + 36.0, 22.0, pal.text, &format!("Memory map — {}", map.pass_name)),
@@ -790,8 +847,8 @@ fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     let capacities = format!("{} ({}){}", b.name, b.arch, if b.detected { "" } else { " assumed" });
     let chips = [
         ("dump", map.dump.clone()),
-        ("compute functions", map.functions.len().to_string()),
-        ("tiles", map.block_count().to_string()),
+        ("compute functions", drawn_count(drawn.len(), map.functions.len())),
+        ("tiles", tiles.to_string()),
         ("capacities", capacities),
     ];
     let mut items: Vec<Vec<Shape>> = Vec::new();
@@ -828,8 +885,43 @@ fn header(map: &MemoryMap, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     let (legend, bottom) = flow(items, x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
     let y = bottom + 16.0;
-    out.extend(findings_rows(map, pal, x, y, width));
-    (out, y + findings_height(map) - 4.0)
+    let (rows, h) = findings_rows(&findings, pal, x, y, width);
+    out.extend(rows);
+    (out, y + h - 4.0)
+}
+
+/// `38`, or `1 of 38` where only some are drawn.
+fn drawn_count(drawn: usize, all: usize) -> String {
+    if drawn == all { all.to_string() } else { format!("{drawn} of {all}") }
+}
+
+/// `text` broken at spaces into lines at most `max` px wide at `size`; a word longer than a line is
+/// broken too, so nothing is ever cut.
+pub fn wrap(text: &str, size: f64, max: f64) -> Vec<String> {
+    let per_line = ((max / (text::advance_em() * size)).floor() as usize).max(8);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        let used = line.chars().count();
+        if used > 0 && used + 1 + word.len() > per_line {
+            lines.push(std::mem::take(&mut line));
+        }
+        while word.len() > per_line {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            lines.push(word.drain(..per_line).collect());
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.extend(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// Lays `items` (each drawn from its own origin) left to right from `(x, y)`, starting a new row
@@ -859,17 +951,16 @@ fn shift(shape: Shape, dx: f64, dy: f64) -> Shape {
     }
 }
 
-/// Errors the header names one by one before `+N more errors`.
-const HEADER_ERRORS: usize = 3;
 /// Height of one findings row in the header.
 const FINDINGS_ROW: f64 = 17.0;
-/// Widest an error row of the header is drawn, in px.
-const HEADER_ROW_MAX: f64 = 900.0;
 
-/// The header's findings: their count by severity, then the first errors, each with its code,
-/// function, space, line and message (the first screen says what is wrong before any card does).
-fn findings_rows(map: &MemoryMap, pal: &Palette, x: f64, y: f64, width: f64) -> Vec<Shape> {
-    let (errors, warnings, _) = crate::findings::counts(&map.findings);
+/// The header's findings: their count by severity, then every error and warning, errors first,
+/// each with its code, function, space, line and message, wrapped to the page's width (the first
+/// screen says what is wrong before any card does). Returns the shapes and their height.
+fn findings_rows(findings: &[&crate::model::Finding], pal: &Palette, x: f64, y: f64, width: f64) -> (Vec<Shape>, f64) {
+    use crate::model::Severity;
+    let owned: Vec<crate::model::Finding> = findings.iter().map(|f| (*f).clone()).collect();
+    let (errors, warnings, _) = crate::findings::counts(&owned);
     let color = if errors > 0 {
         CRITICAL
     } else if warnings > 0 {
@@ -877,9 +968,9 @@ fn findings_rows(map: &MemoryMap, pal: &Palette, x: f64, y: f64, width: f64) -> 
     } else {
         pal.muted
     };
-    let counts = format!("findings: {}", crate::findings::counts_text(&map.findings));
+    let counts = format!("findings: {}", crate::findings::counts_text(&owned));
     let mut out = vec![text_at(x, y, LABEL, color, &counts)];
-    if map.findings.iter().any(|f| f.code == "overflow") {
+    if findings.iter().any(|f| f.code == "overflow") {
         // What the overflow marks are, beside the count that says there is one.
         let lx = x + text::width(&counts, LABEL) + 24.0;
         let red = Stroke { color: CRITICAL, width: 2.0, dash: None };
@@ -890,27 +981,25 @@ fn findings_rows(map: &MemoryMap, pal: &Palette, x: f64, y: f64, width: f64) -> 
         out.extend(insight::hatch_swatch(frame, CRITICAL));
         out.push(text_at(hx + 22.0, y, LABEL, pal.muted, "bytes past the capacity"));
     }
-    let listed = map.findings.iter().filter(|f| f.severity == crate::model::Severity::Error);
-    for (i, f) in listed.clone().take(HEADER_ERRORS).enumerate() {
+    let mut listed: Vec<&&crate::model::Finding> =
+        findings.iter().filter(|f| matches!(f.severity, Severity::Error | Severity::Warning)).collect();
+    listed.sort_by_key(|f| f.severity);
+    let mut row = 1usize;
+    for f in listed {
         let at = f.line.map(|l| format!(" L{l}")).unwrap_or_default();
         let place = [f.function.as_deref(), f.space.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
-        let row = format!("error {} · {place}{at} · {}", f.code, f.message);
-        // Cut to a width no card is narrower than, so a long message never widens the page.
-        let row = text::fit(&row, LABEL, HEADER_ROW_MAX.min(width - 12.0)).unwrap_or_default();
-        out.push(text_at(x + 12.0, y + (i + 1) as f64 * FINDINGS_ROW, LABEL, pal.text, &row));
+        let place = format!("{place}{at}");
+        let place = if place.trim().is_empty() { String::new() } else { format!(" · {}", place.trim()) };
+        let text = format!("{} {}{place} · {}", f.severity.as_str(), f.code, f.message);
+        let ink = if f.severity == Severity::Error { pal.text } else { pal.muted };
+        for (i, line) in wrap(&text, LABEL, width - 12.0 - 24.0).into_iter().enumerate() {
+            // A message's further lines are indented under its first.
+            let indent = if i == 0 { 12.0 } else { 36.0 };
+            out.push(text_at(x + indent, y + row as f64 * FINDINGS_ROW, LABEL, ink, &line));
+            row += 1;
+        }
     }
-    if errors > HEADER_ERRORS {
-        let more = format!("+{} more errors (the JSON's findings, or -f txt)", errors - HEADER_ERRORS);
-        out.push(text_at(x + 12.0, y + (HEADER_ERRORS + 1) as f64 * FINDINGS_ROW, LABEL, pal.muted, &more));
-    }
-    out
-}
-
-/// The height the header's findings rows add below the legend.
-fn findings_height(map: &MemoryMap) -> f64 {
-    let (errors, _, _) = crate::findings::counts(&map.findings);
-    let rows = 1 + errors.min(HEADER_ERRORS) + usize::from(errors > HEADER_ERRORS);
-    rows as f64 * FINDINGS_ROW + 10.0
+    (out, row as f64 * FINDINGS_ROW + 10.0)
 }
 
 /// The marks and what they mean, one item each, drawn from their own origin.

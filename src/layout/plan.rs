@@ -6,13 +6,16 @@
 //! candidates and tooltip lines, marks, the live-bytes profile, pills and summary lines. The SVG
 //! back end gets it through [`super::layout`], placed at the view's factor; the HTML page embeds it
 //! as JSON and its script places it at whatever factor the reader picks, with [`place`]'s rule and
-//! [`fit_label`]'s rule (both written once here, mirrored by the script's two small functions, and
-//! held equal by the browser test that compares every box with the SVG).
+//! the label rule of [`super::labels`] (written once in Rust, mirrored by the script, and held equal
+//! by a test over cases Rust writes and by the browser test that compares every box with the SVG).
 //!
 //! A new mark is a new [`MarkKind`] (or an existing one) made here, plus one generic draw per back
 //! end; a new lane kind is a [`LanePlan`] with its own span.
 
 use serde::Serialize;
+
+mod marks;
+pub use marks::summary;
 
 use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
 use super::text;
@@ -171,8 +174,11 @@ pub struct BoxPlan {
     /// Marks inside the box: the idle stretch, use ticks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub marks: Vec<Mark>,
-    /// Its line in the card's key, for when its whole name does not fit in it ([`needs_key`]): full
-    /// name and aliases, size, address range, lines.
+    /// Its key: its number in the card's reading order (by first line, then offset), from 1. The
+    /// same in every picture at every zoom; a box shows it where its whole name does not fit.
+    pub n: usize,
+    /// Its line in the card's key, for when its whole name does not fit in it (see
+    /// [`super::labels`]): full name and aliases, size, address range, lines.
     pub key: String,
 }
 
@@ -189,7 +195,7 @@ pub struct LabelPlan {
 }
 
 /// What a label shows in a box of a given size.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct FittedLabel {
     /// The name, whole or shortened.
     pub name: Option<String>,
@@ -211,21 +217,6 @@ pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel
     let detail =
         if h >= 2.0 * px.line { label.details.iter().find(|d| width(d, px.small) <= room).cloned() } else { None };
     FittedLabel { name, badge, detail }
-}
-
-/// Whether a box `w` px wide cannot show its whole name (a name cut short would look like another):
-/// it then shows a key instead ([`keyed_label`]), and the card's key list names it. Keys are numbered
-/// 1, 2, ... in the card's box order over the boxes of visible lanes that need one.
-pub fn needs_key(label: &LabelPlan, w: f64, px: &PxRules) -> bool {
-    fit_label(label, w, 0.0, px).name.as_deref() != Some(label.name.as_str())
-}
-
-/// The label of a box that needs a key: the key (where it fits whole) and the detail line as
-/// [`fit_label`] picks it. A key is digits only, so it never looks like a name.
-pub fn keyed_label(label: &LabelPlan, key: &str, w: f64, h: f64, px: &PxRules) -> FittedLabel {
-    let room = w - 2.0 * px.inset;
-    let name = (key.chars().count() as f64 * px.char_em * px.label <= room).then(|| key.to_string());
-    FittedLabel { name, badge: None, detail: fit_label(label, w, h, px).detail }
 }
 
 /// What a mark is, which decides how every back end draws it.
@@ -386,10 +377,37 @@ pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
 /// a set-aside lane that the final factor still makes that wide rejoins them (the factor then grows
 /// a little, as in `Strict`, never past that fill). The lanes left out are exactly those with
 /// [`is_inset`] at the answer, so a drawer given only the factor classifies every lane the same way.
+///
+/// The insets' own widths come out of `width` too, so that the lanes and the insets together fill
+/// it: a card is as wide as `--width` asks, whatever its small spaces.
 pub fn main_factor(spans: &[i64], width: f64, mode: ScaleMode) -> f64 {
     if mode == ScaleMode::Strict || spans.len() < 2 {
         return px_per_byte(spans, width, 1.0);
     }
+    // Fewer px for the lanes makes more of them insets, never fewer: this settles within one pass
+    // per lane.
+    let mut room = width;
+    for _ in 0..=spans.len() {
+        let factor = fill_factor(spans, room);
+        let insets = spans.iter().filter(|&&s| is_inset(s, factor, true)).count();
+        let next = (width - insets as f64 * RULES.inset_px).max(RULES.min_lane_px);
+        if (next - room).abs() < 1e-9 || insets == spans.len() {
+            return factor;
+        }
+        room = next;
+    }
+    fill_factor(spans, room)
+}
+
+/// The card's room for its lanes inside a panel `width` px wide: what the line-number gutter
+/// (`gutter` px) and the live-bytes columns of `lanes` visible lanes leave, never less than one
+/// lane. A card is then as wide as its panel, not its panel plus its columns.
+pub fn lane_room(width: f64, gutter: f64, lanes: usize) -> f64 {
+    (width - gutter - RULES.profile_gap - lanes as f64 * (RULES.profile_px + 4.0)).max(RULES.min_lane_px)
+}
+
+/// [`main_factor`]'s fill of `width` by the lanes that can hold it.
+fn fill_factor(spans: &[i64], width: f64) -> f64 {
     let mut sorted: Vec<i64> = spans.iter().map(|&s| s.max(1)).collect();
     sorted.sort_unstable();
     let mut fill = width / sorted.iter().sum::<i64>() as f64;
@@ -433,7 +451,8 @@ fn factors(f: &FunctionMap, width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
             .map(|mask| {
                 let shown: Vec<i64> =
                     spans.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
-                if shown.is_empty() { 0.0 } else { main_factor(&shown, width, mode) }
+                let room = lane_room(width, super::gutter_width(f.src_end), shown.len());
+                if shown.is_empty() { 0.0 } else { main_factor(&shown, room, mode) }
             })
             .collect()
     };
@@ -460,11 +479,8 @@ pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
 /// plan's words are found at once: the words are a pass over every function of their own, whose
 /// sorting and formatting would otherwise hold the page a third of a millisecond on one core.
 pub fn planned(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &Planner) -> Plan {
-    let (cards, words) = crate::par::both(
-        planner.len() > 1,
-        || planner.cards(0..planner.len()),
-        || super::insight::live_words(map, view),
-    );
+    let (cards, words) =
+        crate::par::both(planner.len() > 1, || planner.cards(0..planner.len()), || marks::live_words(map, view));
     Plan { px: px_rules(), styles: &MARK_STYLES, cards, words }
 }
 
@@ -533,7 +549,7 @@ pub struct PlanStream<'a> {
 impl<'a> PlanStream<'a> {
     /// The plan of `map` drawn as `view` asks, its cards from `planner` (made for the same).
     pub fn new(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &'a Planner<'a>) -> PlanStream<'a> {
-        PlanStream { planner, words: super::insight::live_words(map, view) }
+        PlanStream { planner, words: marks::live_words(map, view) }
     }
 }
 
@@ -585,12 +601,13 @@ enum Tips {
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let lanes = f.spaces.iter().map(|s| lane_plan(f, s)).collect();
-    let boxes = f
+    let mut boxes: Vec<BoxPlan> = f
         .blocks
         .iter()
         .enumerate()
         .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b, tips))
         .collect();
+    number_in_reading_order(&mut boxes);
     CardPlan {
         function: f.name.clone(),
         first: f.src_start,
@@ -601,22 +618,31 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         panel: view.width,
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
-        summary: super::insight::summary(f),
+        summary: marks::summary(f),
+    }
+}
+
+/// Gives each box its key: top to bottom (first line), then left to right (offset, then lane).
+fn number_in_reading_order(boxes: &mut [BoxPlan]) {
+    let mut order: Vec<usize> = (0..boxes.len()).collect();
+    order.sort_by_key(|&i| (boxes[i].lines[0], boxes[i].lane, boxes[i].bytes[0], i));
+    for (n, i) in order.into_iter().enumerate() {
+        boxes[i].n = n + 1;
     }
 }
 
 fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
-    let mut marks = super::insight::fit_plan(f, &s.space);
+    let mut marks = marks::fit_plan(f, &s.space);
     marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
-    marks.extend(super::insight::overflow_plan(f, s));
+    marks.extend(marks::overflow_plan(f, s));
     LanePlan {
         space: s.space.clone(),
         span,
         ends: [fmt_bytes(span[0]), fmt_bytes(span[1])],
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
         marks,
-        profile: super::insight::profile_plan(s),
+        profile: marks::profile_plan(s),
     }
 }
 
@@ -638,7 +664,8 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
             details: vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
         },
         tip: if tips == Tips::Written { tooltip(b) } else { Vec::new() },
-        marks: super::insight::box_marks(b),
+        marks: marks::box_marks(b),
+        n: 0, // numbered once every box is planned
         key: key_entry(b),
     }
 }
@@ -778,11 +805,18 @@ mod tests {
         let spans = [524_288, 65_536, 65_536, 131_072, 1_024];
         let f = main_factor(&spans, 1180.0, ScaleMode::Insets);
         let main: f64 = spans[..4].iter().map(|&s| s as f64 * f).sum();
-        assert!((main - 1180.0).abs() < 1e-6, "the four large lanes fill the panel: {main}");
+        let all = main + RULES.inset_px;
+        assert!((all - 1180.0).abs() < 1e-6, "the four large lanes and the inset fill the panel: {all}");
         assert!(is_inset(1_024, f, true) && !is_inset(65_536, f, true));
         assert!(!is_inset(1_024, f, false), "strict mode has no insets");
         assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
-        assert_eq!(inset_badge(inset_factor(1_024), f), "x78, not to scale");
+        assert_eq!(inset_badge(inset_factor(1_024), f), "x87, not to scale");
+        // The gutter and the live-bytes columns come out of the panel too.
+        assert!(
+            (lane_room(1180.0, 60.0, 5) - (1180.0 - 60.0 - RULES.profile_gap - 5.0 * (RULES.profile_px + 4.0))).abs()
+                < 1e-9
+        );
+        assert_eq!(lane_room(100.0, 60.0, 5), RULES.min_lane_px, "never less than one lane");
     }
 
     #[test]

@@ -123,6 +123,8 @@ pub struct Card {
     pub first_line: u32,
     /// Frame, title row, pills, gutter, footer: everything that is not a lane.
     pub decorations: Vec<Shape>,
+    /// The key list under the lanes: each keyed box's key, then its line.
+    pub keys: Vec<Shape>,
     /// Its visible lanes, in panel order.
     pub lanes: Vec<Lane>,
     /// Live bytes per line of each visible space, beside the lanes.
@@ -228,8 +230,12 @@ pub struct BlockShape {
     pub outline: Rect,
     /// Use ticks and the idle stretch, drawn between the fill and the outline.
     pub marks: Vec<Shape>,
-    /// Its label texts, as the label rule fitted them.
+    /// Its label texts, as the label rule fitted them: inside the box, or beside it.
     pub label: Vec<Text>,
+    /// For a label beside the box, the line from the box's edge to it.
+    pub leader: Option<Line>,
+    /// Its key, where the label shows the key rather than the name (the card's key list names it).
+    pub key: Option<usize>,
     /// Tooltip lines.
     pub tooltip: Vec<String>,
 }
@@ -307,6 +313,7 @@ impl ShiftDown for BlockShape {
         self.outline.shift_down(dy);
         self.marks.shift_down(dy);
         self.label.shift_down(dy);
+        self.leader.shift_down(dy);
     }
 }
 
@@ -340,6 +347,7 @@ impl ShiftDown for Card {
         self.frame.shift_down(dy);
         self.body_top += dy;
         self.decorations.shift_down(dy);
+        self.keys.shift_down(dy);
         self.lanes.shift_down(dy);
         self.profiles.shift_down(dy);
     }

@@ -21,21 +21,27 @@ fn worst(f: &FunctionMap) -> f64 {
     super::txt::worst(f)
 }
 
-/// Functions the worst first: most errors, then most warnings, then the fullest space, then dump
-/// order.
+/// The one "worst first" order of every list of functions (the page's overview, the text report,
+/// the tree's index): most errors, then most warnings, then the fullest space with a known capacity
+/// (`fullest`, in any unit both sides share). `a` before `b` is `Less`; ties keep their order.
+pub fn worse_first(a: (usize, usize, f64), b: (usize, usize, f64)) -> std::cmp::Ordering {
+    b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(b.2.total_cmp(&a.2))
+}
+
+/// Functions the worst first ([`worse_first`]), then in dump order.
 pub fn worst_first(map: &MemoryMap) -> Vec<&FunctionMap> {
     let counts = counts_by_function(map);
     // Keys made once: a whole model has hundreds of functions and thousands of findings.
-    let mut order: Vec<((usize, usize), f64, &FunctionMap)> = map
+    let mut order: Vec<((usize, usize, f64), &FunctionMap)> = map
         .functions
         .iter()
         .map(|f| {
             let (e, w, _) = counts.get(f.name.as_str()).copied().unwrap_or_default();
-            ((e, w), worst(f), f)
+            ((e, w, worst(f)), f)
         })
         .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
-    order.into_iter().map(|(_, _, f)| f).collect()
+    order.sort_by(|a, b| worse_first(a.0, b.0));
+    order.into_iter().map(|(_, f)| f).collect()
 }
 
 /// Errors, warnings and notes about each function, by name.

@@ -124,6 +124,11 @@ fn draw_card(x: &mut Xml, card: &Card, detail: Detail, plain: Plain) {
         ),
     );
     shapes(x, &card.decorations, plain);
+    if !card.keys.is_empty() {
+        x.open("g", &[("class", "key-list".into())]);
+        shapes(x, &card.keys, plain);
+        x.close();
+    }
     for lane in &card.lanes {
         draw_lane(x, lane, detail, plain);
     }
@@ -216,29 +221,30 @@ fn draw_block(x: &mut Xml, b: &BlockShape, detail: Detail, plain: Plain) {
         (true, true) => "box view conflict",
     };
     let aliases = if detail == Detail::Full { b.aliases.join(",") } else { String::new() };
-    x.open(
-        "g",
-        &described(
-            detail,
-            vec![
-                ("class", class.into()),
-                ("data-name", b.name.as_str().into()),
-                ("data-space", b.space.as_str().into()),
-                ("data-base", b.base.as_str().into()),
-                ("data-offset", Value::Int(b.offset)),
-                ("data-size", Value::Int(b.size)),
-                ("data-start", Value::Int(b.start.into())),
-                ("data-end", Value::Int(b.end.into())),
-                ("data-aliases", aliases.as_str().into()),
-            ],
-        ),
-    );
+    let mut attrs = vec![
+        ("class", class.into()),
+        ("data-name", b.name.as_str().into()),
+        ("data-space", b.space.as_str().into()),
+        ("data-base", b.base.as_str().into()),
+        ("data-offset", Value::Int(b.offset)),
+        ("data-size", Value::Int(b.size)),
+        ("data-start", Value::Int(b.start.into())),
+        ("data-end", Value::Int(b.end.into())),
+        ("data-aliases", aliases.as_str().into()),
+    ];
+    if let Some(key) = b.key {
+        attrs.push(("data-key", Value::Int(key as i64)));
+    }
+    x.open("g", &described(detail, attrs));
     if detail == Detail::Full {
         x.element("title", &[], &b.tooltip.join("\n"));
     }
     rect_leaf(x, &b.rect);
     shapes(x, &b.marks, plain);
     rect_leaf(x, &b.outline);
+    if let Some(leader) = &b.leader {
+        line_leaf(x, leader);
+    }
     for t in &b.label {
         text_leaf(x, t, plain);
     }

@@ -34,9 +34,15 @@ fn header(map: &MemoryMap, out: &mut String) {
     ));
 }
 
-/// Occupancy in percent of the capacity (the limit).
+/// Occupancy in percent of the capacity (the limit); 0 where the capacity is unknown (the backend
+/// does not describe the space), which no ordering then ranks as full.
 pub fn occupancy(s: &SpaceUsage) -> f64 {
     s.occupancy() * 100.0
+}
+
+/// A space's occupancy as the report writes it: `13.0%`, or `capacity unknown`.
+fn occupancy_text(s: &SpaceUsage) -> String {
+    if s.described { format!("{:.1}%", occupancy(s)) } else { "capacity unknown".into() }
 }
 
 /// The fullest space of `f`, as a percentage.
@@ -48,8 +54,7 @@ fn overview(map: &MemoryMap, out: &mut String) {
     let mut spaces: Vec<&str> = map.functions.iter().flat_map(|f| &f.spaces).map(|s| s.space.as_str()).collect();
     spaces.sort_by_key(|s| space_rank(s));
     spaces.dedup();
-    let mut order: Vec<&FunctionMap> = map.functions.iter().collect();
-    order.sort_by(|a, b| worst(b).total_cmp(&worst(a)));
+    let order = super::overview::worst_first(map);
     let mut head = vec!["function".to_string(), "type".into(), "worst".into()];
     head.extend(spaces.iter().map(|s| s.to_string()));
     head.extend(["errors".into(), "warnings".into(), "notes".into()]);
@@ -57,9 +62,7 @@ fn overview(map: &MemoryMap, out: &mut String) {
     for f in order {
         let mut row = vec![f.name.clone(), f.ftype.clone(), format!("{:.1}%", worst(f))];
         for space in &spaces {
-            row.push(
-                f.spaces.iter().find(|s| s.space == *space).map_or("-".into(), |s| format!("{:.1}%", occupancy(s))),
-            );
+            row.push(f.spaces.iter().find(|s| s.space == *space).map_or("-".into(), occupancy_text));
         }
         let mine: Vec<Finding> =
             map.findings.iter().filter(|x| x.function.as_deref() == Some(&f.name)).cloned().collect();
@@ -67,7 +70,7 @@ fn overview(map: &MemoryMap, out: &mut String) {
         row.extend([e.to_string(), w.to_string(), n.to_string()]);
         rows.push(row);
     }
-    section("OVERVIEW (occupancy = high-water mark / capacity, worst first)", out);
+    section("OVERVIEW (occupancy = high-water mark / capacity; worst first: errors, warnings, occupancy)", out);
     table(&rows, 2, out);
 }
 
@@ -126,12 +129,16 @@ fn function(f: &FunctionMap, out: &mut String) {
             f.name.clone(),
             s.space.clone(),
             fmt_bytes(s.hwm),
-            fmt_bytes(s.limit),
-            format!("{:.1}%", occupancy(s)),
+            if s.described { fmt_bytes(s.limit) } else { "unknown".into() },
+            occupancy_text(s),
             fmt_bytes(s.peak.bytes),
             format!("L{}", s.peak.line),
-            fmt_bytes(s.headroom),
-            format!("{} at {}", fmt_bytes(s.largest_free.size), s.largest_free.offset),
+            if s.described { fmt_bytes(s.headroom) } else { "-".into() },
+            if s.described {
+                format!("{} at {}", fmt_bytes(s.largest_free.size), s.largest_free.offset)
+            } else {
+                "-".into()
+            },
             s.tiles.to_string(),
             s.bases.to_string(),
         ]);

@@ -136,25 +136,45 @@ export function needsCorpus(...names) {
 }
 
 /**
- * The layout engine's byte-scale rule (layout::plan::main_factor and is_inset), written out again
- * independently of the page script: the lanes that can hold the fill scale fill `panel`; a lane
- * narrower than min_lane_px at it is an inset, inset_px wide at its own scale. Returns the card's
- * factor and each space's expected lane width.
+ * The layout engine's byte-scale rule (layout::plan::lane_room, main_factor and is_inset), written
+ * out again independently of the page script. `panel` is the card's panel less its line numbers
+ * ([`panelOf`]); the live-bytes columns of the shown `spaces` come out of it too, and what is left
+ * (`room`) is filled by the lanes that can hold the fill scale; a lane narrower than min_lane_px at
+ * it is an inset, inset_px wide at its own scale, and the insets' widths come out of the room as
+ * well. Returns the card's factor and each space's expected lane width.
  */
 export function expectedScale(rules, spaces, axis, zoom, panel) {
   const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
-  const sorted = spaces.map(span).sort((a, b) => a - b);
-  let fill = 0;
-  for (let k = 0; k < sorted.length; k++) {
-    fill = panel / sorted.slice(k).reduce((a, b) => a + b, 0);
-    if (sorted[k] * fill >= rules.min_lane_px) break;
+  const spans = spaces.map(span);
+  const room = Math.max(panel - rules.profile_gap - spaces.length * (rules.profile_px + 4), rules.min_lane_px);
+  const fillFactor = (width) => {
+    const sorted = [...spans].sort((a, b) => a - b);
+    let fill = 0;
+    for (let k = 0; k < sorted.length; k++) {
+      fill = width / sorted.slice(k).reduce((a, b) => a + b, 0);
+      if (sorted[k] * fill >= rules.min_lane_px) break;
+    }
+    const main = sorted.filter((s) => s * fill >= rules.min_lane_px - 1e-6);
+    let f = width / main.reduce((a, b) => a + b, 0);
+    if (Math.min(...main) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...main);
+    return f;
+  };
+  let f;
+  if (spans.length < 2) {
+    f = Math.max(room / spans[0], rules.min_lane_px / spans[0]);
+  } else {
+    let width = room;
+    for (let i = 0; i <= spans.length; i++) {
+      f = fillFactor(width);
+      const insets = spans.filter((s) => s * f < rules.min_lane_px - 1e-6).length;
+      const next = Math.max(room - insets * rules.inset_px, rules.min_lane_px);
+      if (Math.abs(next - width) < 1e-9 || insets === spans.length) break;
+      width = next;
+    }
   }
-  const main = sorted.filter((s) => s * fill >= rules.min_lane_px - 1e-6);
-  let f = panel / main.reduce((a, b) => a + b, 0);
-  if (Math.min(...main) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...main);
   const widths = {};
   for (const s of spaces) {
-    const inset = span(s) * f < rules.min_lane_px - 1e-6;
+    const inset = spans.length > 1 && span(s) * f < rules.min_lane_px - 1e-6;
     widths[s.space] = inset ? rules.inset_px * zoom : span(s) * f * zoom;
   }
   return { f: f * zoom, widths };
@@ -169,9 +189,15 @@ export async function payload(page, id) {
   return JSON.parse(gunzipSync(Buffer.from(text, 'base64')).toString('utf8'));
 }
 
-/** The width a card's lanes fill at zoom 1, from the page's plan. */
+/**
+ * A card's panel at zoom 1 less its line-number column (layout::gutter_width), from the page's
+ * plan: what its lanes and live-bytes columns share ([`expectedScale`]).
+ */
 export async function panelOf(page, fn) {
-  return (await payload(page, 'pmm-plan')).cards.find((c) => c.function === fn).panel;
+  const plan = await payload(page, 'pmm-plan');
+  const card = plan.cards.find((c) => c.function === fn);
+  const gutter = Math.ceil(Math.max(String(card.last).length, 4) * plan.px.char_em * 10 + 20);
+  return card.panel - gutter;
 }
 
 /** Each box of a live card: its name, lane space, x and width relative to its lane, and its bytes. */

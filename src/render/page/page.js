@@ -6,7 +6,8 @@
 // of functions is interactive at once. What to draw comes from the plan the Rust layout engine wrote
 // next to the data (layout/plan.rs): spans, the factor of every set of visible lanes, label
 // candidates, tooltip lines, marks, profile bars, all text. This script only turns bytes and lines
-// into pixels at the reader's factor (`place`, `fitLabel`: the plan's two rules, mirrored) and
+// into pixels at the reader's factor (`place`, and labels.js' label rule: the plan's rules,
+// mirrored) and
 // handles interaction.
 'use strict';
 
@@ -179,35 +180,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   /** Width of `text` at `size` px: the font is monospaced, one advance per character. */
   const textW = (text, size) => [...text].length * PX.char_em * size;
 
-  /** layout::text::fit: `text` cut with an ellipsis to `max` px, or null if not two characters fit. */
-  function fitText(text, size, max) {
-    const room = Math.floor(max / (PX.char_em * size));
-    const chars = [...text];
-    if (chars.length <= room) return text;
-    if (room < 2) return null;
-    return `${chars.slice(0, room - 1).join('')}…`;
-  }
-
-  /** layout::plan::fit_label: what a box `w` x `h` px shows of its label candidates. */
-  function fitLabel(label, w, h) {
-    const room = w - 2 * PX.inset;
-    const badge = label.badge || '';
-    const badgeW = badge ? textW(badge, PX.label) + 4 : 0;
-    return {
-      name: fitText(label.name, PX.label, room - badgeW),
-      badge: badge && badgeW <= room ? badge : null,
-      detail: h >= 2 * PX.line ? (label.details.find((d) => textW(d, PX.small) <= room) ?? null) : null,
-    };
-  }
-
-  /** layout::plan::needs_key: a box too narrow for its whole name shows a key instead. */
-  const needsKey = (label, w) => fitLabel(label, w, 0).name !== label.name;
-
-  /** layout::plan::keyed_label: the key where it fits whole, and the detail line. */
-  function keyedLabel(label, key, w, h) {
-    const room = w - 2 * PX.inset;
-    return { name: textW(key, PX.label) <= room ? key : null, badge: null, detail: fitLabel(label, w, h).detail };
-  }
+  // The label rule (layout/labels.rs) is labels.js' `pmmLabels`, loaded before this script.
 
   /** A mark of the plan (layout::plan::Mark) as an element; `placeMark` puts it at a factor. */
   function markEl(m, firstLine) {
@@ -559,20 +532,23 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.plan.lanes.forEach((lp, li) => {
         const head = el('div', { class: 'lane-head', data: { space: lp.space } },
           el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: lp.space })),
-          el('div', { class: 'lh-axis' },
-            el('span', { text: '0' }),
-            el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` }),
-            el('span', { class: 'lh-end' })),
+          el('div', { class: 'lh-axis' }, el('span', { text: '0' }), el('span', { class: 'lh-end' })),
+          // The high-water mark's words on a row of their own, over its dashed line (placed in layout()).
+          el('div', { class: 'lh-hwmrow' },
+            el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` })),
           el('div', { class: 'lh-inset', hidden: true }));
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
+        const hwm = lp.marks.find((m) => PLAN.styles[m.style].class === 'hwm');
         this.lanes.set(lp.space, {
           lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
+          hwm: head.querySelector('.lh-hwm'), hwmBytes: hwm ? hwm.bytes[0] : 0,
         });
       });
-      // Larger boxes first, so a view or a small tile drawn over a big one stays on top and clickable.
-      const order = [...this.boxes].sort((a, b) => b.size - a.size || a.start - b.start);
+      // The SVG's order (layout::lane): the plan's, views after the boxes they look into, which they
+      // cover; the label rule knows which box covers which by this order.
+      const order = [...this.boxes].sort((a, b) => a.view - b.view);
       for (const b of order) {
         const entry = this.lanes.get(b.space);
         if (!entry || !b.plan) continue;
@@ -592,9 +568,14 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           style: `top:${(b.start - fn.src_start) * PX.line}px;height:${(b.end - b.start + 1) * PX.line}px`,
         }, el('span', { class: 'bl' }, name, badge), detail, ...marks.flatMap((mk) => [mk.node, mk.text].filter(Boolean)));
         this.boxEls[b.i] = node;
-        entry.boxes.push({ b, node, name, badge, detail, marks });
+        // A label beside the box (where none fits in it), and its leader, live in the lane.
+        const beside = el('span', { class: 'beside', hidden: true, 'aria-hidden': 'true', data: { for: String(b.i) } });
+        const leader = el('i', { class: 'leader', hidden: true, 'aria-hidden': 'true' });
+        entry.boxes.push({ b, node, name, badge, detail, marks, beside, leader, bl: name.parentElement });
         entry.lane.append(node);
       }
+      // Beside-labels and leaders over every box of their lane.
+      for (const entry of this.lanes.values()) for (const it of entry.boxes) entry.lane.append(it.leader, it.beside);
       this.profiles = new Map(fn.spaces.map((sp) => [sp.space, this.profile(sp)]));
 
       // legend and table
@@ -838,25 +819,16 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     }
 
     /**
-     * Keys for the boxes too narrow for their whole names, numbered in the plan's box order over the
-     * visible lanes (as the static card numbers them), and the card's key list under the map.
+     * The card's key list under the map: the boxes of the visible lanes whose label is their key
+     * (the plan's number, the same at every zoom), in key order.
      */
     applyKeys() {
-      const items = this.visibleSpaces().flatMap((sp) => this.lanes.get(sp.space).boxes);
-      items.sort((a, c) => a.b.i - c.b.i);
-      const rows = [];
-      for (const it of items) delete it.node.dataset.key;
-      for (const it of items) {
-        const label = it.b.plan.label;
-        if (!needsKey(label, it.w)) continue;
-        const key = String(rows.length + 1);
-        const fitted = keyedLabel(label, key, it.w, (it.b.end - it.b.start + 1) * PX.line);
-        it.name.textContent = fitted.name ?? '';
-        it.badge.textContent = '';
-        it.badge.hidden = true;
-        it.node.dataset.key = key;
-        rows.push(el('li', { data: { key, name: it.b.name } }, el('b', { text: key }), ' ', el('span', { text: it.b.plan.key })));
-      }
+      const items = this.visibleSpaces().flatMap((sp) => this.lanes.get(sp.space).boxes).filter((it) => it.keyed);
+      items.sort((a, c) => a.b.plan.n - c.b.plan.n);
+      const rows = items.map((it) => {
+        const key = String(it.b.plan.n);
+        return el('li', { data: { key, name: it.b.name } }, el('b', { text: key }), ' ', el('span', { text: it.b.plan.key }));
+      });
       this.keyList.hidden = rows.length === 0;
       this.keyList.replaceChildren(el('div', { class: 'key-head', text: 'key: boxes too narrow for their names' }), el('ol', {}, ...rows));
     }
@@ -879,23 +851,58 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       return { head, body };
     }
 
-    /** Every box and mark of a lane `laneW` px wide, at `k` px/byte. */
+    /**
+     * The high-water mark's words over its line: centred on it, moved in from an edge of the lane so
+     * they are never cut (the lane head's padding is HEAD_PAD px).
+     */
+    placeHwm(entry, k, laneW) {
+      const HEAD_PAD = 8;
+      const w = [...entry.lp.hwm].length * PX.char_em * 10;
+      const at = clamp(entry.hwmBytes * k, 0.5, laneW - 0.5);
+      const left = clamp(at - w / 2, 1, Math.max(laneW - w - 1, 1));
+      entry.hwm.style.left = `${left - HEAD_PAD}px`;
+    }
+
+    /** Every box and mark of a lane `laneW` px wide, at `k` px/byte, and the labels' rule. */
     placeLane(entry, k, laneW) {
       for (const mk of entry.marks) placeMark(mk, [0, laneW], k, laneW);
-      for (const it of entry.boxes) {
-        const { b, node, name, badge, detail, marks } = it;
+      const first = this.plan.first;
+      const input = entry.boxes.map((it) => {
+        const { b, node, marks } = it;
         const [x, w] = place(b.offset, b.size, k, laneW);
         node.style.left = `${x}px`;
         node.style.width = `${w}px`;
         it.w = w;
-        const fitted = fitLabel(b.plan.label, w, (b.end - b.start + 1) * PX.line);
-        name.textContent = fitted.name ?? '';
-        badge.textContent = fitted.badge ?? '';
-        badge.hidden = !fitted.badge;
-        detail.textContent = fitted.detail ?? '';
-        detail.hidden = !fitted.detail;
         for (const mk of marks) placeMark(mk, [0, w], k, laneW);
-      }
+        return { x, w, rows: [b.start - first, b.end - first], label: b.plan.label, key: b.plan.n };
+      });
+      const spots = pmmLabels.placeLane(input, laneW, this.plan.last - first + 1, PX);
+      entry.boxes.forEach((it, i) => {
+        const spot = spots[i];
+        const inside = spot && spot.inside;
+        const beside = spot && spot.beside;
+        const fitted = inside ? inside.fitted : { name: null, badge: null, detail: null };
+        it.name.textContent = fitted.name ?? '';
+        it.badge.textContent = fitted.badge ?? '';
+        it.badge.hidden = !fitted.badge;
+        it.detail.textContent = fitted.detail ?? '';
+        it.detail.hidden = !fitted.detail;
+        it.bl.style.marginTop = inside && inside.row > input[i].rows[0] ? `${(inside.row - input[i].rows[0]) * PX.line}px` : '';
+        it.keyed = !!(inside ? inside.keyed : beside && beside.keyed);
+        if (it.keyed) it.node.dataset.key = String(it.b.plan.n);
+        else delete it.node.dataset.key;
+        it.beside.hidden = !beside;
+        it.leader.hidden = !beside;
+        if (!beside) return;
+        it.beside.textContent = beside.text;
+        it.beside.style.left = `${beside.x}px`;
+        it.beside.style.top = `${beside.row * PX.line}px`;
+        const [x1, y1, x2, y2] = beside.leader;
+        it.leader.style.left = `${x1}px`;
+        it.leader.style.top = `${y1}px`;
+        it.leader.style.width = `${Math.hypot(x2 - x1, y2 - y1)}px`;
+        it.leader.style.transform = `rotate(${Math.atan2(y2 - y1, x2 - x1)}rad)`;
+      });
     }
 
     layout() {
@@ -927,6 +934,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         this.markInset(entry, kl, k);
         cols.push(`${(span * kl).toFixed(3)}px`);
         this.placeLane(entry, kl, span * kl);
+        this.placeHwm(entry, kl, span * kl);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;

@@ -1,0 +1,348 @@
+//! Where each box's label goes in one lane at one factor: its whole name inside the box where it
+//! fits, else its key inside, else its name or key beside the box on a free spot of the lane, joined
+//! to it by a leader. A label never lies over another label, nor over a box other than its own.
+//!
+//! The rule works on rows (one dump line each) and pixels across, and knows nothing of any back end:
+//! the static pictures apply it at their factor, and the page's script applies the same rule (a copy
+//! held equal to this one by a test over cases this module writes) at whatever zoom a reader picks.
+
+use serde::Serialize;
+
+use super::plan::{FittedLabel, LabelPlan, PxRules, fit_label};
+
+/// One box of a lane, as the label rule sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LabelBox<'a> {
+    /// Left edge from the lane's left, and width, in px.
+    pub x: f64,
+    /// Width in px.
+    pub w: f64,
+    /// First and last row (dump line minus the card's first line).
+    pub rows: (usize, usize),
+    /// What the label chooses from.
+    pub label: &'a LabelPlan,
+    /// The box's key: its number in the card's reading order.
+    pub key: usize,
+}
+
+/// Where a box's label went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Spot {
+    /// Inside the box.
+    Inside {
+        /// The texts [`fit_label`] leaves (or the key, as the name).
+        fitted: FittedLabel,
+        /// Whether it shows the key.
+        keyed: bool,
+        /// The row of its first text: the box's first, or the first no box drawn over it covers.
+        row: usize,
+    },
+    /// Beside the box, on a free spot of the lane.
+    Beside {
+        /// The box's whole name, or its key.
+        text: String,
+        /// Whether it is the key.
+        keyed: bool,
+        /// Where the text starts, in px from the lane's left.
+        x: f64,
+        /// Its row.
+        row: usize,
+        /// The leader, from `(x1, y1)` on the box's edge to `(x2, y2)` at the text, `y` in px
+        /// from the top of the lane's first row.
+        leader: [f64; 4],
+    },
+}
+
+impl Spot {
+    /// Whether the box shows its key (so the card's key list names it).
+    pub fn keyed(&self) -> bool {
+        match self {
+            Spot::Inside { keyed, .. } | Spot::Beside { keyed, .. } => *keyed,
+        }
+    }
+}
+
+/// The vertical extent of a label's text in its row, in px from the row's top: the name's baseline
+/// is 12 px down; a glyph rises three quarters of the size above it and falls a quarter below.
+pub fn text_band(size: f64) -> (f64, f64) {
+    (12.0 - 0.75 * size, 12.0 + 0.25 * size)
+}
+
+/// Gap between a box and a label beside it (the leader spans it), and around any label.
+const GAP: f64 = 4.0;
+/// A name goes beside its box only this near (a gap's leader across, or a row up or down, and no
+/// box crossed); farther, the key goes, which is shorter and finds room nearer.
+const NAME_NEAR: f64 = ROW_COST + 2.0 * GAP;
+/// What a row of distance costs against a pixel across: rows are farther apart than pixels.
+const ROW_COST: f64 = 17.0;
+/// What a box crossed by a leader costs, in px of distance.
+const CROSSING: f64 = 60.0;
+/// Rows above and below a box searched for a spot: far enough for any lane a reader sees at once.
+const REACH: usize = 40;
+
+/// Places the labels of `boxes` (in the order they are drawn: a later box covers an earlier one) in
+/// a lane `lane_w` px wide and `rows` rows tall. Returns one spot per box, `None` where no row
+/// within reach has room (a lane packed from edge to edge).
+pub fn place_lane(boxes: &[LabelBox], lane_w: f64, rows: usize, px: &PxRules) -> Vec<Option<Spot>> {
+    let line = px.line;
+    let width = |s: &str, size: f64| s.chars().count() as f64 * px.char_em * size;
+    let rows = rows.max(1);
+    // Rows times boxes is a picture no reader sees at once; past this, labels stay inside their boxes
+    // rather than the work growing with every box's height.
+    let cells: usize = boxes.iter().map(|b| b.rows.1.min(rows - 1).saturating_sub(b.rows.0) + 1).sum();
+    if cells > MAX_CELLS {
+        return inside_only(boxes, px);
+    }
+    // Each row's boxes and labels, as [from, to) px across: what a label beside a box must avoid;
+    // and each row's boxes by their place in the drawing order, for what covers a label inside.
+    let mut boxes_in: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rows];
+    let mut drawn_in: Vec<Vec<usize>> = vec![Vec::new(); rows];
+    for (i, b) in boxes.iter().enumerate() {
+        for row in b.rows.0.min(rows - 1)..=b.rows.1.min(rows - 1) {
+            boxes_in[row].push((b.x, b.x + b.w));
+            drawn_in[row].push(i);
+        }
+    }
+    let mut labels_in: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rows];
+    let mut out: Vec<Option<Spot>> = vec![None; boxes.len()];
+    let mut reading: Vec<usize> = (0..boxes.len()).collect();
+    reading.sort_by_key(|&i| (boxes[i].key, i));
+    // Inside first, in reading order: a label fits its box and no box drawn over it covers it.
+    let mut beside = Vec::new();
+    for &i in &reading {
+        let b = &boxes[i];
+        let h = (b.rows.1 - b.rows.0 + 1) as f64 * line;
+        let fitted = fit_label(b.label, b.w, h, px);
+        let (fitted, keyed) = if fitted.name.as_deref() == Some(b.label.name.as_str()) {
+            (fitted, false)
+        } else {
+            let key = b.key.to_string();
+            let fits = width(&key, px.label) <= b.w - 2.0 * px.inset;
+            (FittedLabel { name: fits.then_some(key), badge: None, detail: fitted.detail }, true)
+        };
+        let Some(name) = &fitted.name else {
+            beside.push(i);
+            continue;
+        };
+        let mut name_w = width(name, px.label);
+        if let Some(badge) = &fitted.badge {
+            name_w += 4.0 + width(badge, px.label);
+        }
+        let (from, to) = (b.x + px.inset, b.x + px.inset + name_w);
+        let free = |row: usize, from: f64, to: f64| {
+            row < rows
+                && !labels_in[row].iter().any(|&(a, z)| a < to && from < z)
+                && !drawn_in[row].iter().any(|&o| o > i && boxes[o].x < to && from < boxes[o].x + boxes[o].w)
+        };
+        // The first row of the box no box drawn over it covers (a view over its base, say).
+        let Some(row) = (b.rows.0..=b.rows.1.min(rows - 1)).find(|&r| free(r, from, to)) else {
+            beside.push(i);
+            continue;
+        };
+        let detail_to = fitted.detail.as_ref().map(|d| from + width(d, px.small));
+        let detail = match detail_to {
+            Some(z) if row < b.rows.1 && free(row + 1, from, z) => fitted.detail,
+            _ => None,
+        };
+        labels_in[row].push((from, to));
+        if let Some(z) = detail.as_ref().and(detail_to) {
+            labels_in[row + 1].push((from, z));
+        }
+        out[i] = Some(Spot::Inside { fitted: FittedLabel { detail, ..fitted }, keyed, row });
+    }
+    // Then beside, in reading order, each on the nearest free spot.
+    beside.sort_by_key(|&i| (boxes[i].key, i));
+    for i in beside {
+        let b = &boxes[i];
+        let name = &b.label.name;
+        let near = find_spot(b, width(name, px.label), lane_w, line, &boxes_in, &labels_in)
+            .filter(|s| s.cost <= NAME_NEAR)
+            .map(|s| (s, name.clone(), false));
+        let chosen = near.or_else(|| {
+            let key = b.key.to_string();
+            find_spot(b, width(&key, px.label), lane_w, line, &boxes_in, &labels_in).map(|s| (s, key, true))
+        });
+        let Some((s, text, keyed)) = chosen else { continue };
+        labels_in[s.row].push((s.x, s.x + s.w));
+        out[i] = Some(Spot::Beside { text, keyed, x: s.x, row: s.row, leader: s.leader });
+    }
+    out
+}
+
+/// Most (box, row) pairs a lane's labels are placed over: a hundred times the largest real lane.
+const MAX_CELLS: usize = 4_000_000;
+
+/// Each box's label inside it, where it fits, with nothing beside: for a lane too large to search.
+fn inside_only(boxes: &[LabelBox], px: &PxRules) -> Vec<Option<Spot>> {
+    let line = px.line;
+    boxes
+        .iter()
+        .map(|b| {
+            let h = (b.rows.1 - b.rows.0 + 1) as f64 * line;
+            let fitted = fit_label(b.label, b.w, h, px);
+            if fitted.name.as_deref() == Some(b.label.name.as_str()) {
+                return Some(Spot::Inside { fitted, keyed: false, row: b.rows.0 });
+            }
+            let key = b.key.to_string();
+            let fits = key.chars().count() as f64 * px.char_em * px.label <= b.w - 2.0 * px.inset;
+            fits.then_some(Spot::Inside {
+                fitted: FittedLabel { name: Some(key), badge: None, detail: fitted.detail },
+                keyed: true,
+                row: b.rows.0,
+            })
+        })
+        .collect()
+}
+
+/// A free spot for a text beside a box, and what reaching it costs.
+struct Found {
+    row: usize,
+    x: f64,
+    w: f64,
+    leader: [f64; 4],
+    cost: f64,
+}
+
+/// The cheapest spot within [`REACH`] rows of `b` where a text `w` px wide touches no box and no
+/// label: near in px across, in rows, and with no box between it and its leader's end.
+fn find_spot(
+    b: &LabelBox,
+    w: f64,
+    lane_w: f64,
+    line: f64,
+    boxes_in: &[Vec<(f64, f64)>],
+    labels_in: &[Vec<(f64, f64)>],
+) -> Option<Found> {
+    let rows = boxes_in.len();
+    let (r0, r1) = (b.rows.0.min(rows - 1), b.rows.1.min(rows - 1));
+    let mut best: Option<Found> = None;
+    let candidates = (r0..=r1)
+        .map(|r| (r, 0usize))
+        .chain((1..=REACH).flat_map(|d| [r0.checked_sub(d).map(|r| (r, d)), Some((r1 + d, d))]).flatten())
+        .filter(|&(r, _)| r < rows);
+    for (row, d) in candidates {
+        if best.as_ref().is_some_and(|f| d as f64 * ROW_COST > f.cost) {
+            break;
+        }
+        let mut taken: Vec<(f64, f64)> = boxes_in[row]
+            .iter()
+            .chain(&labels_in[row])
+            .map(|&(a, z)| (a - GAP, z + GAP))
+            .chain([(f64::NEG_INFINITY, 1.0), (lane_w - 1.0, f64::INFINITY)])
+            .collect();
+        taken.sort_by(|a, z| a.0.total_cmp(&z.0));
+        let mut reach = f64::NEG_INFINITY;
+        for &(a, z) in &taken {
+            if a - reach >= w {
+                // A free stretch [reach, a): the text goes at its end nearest the box.
+                let x = if reach >= b.x + b.w {
+                    reach
+                } else if a <= b.x {
+                    a - w
+                } else {
+                    (b.x + b.w / 2.0 - w / 2.0).clamp(reach, a - w) // over or under the box
+                };
+                consider(&mut best, b, (row, x, w), d, line, boxes_in);
+            }
+            reach = reach.max(z);
+        }
+    }
+    best
+}
+
+/// Keeps the spot `(row, x, w)` in `best` if it is cheaper.
+fn consider(
+    best: &mut Option<Found>,
+    b: &LabelBox,
+    (row, x, w): (usize, f64, f64),
+    d: usize,
+    line: f64,
+    boxes_in: &[Vec<(f64, f64)>],
+) {
+    let (t0, t1) = text_band(11.0);
+    let (ty0, ty1) = (row as f64 * line + t0, row as f64 * line + t1);
+    let (by0, by1) = (b.rows.0 as f64 * line, (b.rows.1 + 1) as f64 * line);
+    // The leader: from the box's edge point nearest the text's middle to the text's nearest point.
+    let (mx, my) = (x + w / 2.0, (ty0 + ty1) / 2.0);
+    let (x1, y1) = (mx.clamp(b.x, b.x + b.w), my.clamp(by0, by1));
+    let (x2, y2) = (x1.clamp(x - 1.0, x + w + 1.0), y1.clamp(ty0, ty1));
+    let across = (x2 - x1).abs();
+    // Boxes the leader passes over, other than its own, in the rows it spans.
+    let (lo, hi) = (x1.min(x2), x1.max(x2));
+    let (ra, rz) = ((y1.min(y2) / line) as usize, ((y1.max(y2) / line) as usize).min(boxes_in.len() - 1));
+    let crossed = (ra..=rz)
+        .flat_map(|r| boxes_in[r].iter())
+        .filter(|&&(a, z)| a < hi && lo < z && !(a == b.x && z == b.x + b.w))
+        .count();
+    let cost = across + d as f64 * ROW_COST + crossed as f64 * CROSSING;
+    if best.as_ref().is_none_or(|f| cost < f.cost) {
+        *best = Some(Found { row, x, w, leader: [x1, y1, x2, y2], cost });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::plan::px_rules;
+
+    fn label(name: &str) -> LabelPlan {
+        LabelPlan { name: name.into(), badge: String::new(), details: vec!["8 KB".into()] }
+    }
+
+    #[test]
+    fn a_name_that_fits_stays_in_its_box_and_a_key_takes_a_narrower_one() {
+        let px = px_rules();
+        let (a, k) = (label("t__a"), label("t__very_long_name"));
+        let boxes = [
+            LabelBox { x: 0.0, w: 200.0, rows: (0, 3), label: &a, key: 1 },
+            LabelBox { x: 300.0, w: 30.0, rows: (0, 3), label: &k, key: 2 },
+        ];
+        let spots = place_lane(&boxes, 1000.0, 10, &px);
+        let named = |s: &Option<Spot>, want: &str, key: bool| match s {
+            Some(Spot::Inside { keyed, fitted, .. }) => *keyed == key && fitted.name.as_deref() == Some(want),
+            _ => false,
+        };
+        assert!(named(&spots[0], "t__a", false));
+        assert!(named(&spots[1], "2", true), "{:?}", spots[1]);
+    }
+
+    #[test]
+    fn a_sliver_is_named_beside_itself_with_a_leader_and_never_over_a_box() {
+        let px = px_rules();
+        let (a, b) = (label("t__a"), label("t__b"));
+        let boxes = [
+            LabelBox { x: 0.0, w: 2.0, rows: (0, 20), label: &a, key: 1 },
+            LabelBox { x: 2.0, w: 2.0, rows: (5, 20), label: &b, key: 2 },
+        ];
+        let spots = place_lane(&boxes, 1000.0, 30, &px);
+        let Some(Spot::Beside { text, x, leader, row: r0, .. }) = &spots[0] else { panic!("{:?}", spots[0]) };
+        assert_eq!(text, "t__a", "its whole name, near it");
+        assert!(*x >= 2.0 && *r0 < 5, "right of it, above its neighbour: {x} on row {r0}");
+        assert!(leader[0] <= 2.0 && leader[2] >= *x - 1.0, "the leader joins box and text: {leader:?}");
+        let Some(Spot::Beside { text, x, row: r1, .. }) = &spots[1] else { panic!() };
+        assert_eq!((text.as_str(), *r1), ("t__b", 5), "beside its first row");
+        assert!(*x >= 4.0, "right of both slivers: {x}");
+        // Where a neighbour covers every row beside a sliver, its label goes under both, or past it.
+        let boxes = [boxes[0].clone(), LabelBox { rows: (0, 20), ..boxes[1].clone() }];
+        let spots = place_lane(&boxes, 1000.0, 30, &px);
+        let Some(Spot::Beside { x, row, .. }) = &spots[0] else { panic!("{:?}", spots[0]) };
+        assert!(*x >= 4.0 || *row > 20, "not on its neighbour: {x} on row {row}");
+    }
+
+    #[test]
+    fn a_label_a_later_box_would_cover_goes_beside() {
+        let px = px_rules();
+        let (base, view) = (label("t__base"), label("t__v"));
+        let boxes = [
+            LabelBox { x: 0.0, w: 300.0, rows: (0, 5), label: &base, key: 1 },
+            LabelBox { x: 0.0, w: 100.0, rows: (0, 2), label: &view, key: 2 },
+        ];
+        let spots = place_lane(&boxes, 1000.0, 10, &px);
+        assert!(matches!(&spots[1], Some(Spot::Inside { row: 0, .. })), "the view on top keeps its name");
+        assert!(matches!(&spots[0], Some(Spot::Inside { row: 3, .. })), "below the view: {:?}", spots[0]);
+        let boxes = [boxes[0].clone(), LabelBox { rows: (0, 5), ..boxes[1].clone() }];
+        let spots = place_lane(&boxes, 1000.0, 10, &px);
+        assert!(matches!(&spots[0], Some(Spot::Beside { .. })), "covered all down: {:?}", spots[0]);
+    }
+}

@@ -1,0 +1,232 @@
+//! What the marks are, before any factor: the use ticks and idle stretch of each box, the
+//! live-bytes profile of each space, free ranges that answer a `--fit` query, bytes past a capacity,
+//! the lines under a card, and the byte counts a line's live list shows. The scene draws them
+//! (`layout::insight`); this part of the plan depends on nothing that draws.
+
+use super::{CAPACITY, FIT, IDLE, Mark, MarkText, OVERFLOW, ProfilePlan, USE};
+use crate::layout::options::RULES;
+use crate::layout::text;
+use crate::model::{Block, FunctionMap, SpaceUsage};
+use crate::units::fmt_bytes;
+
+/// Width of a profile column.
+const PROFILE_W: f64 = RULES.profile_px;
+/// Size of small print.
+const SMALL: f64 = 10.0;
+
+/// The marks inside a box: a paler stretch where it sits idle (labelled where there is room, below
+/// the box's own two label rows), and a use tick at each line that mentions it after it is bound.
+pub fn box_marks(b: &Block) -> Vec<Mark> {
+    let t = &b.tile;
+    let mut out = Vec::new();
+    if let Some(idle) = b.idle {
+        let label_line = idle.from.max(t.start + 2);
+        out.push(Mark {
+            style: IDLE,
+            bytes: None,
+            lines: Some([idle.from, idle.to]),
+            at: Vec::new(),
+            text: (label_line <= idle.to)
+                .then(|| MarkText { content: format!("idle {} lines", idle.lines), line: label_line }),
+        });
+    }
+    let at: Vec<u32> = t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.end).collect();
+    if !at.is_empty() {
+        out.push(Mark { style: USE, bytes: None, lines: None, at, text: None });
+    }
+    out
+}
+
+/// A space's live bytes per line (the union of the live boxes' ranges, computed by `analyze`), as
+/// runs of equal values scaled to the peak: one bar per run keeps long functions small.
+pub fn profile_plan(s: &SpaceUsage) -> ProfilePlan {
+    let live = &s.profile;
+    let room = PROFILE_W - 6.0;
+    let mut bars = Vec::new();
+    let mut i = 0;
+    while i < live.len() {
+        let mut j = i;
+        while j + 1 < live.len() && live[j + 1] == live[i] {
+            j += 1;
+        }
+        if live[i] > 0 && s.peak.bytes > 0 {
+            // A hundredth of a pixel is finer than any screen, and keeps the page's copy short.
+            let w = ((live[i] as f64 / s.peak.bytes as f64 * room).max(1.0) * 100.0).round() / 100.0;
+            bars.push((i as u32, (j - i + 1) as u32, w));
+        }
+        i = j + 1;
+    }
+    ProfilePlan {
+        peak: s.peak.bytes,
+        peak_line: s.peak.line,
+        head: [peak_head(s.peak.line), fmt_bytes(s.peak.bytes)],
+        bars,
+    }
+}
+
+/// The column's first line: `peak L49`, or `L1764` where that would run past the column (from
+/// four-digit lines on) and into the next; the line alone, over the peak's mark, still reads as
+/// the peak's.
+fn peak_head(line: u32) -> String {
+    let long = format!("peak L{line}");
+    // The text starts 4 px in, and may use the 4 px gap to the next column.
+    if text::width(&long, SMALL) <= PROFILE_W { long } else { format!("L{line}") }
+}
+
+/// Outlines over the free ranges that answer a `--fit` query in this space, each saying what fits.
+pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
+    let mut out = Vec::new();
+    for a in f.fits.iter().filter(|a| a.space == space) {
+        let (from, to) = (a.from.max(f.src_start), a.to.min(f.src_end));
+        if from > to {
+            continue;
+        }
+        for g in &a.ranges {
+            out.push(Mark {
+                style: FIT,
+                bytes: Some([g.offset, g.size]),
+                lines: Some([from, to]),
+                at: Vec::new(),
+                text: Some(MarkText { content: format!("fits {}", fmt_bytes(a.bytes)), line: from }),
+            });
+        }
+    }
+    out
+}
+
+/// Where tiles reach past their space's capacity: the capacity as a line down the lane, and each
+/// such tile's bytes past it hatched over its lines (the `overflow` finding, drawn). A space the
+/// backend gives no capacity (limit 0) has nothing to reach past.
+pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
+    if s.limit <= 0 || s.hwm <= s.limit {
+        return Vec::new();
+    }
+    let mut out = vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None }];
+    for b in f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.stop() > s.limit) {
+        let t = &b.tile;
+        let from = t.offset.max(s.limit);
+        out.push(Mark {
+            style: OVERFLOW,
+            bytes: Some([from, t.stop() - from]),
+            lines: Some([t.start, t.end]),
+            at: Vec::new(),
+            text: None,
+        });
+    }
+    out
+}
+
+/// Lines under a card: idle tiles (longest first) and fit answers.
+pub fn summary(f: &FunctionMap) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut idle: Vec<&Block> = f.blocks.iter().filter(|b| b.idle.is_some()).collect();
+    idle.sort_by_key(|b| std::cmp::Reverse(b.idle.map(|i| i.lines as i64 * b.tile.size.max(0))));
+    for b in idle.iter().take(3) {
+        let i = b.idle.unwrap_or(crate::model::Idle { lines: 0, from: 0, to: 0 });
+        out.push(format!(
+            "idle: {} holds {} for {} lines with no use (L{}–L{})",
+            b.tile.name,
+            fmt_bytes(b.tile.size),
+            i.lines,
+            i.from,
+            i.to
+        ));
+    }
+    if idle.len() > 3 {
+        // The rest by name: the picture itself shades their idle stretches.
+        let rest: Vec<&str> = idle[3..].iter().take(6).map(|b| b.tile.name.as_str()).collect();
+        let more = if idle.len() > 9 { format!(" and {} more", idle.len() - 9) } else { String::new() };
+        out.push(format!("idle also: {}{more} (shaded in their boxes)", rest.join(", ")));
+    }
+    for a in &f.fits {
+        let answer = if a.fits {
+            let first = a.ranges[0];
+            let more = if a.ranges.len() > 1 { format!(" (+{} more)", a.ranges.len() - 1) } else { String::new() };
+            format!("yes, at [{}, {}){more}", first.offset, first.offset + first.size)
+        } else {
+            format!("no: the largest free range is {}", fmt_bytes(a.largest.size))
+        };
+        out.push(format!("fit {} {} over L{}–L{}: {answer}", a.space, fmt_bytes(a.bytes), a.from, a.to));
+    }
+    out.extend(f.spaces.iter().filter_map(holding));
+    out
+}
+
+/// Tiles named in a space's "what holds it" line before `+N more`.
+const HOLDING_SHOWN: usize = 4;
+
+/// What holds a space at its peak, biggest first: `Vec peak 64 KB at L49: s__tile 64 KB, …`.
+/// `None` for a space with nothing live.
+pub fn holding(s: &SpaceUsage) -> Option<String> {
+    let live = &s.peak.live;
+    if s.peak.bytes <= 0 || live.is_empty() {
+        return None;
+    }
+    let mut named: Vec<String> =
+        live.iter().take(HOLDING_SHOWN).map(|t| format!("{} {}", t.name, fmt_bytes(t.size))).collect();
+    if live.len() > HOLDING_SHOWN {
+        named.push(format!("+{} more", live.len() - HOLDING_SHOWN));
+    }
+    Some(format!("{} peak {} at L{}: {}", s.space, fmt_bytes(s.peak.bytes), s.peak.line, named.join(", ")))
+}
+
+/// Every byte count a line's live list can show on the page, written as the map writes bytes (see
+/// [`super::Plan::words`]): box sizes, and per line and space the live total and the largest
+/// free range. The page's script formats nothing itself.
+pub fn live_words(
+    map: &crate::model::MemoryMap,
+    view: &super::super::ViewOptions,
+) -> std::collections::BTreeMap<i64, String> {
+    let drawn: Vec<&crate::model::FunctionMap> =
+        map.functions.iter().filter(|f| view.draws(&f.name)).collect();
+    let mut values: Vec<i64> = crate::par::map_ref(&drawn, |f| function_words(f)).into_iter().flatten().collect();
+    values.sort_unstable();
+    values.dedup();
+    values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
+}
+
+/// The byte counts of [`live_words`] for one function, unsorted.
+fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
+    let mut values = Vec::new();
+    for s in &f.spaces {
+        let mut mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+        values.extend(mine.iter().map(|b| b.tile.size));
+        let capacity = super::live_capacity(s);
+        // A sweep down the lines: `live_at` sees only the blocks live there, so a long function
+        // of short-lived tiles costs its lines plus its tiles, not their product. Between two
+        // lines where a tile starts or ends the live set is the same, and so are its figures.
+        mine.sort_by_key(|b| b.tile.start);
+        let (mut next, mut live, mut changed) = (0, Vec::new(), true);
+        for line in f.src_start..=f.src_end {
+            while next < mine.len() && mine[next].tile.start <= line {
+                live.push(mine[next]);
+                next += 1;
+                changed = true;
+            }
+            let before = live.len();
+            live.retain(|b: &&Block| b.tile.end >= line);
+            if changed || live.len() != before {
+                let (total, largest) = super::live_at(&live, capacity, line);
+                values.extend([total, largest.size]);
+                changed = false;
+            }
+        }
+    }
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peak_line_fits_its_column_whatever_its_digits() {
+        assert_eq!(peak_head(49), "peak L49");
+        assert_eq!(peak_head(571), "peak L571");
+        assert_eq!(peak_head(1764), "L1764");
+        assert_eq!(peak_head(43_681), "L43681");
+        for line in [1, 999, 1000, 99_999, 9_999_999] {
+            assert!(text::width(&peak_head(line), SMALL) <= PROFILE_W, "{line}");
+        }
+    }
+}
