@@ -39,7 +39,8 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let unassigned = parsed.iter().any(unassigned_function);
     let mut parsed = parsed;
     if unassigned {
-        parsed.iter_mut().for_each(bases_view);
+        // Only functions with no address at all: a function that has offsets keeps them.
+        parsed.iter_mut().filter(|f| f.tiles.iter().all(|t| t.offset == 0 && t.slots.is_none())).for_each(bases_view);
     }
     // A function is drawn when it places something: a tile, a reserved window, or a tile it cannot
     // place (listed with its finding, so nothing the dump places goes unsaid).
@@ -260,10 +261,12 @@ fn mark_overlaps(blocks: &mut [Block]) {
 /// takes only some iterations, still holds the allocation's bytes.
 pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::new();
+    // Each allocation's index in `out`: a lookup per block, so many slotted tiles stay linear.
+    let mut at: std::collections::HashMap<(&str, i64), usize> = std::collections::HashMap::new();
     for b in blocks {
         let Some(slots) = &b.tile.slots else { continue };
         let key = (b.tile.base.as_str(), slots.alloc_offset);
-        match out.iter_mut().find(|a| (a.tile.base.as_str(), a.tile.offset) == key) {
+        match at.get(&key).map(|&i| &mut out[i]) {
             Some(a) => {
                 a.tile.start = a.tile.start.min(b.tile.start);
                 a.tile.end = a.tile.end.max(b.tile.end);
@@ -275,6 +278,7 @@ pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
                 whole.tile.offset = slots.alloc_offset;
                 whole.tile.size = slots.alloc_size;
                 whole.aliases.clear();
+                at.insert(key, out.len());
                 out.push(whole);
             }
         }

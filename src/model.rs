@@ -172,6 +172,13 @@ pub struct FitAnswer {
     pub largest: Gap,
 }
 
+impl FunctionMap {
+    /// The occupancy of its fullest space with a known capacity, in percent (0 when none has one).
+    pub fn worst_occupancy(&self) -> f64 {
+        self.spaces.iter().map(|s| s.occupancy() * 100.0).fold(0.0, f64::max)
+    }
+}
+
 impl SpaceUsage {
     /// The high-water mark's share of the limit (1.0 is full); 0 for a space of no capacity or of
     /// a capacity the backend does not describe (no ordering or gate then ranks it as full).

@@ -97,15 +97,29 @@ const LEGACY_MARKS: [(&str, &str); 4] = [
 
 /// The refusal of a dump in PyPTO's older syntax, at its first mark of it; `None` for any other.
 fn legacy(text: &str, file: &str) -> Option<Error> {
-    // A mark in a comment (a dump's header may quote anything) is no syntax.
-    let in_code = |at: &usize| !text[..*at].rsplit('\n').next().unwrap_or("").trim_start().starts_with('#');
-    let found: Vec<(usize, &str)> = LEGACY_MARKS
-        .iter()
-        .filter_map(|(mark, what)| text.match_indices(mark).map(|(at, _)| at).find(in_code).map(|at| (at, *what)))
-        .collect();
+    // One pass over the lines, each looked at once: a mark in a comment (a dump's header may quote
+    // anything) is no syntax, and a hostile line of a million marks costs its length, not more.
+    let mut found: Vec<(usize, &str)> = Vec::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.trim_start().starts_with('#') {
+            for (mark, what) in LEGACY_MARKS {
+                if !found.iter().any(|&(_, w)| w == what)
+                    && let Some(at) = line.find(mark)
+                {
+                    found.push((start + at, what));
+                }
+            }
+        }
+        if found.len() == LEGACY_MARKS.len() {
+            break;
+        }
+        start += line.len();
+    }
     let first = found.iter().map(|&(at, _)| at).min()?;
     let (line, col) = super::line_col(&text.as_bytes()[..first]);
-    let what: Vec<&str> = found.iter().map(|&(_, what)| what).collect();
+    let what: Vec<&str> =
+        LEGACY_MARKS.iter().map(|&(_, w)| w).filter(|w| found.iter().any(|&(_, f)| f == *w)).collect();
     Some(Error::new(
         ErrorKind::Refused,
         format!(
@@ -888,13 +902,27 @@ fn memref(expr: &Expr, text: &str) -> Option<std::result::Result<MemRefRead, Bad
             if !(0..count).contains(&k) {
                 return unresolved(base, &format!("slot {k} of an allocation of {count} slots"));
             }
-            (offset - k * size, Some((Some(k), selector)))
+            let Some(first) = k.checked_mul(size).and_then(|ks| offset.checked_sub(ks)) else {
+                return Some(Err(beyond(expr_offset(call).start())));
+            };
+            (first, Some((Some(k), selector)))
         }
         (Some(offset), Some((None, selector))) => (offset, Some((None, selector))),
-        (None, Some((k, selector))) => match constant_part(expr_offset(call)) {
-            Some(c) => (c - k.unwrap_or(0) * size, Some((k, selector))),
-            None => return unresolved(base, "its offset is not an address plus a slot of the selector"),
-        },
+        (None, Some((k, selector))) => {
+            if let Some(k) = k
+                && !(0..count).contains(&k)
+            {
+                return unresolved(base, &format!("slot {k} of an allocation of {count} slots"));
+            }
+            let Some(c) = constant_part(expr_offset(call)) else {
+                return unresolved(base, "its offset is not an address plus a slot of the selector");
+            };
+            // Checked: the numbers are the dump's, and a hostile one may be near i64's ends.
+            let Some(first) = k.unwrap_or(0).checked_mul(size).and_then(|ks| c.checked_sub(ks)) else {
+                return Some(Err(beyond(expr_offset(call).start())));
+            };
+            (first, Some((k, selector)))
+        }
         (None, None) => return unresolved(base, "a run-time offset without a slot subscript"),
     };
     let Some(alloc_size) = size.checked_mul(count) else { return Some(Err(beyond(call.arguments.args[2].start()))) };

@@ -111,14 +111,18 @@ pub(super) fn marks(
         if let Some(slots) = &t.slots {
             let mut shapes = Vec::new();
             let stroke = Stroke { color: pal.text, width: 1.0, dash: Some((2.0, 2.0)) };
-            // The slot boundaries inside the box (all of them where the selector is a run-time one).
-            for k in 1..slots.count as i64 {
-                let at = slots.alloc_offset + k * slots.slot_size;
-                if at <= t.offset || at >= t.stop() {
-                    continue;
+            // The slot boundaries inside the box (all of them where the selector is a run-time one),
+            // where they are at least 3 px apart: closer, they would only fill the box, and a
+            // hostile allocation of 65 536 tiny slots would cost a line each.
+            if slots.slot_size as f64 * host.factor >= 3.0 {
+                for k in 1..slots.count as i64 {
+                    let at = slots.alloc_offset + k * slots.slot_size;
+                    if at <= t.offset || at >= t.stop() {
+                        continue;
+                    }
+                    let lx = lane_x + plan::place(at, 0, host.factor, lane_w, 0.0).0;
+                    shapes.push(Shape::Line(Line { x1: lx, y1: y, x2: lx, y2: y + h, stroke }));
                 }
-                let lx = lane_x + plan::place(at, 0, host.factor, lane_w, 0.0).0;
-                shapes.push(Shape::Line(Line { x1: lx, y1: y, x2: lx, y2: y + h, stroke }));
             }
             let which = match slots.index {
                 Some(k) => format!("slot {k} of {}", slots.count),

@@ -364,9 +364,9 @@ pub fn span(space: &SpaceUsage, axis: XAxis) -> i64 {
 /// The px/byte factor of a card: fill `width` with the sum of spans, grow until the narrowest
 /// lane reaches the minimum, then apply the zoom.
 pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
-    let total: i64 = spans.iter().sum();
+    let total: f64 = spans.iter().map(|&s| s as f64).sum();
     let narrowest = spans.iter().copied().min().unwrap_or(1).max(1) as f64;
-    let fill = width / total.max(1) as f64;
+    let fill = width / total.max(1.0);
     fill.max(RULES.min_lane_px / narrowest) * zoom
 }
 
@@ -410,9 +410,10 @@ pub fn lane_room(width: f64, gutter: f64, lanes: usize) -> f64 {
 fn fill_factor(spans: &[i64], width: f64) -> f64 {
     let mut sorted: Vec<i64> = spans.iter().map(|&s| s.max(1)).collect();
     sorted.sort_unstable();
-    let mut fill = width / sorted.iter().sum::<i64>() as f64;
+    // Summed as floats: a hostile dump's spans may add up past i64, and a factor needs no exact sum.
+    let mut fill = width / sorted.iter().map(|&s| s as f64).sum::<f64>();
     for k in 0..sorted.len() {
-        fill = width / sorted[k..].iter().sum::<i64>() as f64;
+        fill = width / sorted[k..].iter().map(|&s| s as f64).sum::<f64>();
         if sorted[k] as f64 * fill >= RULES.min_lane_px {
             break;
         }

@@ -18,7 +18,7 @@ pub fn findings_of<'a>(map: &'a MemoryMap, f: &FunctionMap) -> Vec<&'a Finding> 
 
 /// Occupancy of `f`'s fullest space with a capacity, in percent.
 fn worst(f: &FunctionMap) -> f64 {
-    super::txt::worst(f)
+    f.worst_occupancy()
 }
 
 /// The one "worst first" order of every list of functions (the page's overview, the text report,
@@ -143,7 +143,7 @@ fn cells((e, w, n): (usize, usize, usize), f: &FunctionMap, spaces: &[&str]) -> 
     }
     // The peak of the fullest space (by occupancy; with no capacity anywhere, the most bytes).
     let fullest = f.spaces.iter().max_by(|a, b| {
-        super::txt::occupancy(a).total_cmp(&super::txt::occupancy(b)).then(a.peak.bytes.cmp(&b.peak.bytes))
+        a.occupancy().total_cmp(&b.occupancy()).then(a.peak.bytes.cmp(&b.peak.bytes))
     });
     row.push(match fullest {
         Some(u) => Cell {

@@ -47,7 +47,7 @@ fn occupancy_text(s: &SpaceUsage) -> String {
 
 /// The fullest space of `f`, as a percentage.
 pub fn worst(f: &FunctionMap) -> f64 {
-    f.spaces.iter().map(occupancy).fold(0.0, f64::max)
+    f.worst_occupancy()
 }
 
 fn overview(map: &MemoryMap, out: &mut String) {
