@@ -18,7 +18,7 @@ pub use options::{
     DEFAULT_SCALE, OPTIONS, OptionKind, OptionSpec, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH,
     XAxis, ZOOM, options_markdown, rules_json,
 };
-use scene::ShiftDown;
+pub(crate) use scene::ShiftDown;
 pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
