@@ -1214,3 +1214,17 @@ fn a_body_cut_short_is_answered_at_once_not_at_the_read_timeout() {
     }
     s.healthy();
 }
+
+/// The stored map of the corpus's decode case (past a PNG's pixel limit whole) answers its PNG link
+/// with the digest picture, not a refusal.
+#[test]
+fn the_stored_png_of_a_dump_too_large_for_one_picture_is_its_digest() {
+    let dump = common::corpus_dir().join("cases/decode_fwd_layers/passes_dump/32_after_AllocateMemoryAddr.py");
+    let Ok(dump) = std::fs::read(dump) else { return };
+    let (s, _dir) = server(&[], &[]);
+    let (_, v) = store(&s, "/maps", &dump);
+    let r = s.get(v["links"]["png"].as_str().unwrap());
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.header("content-type"), Some("image/png"));
+    assert!(r.body.starts_with(b"\x89PNG\r\n\x1a\n"));
+}
