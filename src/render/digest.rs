@@ -34,8 +34,8 @@ const BAR: f64 = 64.0;
 const BAR_H: f64 = 8.0;
 /// Names longer than this many characters are shortened in the digest (the card has the whole).
 const NAME_CHARS: usize = 48;
-/// Above the rows: the caption, the advice, the column heads.
-const HEAD: f64 = 78.0;
+/// Above the rows: the caption, the advice's two lines, the column heads.
+const HEAD: f64 = 92.0;
 
 /// The scene a PNG of `map` as `view` asks draws at `scale`: the map itself when it is within the
 /// pixel limit; for a whole dump past it, the digest; for chosen functions past it, the refusal.
@@ -210,6 +210,10 @@ impl<'a> Table<'a> {
         let type_w = widest(&mut rows.iter().map(|r| text_width(&r.f.ftype, SMALL)), text_width("type", SMALL));
         let peak_w = widest(&mut rows.iter().map(|r| text_width(&r.peak, SMALL)), text_width("peak", SMALL));
         let width = 24.0 + name_w + type_w + spaces.len() as f64 * SPACE_W + peak_w + 3.0 * COUNT_W + DRAWN_W;
+        // As wide as the advice, whichever it is.
+        let n = map.functions.len();
+        let said = [advice(n, 0), advice(n, 1)].into_iter().flatten().map(|l| text_width(&l, SMALL) + 24.0);
+        let width = said.fold(width, f64::max);
         let left_out = map.functions.len() - rows.len();
         Table { spaces, rows, left_out, name_w, type_w, peak_w, width: width.max(600.0) }
     }
@@ -247,20 +251,9 @@ impl<'a> Table<'a> {
             counts_text(&map.findings)
         );
         out.push(text(x + 12.0, y + 22.0, 13.0, pal.text, Anchor::Start, &caption));
-        let others = n - picked;
-        let advice = match picked {
-            0 => format!(
-                "Too large for one PNG: no card fits. Draw a function with --function NAME, every one with \
-                 --split (over HTTP: function=NAME); all {n} are in the page (-f html) and the SVG."
-            ),
-            _ => format!(
-                "Too large for one PNG: the {picked} worst card{} follow{}; draw any of the other {others} with \
-                 --function NAME, every one with --split (over HTTP: function=NAME).",
-                if picked == 1 { "" } else { "s" },
-                if picked == 1 { "s" } else { "" }
-            ),
-        };
-        out.push(text(x + 12.0, y + 40.0, SMALL, pal.muted, Anchor::Start, &advice));
+        for (k, line) in advice(n, picked).iter().enumerate() {
+            out.push(text(x + 12.0, y + 40.0 + k as f64 * 14.0, SMALL, pal.muted, Anchor::Start, line));
+        }
 
         // Column heads.
         let head_y = y + HEAD - 16.0;
@@ -329,6 +322,30 @@ impl<'a> Table<'a> {
             out.push(text(x + 12.0, base, SMALL, pal.muted, Anchor::Start, &line));
         }
         (out, h)
+    }
+}
+
+/// What the digest says above its rows, in two lines: what follows, and how to draw the rest.
+fn advice(functions: usize, picked: usize) -> [String; 2] {
+    match picked {
+        0 => [
+            "Too large for one PNG: no card fits.".to_string(),
+            format!(
+                "Draw a function with --function NAME, every one with --split (over HTTP: function=NAME); the page \
+                 (-f html) and the SVG have all {functions}."
+            ),
+        ],
+        _ => [
+            format!(
+                "Too large for one PNG: the {picked} worst card{} follow{}.",
+                if picked == 1 { "" } else { "s" },
+                if picked == 1 { "s" } else { "" }
+            ),
+            format!(
+                "Draw any of the other {} with --function NAME, every one with --split (over HTTP: function=NAME).",
+                functions - picked
+            ),
+        ],
     }
 }
 
