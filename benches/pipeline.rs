@@ -123,13 +123,11 @@ fn main() {
     let tree = png::parse(&doc).unwrap();
     let t_parse = median(|| drop(png::parse(&doc).unwrap()), 11);
     let (w, h) = ((tree.size().width() * 2.0).ceil() as u32, (tree.size().height() * 2.0).ceil() as u32);
-    let pixmap = png::rasterize(&tree, w, h, 2.0).unwrap();
-    let t_raster = median(|| drop(png::rasterize(&tree, w, h, 2.0).unwrap()), 11);
     let meta = png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
-    let t_encode = median(|| drop(png::encode(&pixmap, &meta).unwrap()), 11);
+    // Drawn and encoded together, a strip at a time on every core.
+    let t_encode = median(|| drop(png::encode_tree(&tree, w, h, 2.0, &meta).unwrap()), 11);
     report("  layout + SVG", t_svg, None);
     report("  usvg parse", t_parse, None);
-    report(&format!("  rasterize {w}x{h}"), t_raster, None);
-    report("  PNG encode", t_encode, None);
-    report("  total", t_svg + t_parse + t_raster + t_encode, None);
+    report(&format!("  draw and encode {w}x{h}"), t_encode, None);
+    report("  total", t_svg + t_parse + t_encode, None);
 }

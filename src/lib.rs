@@ -234,11 +234,13 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             Ok(page)
         }
         Format::Png => {
-            let scene = layout::layout(map, &opts.view);
+            layout::SCALE.check("scale", opts.scale)?;
+            // The picture's size is known from the scene (or from the line counts) before any SVG
+            // text or pixel: one past the limit is refused then, or a whole dump gets its digest.
+            let scene = render::digest::png_scene(map, &opts.view, opts.scale).map_err(|e| advise(e, map, opts))?;
             budget::checkpoint()?;
-            let svg = render::svg::render(map, &scene);
             let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
-            render::png::render(&svg, opts.scale, &meta).map_err(|e| advise(e, map, opts))
+            render::png::render_scene(map, scene, opts.scale, &meta).map_err(|e| advise(e, map, opts))
         }
     }
 }

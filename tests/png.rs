@@ -103,7 +103,11 @@ fn a_picture_over_the_pixel_limit_is_refused_with_advice() {
         view: ViewOptions { zoom: 8.0, ..Default::default() },
         scale: 4.0,
     };
-    let err = render_map(&map, &opts).unwrap_err();
+    // The whole dump gets its digest; functions named are refused, with advice.
+    assert!(render_map(&map, &opts).is_ok(), "a whole dump always has a picture");
+    let two = vec!["online_softmax".to_string(), "rope_qkv".to_string()];
+    let opts = RenderOptions { view: ViewOptions { functions: two, ..opts.view }, ..opts };
+    let Err(err) = render_map(&map, &opts) else { panic!("a picture past the limit was made") };
     assert_eq!(err.kind, ErrorKind::TooLarge);
     let cli = describe(&err, Shell::Cli);
     for advice in ["--split", "--function", "--scale 1", "--x-axis used"] {
@@ -124,9 +128,14 @@ fn a_map_widened_by_a_small_space_names_it() {
     let default = RenderOptions { format: Format::Png, ..Default::default() };
     assert!(render_map(&map, &default).is_ok(), "by default Bias is an inset and the picture is made");
     assert!(pto_memory_map::layout::widening_spaces(&map, &default.view).is_empty());
+    // The whole dump gets its digest; its functions named, the refusal says why.
     let strict = ViewOptions { scale_mode: pto_memory_map::layout::ScaleMode::Strict, ..Default::default() };
+    let whole = RenderOptions { format: Format::Png, view: strict.clone(), ..Default::default() };
+    assert!(render_map(&map, &whole).is_ok(), "a whole dump always has a picture");
+    let every: Vec<String> = map.functions.iter().map(|f| f.name.clone()).collect();
+    let strict = ViewOptions { functions: every, ..strict };
     let opts = RenderOptions { format: Format::Png, view: strict.clone(), ..Default::default() };
-    let err = render_map(&map, &opts).unwrap_err();
+    let Err(err) = render_map(&map, &opts) else { panic!("a picture past the limit was made") };
     assert_eq!(err.kind, ErrorKind::TooLarge);
     let cli = describe(&err, Shell::Cli);
     assert!(cli.contains("small Bias lane sets the byte scale") && cli.contains("--hide Bias"), "{cli}");
@@ -147,4 +156,139 @@ fn a_map_widened_by_a_small_space_names_it() {
         .output()
         .unwrap();
     assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `f` with the run bounded to `threads` threads (the PNG's strips are spread over them).
+fn on_threads<T>(threads: usize, f: impl FnOnce() -> T) -> T {
+    let budget = pto_memory_map::budget::Budget { threads: Some(threads), ..Default::default() };
+    pto_memory_map::budget::run(budget, f)
+}
+
+#[test]
+fn the_same_bytes_on_any_number_of_threads() {
+    let map = example();
+    let opts = RenderOptions { format: Format::Png, scale: 2.0, ..Default::default() };
+    let one = on_threads(1, || render_map(&map, &opts).unwrap());
+    for threads in [2, 3, 8] {
+        let many = on_threads(threads, || render_map(&map, &opts).unwrap());
+        assert!(one == many, "{threads} threads gave other bytes than one");
+    }
+    // A picture of many strips, decoded whole: the strips' pieces make one valid stream.
+    let img = decode(&one);
+    let scene = layout(&map, &opts.view);
+    assert_eq!((img.width, img.height), ((scene.width * 2.0) as u32, (scene.height * 2.0) as u32));
+    assert!(img.height > 10 * 64, "several strips");
+}
+
+/// The strips draw the pixels resvg draws for the whole picture at once (but for a few anti-aliased
+/// edge pixels): a shape that crosses a strip's edge is drawn in both strips, each clipped to its
+/// own rows.
+#[test]
+fn the_strips_draw_what_the_whole_picture_draws() {
+    use pto_memory_map::render::{png, svg};
+    let map = example();
+    let view = ViewOptions::default();
+    let doc = svg::render(&map, &layout(&map, &view));
+    let tree = png::parse(&doc).unwrap();
+    let (w, h) = png::pixels(tree.size().width() as f64, tree.size().height() as f64, 2.0).unwrap();
+    let whole = png::rasterize(&tree, w, h, 2.0).unwrap();
+    let meta = png::Metadata { dump: "d", pass_name: "p", backend: "b" };
+    // Drawn from the one parsed document, and as the PNG is made: in bands, each parsed apart.
+    let from_tree = decode(&png::encode_tree(&tree, w, h, 2.0, &meta).unwrap());
+    let opts = RenderOptions { format: Format::Png, scale: 2.0, view, ..Default::default() };
+    let img = decode(&render_map(&map, &opts).unwrap());
+    assert_eq!((img.width, img.height), (w, h));
+    assert!(img.rgba == from_tree.rgba, "the bands draw what the one document draws");
+    // tiny-skia keeps premultiplied alpha; the page is opaque, so the two agree as they are.
+    let (mut differ, mut worst) = (0usize, 0u8);
+    for (a, b) in img.rgba.chunks_exact(4).zip(whole.data().chunks_exact(4)) {
+        let d = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
+        if d > 0 {
+            differ += 1;
+            worst = worst.max(d);
+        }
+    }
+    // Where a curve or a glyph crosses a strip's edge, tiny-skia clips it to the strip and splits
+    // it a little otherwise: a few pixels there get one anti-aliasing sample of sixteen more or
+    // less (17 of 10.4 million here, by at most 9 of 255). Nothing a reader can see.
+    assert!(
+        differ * 100_000 < (w * h) as usize && worst <= 16,
+        "{differ} of {} pixels differ, by up to {worst}",
+        w * h
+    );
+}
+
+/// A whole dump past the pixel limit gets the digest: every function's row, the worst first, then
+/// the worst cards that fit, and the way to the others; chosen functions past it are refused.
+#[test]
+fn a_whole_dump_past_the_limit_gets_the_digest() {
+    use pto_memory_map::render::{digest, overview, png};
+    // Three functions of 120 lines and one of 10 000: the short cards fit the digest, the long one
+    // does not.
+    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
+    for (name, size, lines) in
+        [("calm", 1024, 120), ("full", 180 * 1024, 120), ("long", 1024, 10_000), ("mid", 100 * 1024, 120)]
+    {
+        text.push_str(&format!(
+            "    @pl.function(type=pl.FunctionType.AIV)\n    def {name}(self, x):\n        a: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, {size}), pl.Mem.Vec] = pl.tile.load(x)\n{}        return a\n",
+            "        #\n".repeat(lines)
+        ));
+    }
+    let dump = pto_memory_map::Dump::from_bytes("big.py", text.into_bytes()).unwrap();
+    let map = pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap();
+    let view = ViewOptions::default();
+    let scene = digest::png_scene(&map, &view, 1.0).unwrap();
+    assert!(png::fits(scene.width, scene.height, 1.0));
+    let texts: Vec<&str> = scene
+        .header
+        .iter()
+        .filter_map(|s| match s {
+            pto_memory_map::layout::Shape::Text(t) => Some(t.content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(texts.iter().any(|t| t.starts_with("4 functions, worst first")), "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Too large for one PNG: the 1 worst card") || t.contains("worst cards follow"))
+    );
+    let advice = texts.iter().find(|t| t.starts_with("Draw ")).expect("advice");
+    for way in ["--function NAME", "--split", "function=NAME"] {
+        assert!(advice.contains(way), "{advice}");
+    }
+    // Rows the worst first, as the page's overview orders them.
+    let order: Vec<String> = overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
+    assert_eq!(order[0], "full");
+    let rows: Vec<&str> = texts.iter().copied().filter(|t| order.iter().any(|n| n == t)).collect();
+    assert_eq!(rows, order.iter().map(String::as_str).collect::<Vec<_>>());
+    // The worst card that fits is drawn under the table, the worst first.
+    assert!(!scene.cards.is_empty() && scene.cards.len() < 4, "{} cards", scene.cards.len());
+    assert_eq!(scene.cards[0].function, "full");
+    // The PNG itself is made.
+    let opts = RenderOptions { format: Format::Png, scale: 1.0, view: view.clone(), ..Default::default() };
+    let img = decode(&render_map(&map, &opts).unwrap());
+    assert_eq!((img.width, img.height), (scene.width as u32, scene.height as u32));
+    // A long function chosen, past the limit: refused before it is drawn.
+    let one = ViewOptions { functions: vec!["long".into()], ..view };
+    let Err(err) = render_map(&map, &RenderOptions { view: one, ..opts }) else {
+        panic!("a picture past the limit was made")
+    };
+    assert_eq!(err.kind, ErrorKind::TooLarge);
+    assert!(err.message.contains("the picture would be"), "{err}");
+}
+
+#[test]
+fn the_decode_case_whole_gets_a_digest_png() {
+    let Some(corpus) = common::corpus() else { return };
+    let map = pto_memory_map::load(&corpus.join("cases/decode_fwd_layers"), "AllocateMemoryAddr", None).unwrap();
+    let opts = RenderOptions { format: Format::Png, scale: 2.0, ..Default::default() };
+    let img = decode(&render_map(&map, &opts).unwrap());
+    assert!(img.width as u64 * img.height as u64 <= pto_memory_map::render::png::MAX_PIXELS);
+    // The cards drawn are the worst first, in that order.
+    let scene = pto_memory_map::render::digest::png_scene(&map, &opts.view, 2.0).unwrap();
+    let order: Vec<String> =
+        pto_memory_map::render::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
+    let at: Vec<usize> = scene.cards.iter().map(|c| order.iter().position(|n| *n == c.function).unwrap()).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
 }

@@ -1235,7 +1235,7 @@ fn http_errors_name_parameters_never_flags() {
         ("/render?fit=Vec", &small),
         ("/render?hide=Nowhere", &small),
         ("/render?function=nothing", &small),
-        ("/render?format=png&zoom=64&width=20000&scale=4", &small),
+        ("/render?format=png&zoom=64&width=20000&scale=4&function=clash", &small),
         ("/render", &demo),
     ] {
         let r = s.post(target, "text/plain", body);
@@ -1247,7 +1247,7 @@ fn http_errors_name_parameters_never_flags() {
     let has = |code: &str| codes.iter().any(|(c, _)| c == code);
     assert!(has("bad_option") && has("picture_too_large") && has("over_limit"), "{codes:?}");
     let (_, too_large) = codes.iter().find(|(c, _)| c == "picture_too_large").unwrap();
-    assert!(too_large.contains("function=NAME") && too_large.contains("scale=1"), "{too_large}");
+    assert!(too_large.contains("scale=1") && too_large.contains("x_axis=used"), "{too_large}");
     let (_, x_axis) = &codes[1];
     assert_eq!(x_axis, "x_axis up is not accepted; it takes limit or used");
 }
@@ -1257,9 +1257,12 @@ fn http_errors_name_parameters_never_flags() {
 fn the_forms_errors_are_a_page_with_the_advice() {
     let (s, _dir) = server(&[], &[]);
     let small = fixture("find_conflict.py");
+    let demo = fixture("../../examples/demo_case/passes_dump/32_after_AllocateMemoryAddr.py");
+    // Functions named (a whole dump always gets a picture, its digest): too large, and refused.
     let (ct, body) = multipart(&[
-        ("dump", Some("find_conflict.py"), &small),
+        ("dump", Some("demo.py"), &demo),
         ("format", None, b"png"),
+        ("function", None, b"qk_matmul,row_softmax"),
         ("zoom", None, b"64"),
         ("width", None, b"20000"),
         ("scale", None, b"4"),
@@ -1272,6 +1275,20 @@ fn the_forms_errors_are_a_page_with_the_advice() {
     assert!(page.contains("The map could not be drawn") && page.contains("href=\"/\""), "{page}");
     assert!(page.contains("fill in “Only these functions”") && !page.contains("--"), "{page}");
     // A script that asks for anything still gets JSON.
-    let r = s.post("/render?format=png&zoom=64&width=20000&scale=4", "text/plain", &small);
+    let r = s.post("/render?format=png&zoom=64&width=20000&scale=4&function=clash", "text/plain", &small);
     assert_eq!(r.error_code(), "picture_too_large");
+}
+
+/// The stored map of the corpus's decode case (past a PNG's pixel limit whole) answers its PNG link
+/// with the digest picture, not a refusal.
+#[test]
+fn the_stored_png_of_a_dump_too_large_for_one_picture_is_its_digest() {
+    let dump = common::corpus_dir().join("cases/decode_fwd_layers/passes_dump/32_after_AllocateMemoryAddr.py");
+    let Ok(dump) = std::fs::read(dump) else { return };
+    let (s, _dir) = server(&[], &[]);
+    let (_, v) = store(&s, "/maps", &dump);
+    let r = s.get(v["links"]["png"].as_str().unwrap());
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.header("content-type"), Some("image/png"));
+    assert!(r.body.starts_with(b"\x89PNG\r\n\x1a\n"));
 }

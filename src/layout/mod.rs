@@ -19,7 +19,7 @@ pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
 pub use options::{
     DEFAULT_SCALE, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM, rules_json,
 };
-use scene::ShiftDown;
+pub(crate) use scene::ShiftDown;
 pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};

@@ -1,6 +1,7 @@
 //! Back ends: one file per output format. Each draws what it is given and decides nothing.
 
 pub mod diff;
+pub mod digest;
 pub mod html;
 pub mod json;
 pub mod md;

@@ -1,5 +1,12 @@
-//! The PNG: the SVG document, parsed by usvg and drawn by resvg with the bundled font. There is no
-//! second drawing path, so the PNG and the SVG cannot disagree.
+//! The PNG: the SVG document, parsed by usvg with the bundled font and drawn with tiny-skia. There
+//! is no second drawing path, so the PNG and the SVG cannot disagree.
+//!
+//! The picture is a stack of independent rows, so it is drawn and compressed in horizontal strips
+//! of a fixed height, on every core: each strip draws only the shapes that reach into it, filters
+//! its rows, and deflates them into a piece of the one zlib stream (a piece ends on a byte
+//! boundary, so the pieces are joined as they are and the checksums combined). The strips do not
+//! depend on the number of threads, so neither do the bytes; and no more than one strip per thread
+//! is held as pixels, so a large picture costs its compressed size, not its RGBA buffer.
 
 use std::sync::{Arc, OnceLock};
 
@@ -7,10 +14,27 @@ use resvg::{tiny_skia, usvg};
 
 use crate::error::{Detail, Error, ErrorKind, Result};
 use crate::layout::text::FONT;
+use crate::layout::{BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Text};
+use crate::model::MemoryMap;
 
 /// The most pixels one PNG may have (about 256 MiB of RGBA): past it the picture is refused before
-/// anything is allocated.
+/// anything is drawn.
 pub const MAX_PIXELS: u64 = 64 * 1024 * 1024;
+
+/// Rows per strip. Fixed, so the bytes are the same on any number of threads. Small enough that
+/// a strip's pixels stay in the cache while they are filtered and deflated, large enough that the
+/// shapes crossing strip edges and each strip's start (a fresh compressor, a block flushed) are a
+/// small share of the work.
+const STRIP_ROWS: u32 = 64;
+
+/// Rows drawn past each edge of a strip and dropped: tiny-skia's anti-aliasing gives the row next
+/// to a clipped edge a little less coverage (a sixteenth) than the same row drawn unclipped, so
+/// each kept row is drawn away from the strip's own edges, as the whole picture would draw it.
+const OVERLAP: u32 = 2;
+
+/// The compression level: the fastest that zlib's format offers. Flat colour compresses well at
+/// any level; higher ones cost time for little (see the figures in `scripts/bench_png.py`).
+const LEVEL: i32 = 1;
 
 /// Facts written into the PNG's text chunks; no timestamps, so equal input gives equal bytes.
 pub struct Metadata<'a> {
@@ -28,19 +52,38 @@ pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
     let tree = parse(svg)?;
     crate::budget::checkpoint()?;
     let size = tree.size();
-    let (w, h) = ((size.width() as f64 * scale).ceil() as u64, (size.height() as f64 * scale).ceil() as u64);
-    if w * h > MAX_PIXELS || w == 0 || h == 0 {
+    let (w, h) = pixels(size.width() as f64, size.height() as f64, scale)?;
+    draw(&tree, w, h, scale as f32, meta)
+}
+
+/// The size in device pixels of a picture `width` x `height` px drawn at `scale`, or the refusal of
+/// one past [`MAX_PIXELS`]: callers ask before they make the picture (the scene's size is known
+/// before any SVG text or pixel).
+pub fn pixels(width: f64, height: f64, scale: f64) -> Result<(u32, u32)> {
+    sized(width, height, scale, "")
+}
+
+/// [`pixels`] of a lower bound on the picture's size (a card is at least its lines tall): a refusal
+/// says "at least".
+pub fn pixels_at_least(width: f64, height: f64, scale: f64) -> Result<(u32, u32)> {
+    sized(width, height, scale, "at least ")
+}
+
+fn sized(width: f64, height: f64, scale: f64, bound: &str) -> Result<(u32, u32)> {
+    let (w, h) = ((width * scale).ceil(), (height * scale).ceil());
+    let (w, h) = (if w.is_finite() { w.max(0.0) } else { f64::MAX }, if h.is_finite() { h.max(0.0) } else { f64::MAX });
+    if w * h > MAX_PIXELS as f64 || w < 1.0 || h < 1.0 {
         // What would make it smaller depends on the view; the caller that knows it adds the advice.
         return Err(Error::with_detail(
             ErrorKind::TooLarge,
             format!(
-                "the picture would be {w} x {h} px ({:.0} Mpx), over the {:.0} Mpx limit",
-                (w * h) as f64 / 1e6,
+                "the picture would be {bound}{w} x {h} px ({:.0} Mpx), over the {:.0} Mpx limit",
+                w * h / 1e6,
                 MAX_PIXELS as f64 / 1e6
             ),
             Detail::PictureTooLarge {
-                width: w,
-                height: h,
+                width: w as u64,
+                height: h as u64,
                 max_pixels: MAX_PIXELS,
                 widening: Vec::new(),
                 functions: Vec::new(),
@@ -48,9 +91,143 @@ pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
             },
         ));
     }
-    let pixmap = rasterize(&tree, w as u32, h as u32, scale as f32)?;
+    Ok((w as u32, h as u32))
+}
+
+/// Whether a picture `width` x `height` px at `scale` is within [`MAX_PIXELS`].
+pub fn fits(width: f64, height: f64, scale: f64) -> bool {
+    pixels(width, height, scale).is_ok()
+}
+
+/// Draws `scene` (a picture of `map`) at `scale` device pixels per px as a PNG, in bands of strips
+/// on every core: each band is the scene's shapes that reach into it, written as SVG and parsed on
+/// its own (parsing, which lays out every text, is then spread over the cores as drawing is), and
+/// its strips drawn from that. A shape crossing bands is in each.
+pub fn render_scene(map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
+    let (w, h) = pixels(scene.width, scene.height, scale)?;
+    let strips = h.div_ceil(STRIP_ROWS);
+    let bands: Vec<std::ops::Range<u32>> =
+        (0..strips).step_by(BAND_STRIPS as usize).map(|s| s..(s + BAND_STRIPS).min(strips)).collect();
+    // Each band's rows with the culling margin (see `Painter::new`), in the scene's px.
+    let margin = (8.0 + OVERLAP as f64) / scale;
+    let spans: Vec<(f64, f64)> = bands
+        .iter()
+        .map(|b| ((b.start * STRIP_ROWS) as f64 / scale - margin, (b.end * STRIP_ROWS).min(h) as f64 / scale + margin))
+        .collect();
+    let scenes = split(scene, &spans);
     crate::budget::checkpoint()?;
-    encode(&pixmap, meta)
+    let jobs: Vec<_> = bands.into_iter().zip(scenes).collect();
+    let parts = crate::par::map_ref(&jobs, |(band, part)| -> Result<Vec<Piece>> {
+        crate::budget::checkpoint()?;
+        let tree = parse(&super::svg::render(map, part))?;
+        let painter = Painter::new(&tree, scale as f32, h);
+        band.clone().map(|i| strip(&painter, w, h, i, strips - 1)).collect()
+    });
+    crate::budget::checkpoint()?;
+    let mut pieces = Vec::with_capacity(strips as usize);
+    for part in parts {
+        pieces.extend(part?);
+    }
+    Ok(assemble(w, h, meta, &pieces))
+}
+
+/// Strips per band: a band's parse is shared by this many strips; enough bands that the cores
+/// share them evenly.
+const BAND_STRIPS: u32 = 8;
+
+/// `scene` cut into one scene per span (`top`, `bottom` in px): each has the shapes that reach into
+/// its span, in their order, and everything else of the scene (its size, cards, lanes).
+fn split(mut scene: Scene, spans: &[(f64, f64)]) -> Vec<Scene> {
+    use std::mem::take;
+    let pick = |list: &[Shape], (top, bottom): (f64, f64)| -> Vec<Shape> {
+        list.iter().filter(|s| meets(shape_span(s), top, bottom)).cloned().collect()
+    };
+    let header = take(&mut scene.header);
+    // Each card, lane and profile emptied of its shapes (cloned empty into every band), and the
+    // shapes taken out.
+    let cards: Vec<_> = take(&mut scene.cards)
+        .into_iter()
+        .map(|mut card| {
+            let decorations = take(&mut card.decorations);
+            let lanes: Vec<_> = take(&mut card.lanes)
+                .into_iter()
+                .map(|mut lane| {
+                    let shapes = [take(&mut lane.decorations), take(&mut lane.fits), take(&mut lane.overflow)];
+                    let (blocks, hwm, inset) = (take(&mut lane.blocks), lane.hwm.take(), lane.inset.take());
+                    (lane, shapes, blocks, hwm, inset)
+                })
+                .collect();
+            let profiles: Vec<_> = take(&mut card.profiles).into_iter().map(|mut p| (take(&mut p.shapes), p)).collect();
+            (card, decorations, lanes, profiles)
+        })
+        .collect();
+    spans
+        .iter()
+        .map(|&span| {
+            let (top, bottom) = span;
+            let cards = cards
+                .iter()
+                .map(|(card, decorations, lanes, profiles)| Card {
+                    decorations: pick(decorations, span),
+                    lanes: lanes
+                        .iter()
+                        .map(|(lane, [decorations, fits, overflow], blocks, hwm, inset)| Lane {
+                            decorations: pick(decorations, span),
+                            blocks: blocks.iter().filter(|b| meets(block_span(b), top, bottom)).cloned().collect(),
+                            fits: pick(fits, span),
+                            hwm: hwm.clone().filter(|l| meets(line_span(l), top, bottom)),
+                            inset: inset.clone().filter(|i| meets(rect_span(&i.frame), top, bottom)),
+                            overflow: pick(overflow, span),
+                            ..lane.clone()
+                        })
+                        .collect(),
+                    profiles: profiles
+                        .iter()
+                        .map(|(shapes, p)| Profile { shapes: pick(shapes, span), ..p.clone() })
+                        .collect(),
+                    ..card.clone()
+                })
+                .collect();
+            Scene { header: pick(&header, span), cards, ..scene.clone() }
+        })
+        .collect()
+}
+
+/// Whether a vertical span reaches between `top` and `bottom`.
+fn meets((a, b): (f64, f64), top: f64, bottom: f64) -> bool {
+    b >= top && a <= bottom
+}
+
+/// How far up and down a shape may draw, in px: its box, its stroke, a text's ascent and descent.
+fn shape_span(shape: &Shape) -> (f64, f64) {
+    match shape {
+        Shape::Rect(r) => rect_span(r),
+        Shape::Line(l) => line_span(l),
+        Shape::Text(t) => text_span(t),
+    }
+}
+
+fn text_span(t: &Text) -> (f64, f64) {
+    // Generous: the font's ascent and descent are about 1.0 and 0.3 of its size.
+    (t.y - 1.5 * t.size, t.y + 0.6 * t.size)
+}
+
+fn line_span(l: &Line) -> (f64, f64) {
+    (l.y1.min(l.y2) - l.stroke.width, l.y1.max(l.y2) + l.stroke.width)
+}
+
+fn rect_span(r: &Rect) -> (f64, f64) {
+    let stroke = r.stroke.map_or(0.0, |s| s.width);
+    (r.y - stroke, r.y + r.h + stroke)
+}
+
+fn block_span(b: &BlockShape) -> (f64, f64) {
+    let spans = [rect_span(&b.rect), rect_span(&b.outline)].into_iter();
+    let labels = b.label.iter().map(text_span);
+    spans
+        .chain(b.marks.iter().map(shape_span))
+        .chain(labels)
+        .fold((f64::MAX, f64::MIN), |(a, b), (c, d)| (a.min(c), b.max(d)))
 }
 
 /// usvg options with only the bundled font, so output does not depend on the machine's fonts.
@@ -74,7 +251,8 @@ pub fn parse(svg: &str) -> Result<usvg::Tree> {
         .map_err(|e| Error::new(ErrorKind::Io, format!("internal error: the SVG did not parse: {e}")))
 }
 
-/// Draws a parsed tree onto a new pixmap.
+/// Draws a parsed tree onto a new pixmap, whole (for callers that want the pixels themselves; the
+/// PNG is drawn a strip at a time by [`encode_tree`]).
 pub fn rasterize(tree: &usvg::Tree, w: u32, h: u32, scale: f32) -> Result<tiny_skia::Pixmap> {
     let mut pixmap = tiny_skia::Pixmap::new(w, h)
         .ok_or_else(|| Error::new(ErrorKind::TooLarge, format!("cannot allocate a {w} x {h} px picture")))?;
@@ -82,29 +260,275 @@ pub fn rasterize(tree: &usvg::Tree, w: u32, h: u32, scale: f32) -> Result<tiny_s
     Ok(pixmap)
 }
 
-/// Encodes RGBA with text chunks naming the tool, the dump, the pass and the backend.
-pub fn encode(pixmap: &tiny_skia::Pixmap, meta: &Metadata) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    let fail = |e: png::EncodingError| Error::new(ErrorKind::Io, format!("cannot encode the PNG: {e}"));
+/// Draws `tree` at `scale` into a `w` x `h` px PNG, a strip at a time on every core.
+pub fn encode_tree(tree: &usvg::Tree, w: u32, h: u32, scale: f32, meta: &Metadata) -> Result<Vec<u8>> {
+    draw(tree, w, h, scale, meta)
+}
+
+fn draw(tree: &usvg::Tree, w: u32, h: u32, scale: f32, meta: &Metadata) -> Result<Vec<u8>> {
+    let painter = Painter::new(tree, scale, h);
+    let strips: Vec<u32> = (0..h.div_ceil(STRIP_ROWS)).collect();
+    let last = strips.len() as u32 - 1;
+    let pieces = crate::par::map_ref(&strips, |&i| strip(&painter, w, h, i, last));
+    crate::budget::checkpoint()?;
+    let pieces: Vec<Piece> = pieces.into_iter().collect::<Result<_>>()?;
+    Ok(assemble(w, h, meta, &pieces))
+}
+
+/// Strip `i` of a `w` x `h` px picture, drawn, filtered and deflated (`last` is the last strip's
+/// index: its piece ends the stream).
+fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> {
     {
-        let mut enc = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
-        let software = format!("pto-memory-map {}", env!("CARGO_PKG_VERSION"));
-        for (key, value) in [
-            ("Software", software.as_str()),
-            ("Source", meta.dump),
-            ("Pass", meta.pass_name),
-            ("Backend", meta.backend),
-        ] {
-            enc.add_itxt_chunk(key.to_string(), value.to_string()).map_err(fail)?;
-        }
-        let mut writer = enc.write_header().map_err(fail)?;
-        writer.write_image_data(&straight_alpha(pixmap.data())).map_err(fail)?;
-        writer.finish().map_err(fail)?;
+        crate::budget::checkpoint()?;
+        let top = i * STRIP_ROWS;
+        let rows = STRIP_ROWS.min(h - top);
+        // A few rows past each edge are drawn and dropped (see OVERLAP).
+        let (above, below) = (OVERLAP.min(top), OVERLAP.min(h - top - rows));
+        let drawn = above + rows + below;
+        let mut pixmap = tiny_skia::Pixmap::new(w, drawn)
+            .ok_or_else(|| Error::new(ErrorKind::TooLarge, format!("cannot allocate a {w} x {drawn} px strip")))?;
+        painter.paint(i, top - above, &mut pixmap.as_mut());
+        let stride = w as usize * 4;
+        let kept = &pixmap.data()[above as usize * stride..(above + rows) as usize * stride];
+        let filtered = filter_rows(&straight_alpha(kept), stride);
+        drop(pixmap);
+        deflate(&filtered, i == last)
     }
-    Ok(out)
+}
+
+/// What a strip draws: the paths that reach into it, in painting order, or (for a tree with
+/// features drawn otherwise than shape by shape: group opacity, masks, filters, images, gradients)
+/// the whole tree, clipped to the strip.
+enum Painter<'a> {
+    Culled { scale: f32, paths: Vec<(&'a usvg::Path, tiny_skia::Transform)>, strips: Vec<Vec<u32>> },
+    Whole { tree: &'a usvg::Tree, scale: f32 },
+}
+
+impl<'a> Painter<'a> {
+    fn new(tree: &'a usvg::Tree, scale: f32, h: u32) -> Painter<'a> {
+        let mut paths = Vec::new();
+        if !collect(tree.root(), tiny_skia::Transform::identity(), &mut paths) {
+            return Painter::Whole { tree, scale };
+        }
+        let count = h.div_ceil(STRIP_ROWS) as usize;
+        let mut strips = vec![Vec::new(); count];
+        for (k, (path, _)) in paths.iter().enumerate() {
+            let b = path.abs_stroke_bounding_box();
+            // Generous: anti-aliasing, hairlines and miter joins reach a little past the box, and a
+            // shape drawn in one strip too many only costs time.
+            let margin = 4.0 + OVERLAP as f32 + path.stroke().map_or(0.0, |s| s.width().get() * scale);
+            let (top, bottom) = (b.top() * scale - margin, b.bottom() * scale + margin);
+            if !(top.is_finite() && bottom.is_finite()) {
+                return Painter::Whole { tree, scale };
+            }
+            let first = (top.max(0.0) as u32 / STRIP_ROWS) as usize;
+            let end = ((bottom.max(0.0) as u32 / STRIP_ROWS) as usize + 1).min(count);
+            for strip in strips.iter_mut().take(end).skip(first) {
+                strip.push(k as u32);
+            }
+        }
+        Painter::Culled { scale, paths, strips }
+    }
+
+    /// Draws the shapes of strip `i` into `pixmap`, whose first row is row `top` of the picture.
+    fn paint(&self, i: u32, top: u32, pixmap: &mut tiny_skia::PixmapMut) {
+        let (Painter::Culled { scale, .. } | Painter::Whole { scale, .. }) = *self;
+        // `0.0 - top` rather than `-top`: the first strip's transform is exactly the whole picture's.
+        let at = tiny_skia::Transform::from_row(scale, 0.0, 0.0, scale, 0.0, 0.0 - top as f32);
+        match self {
+            Painter::Whole { tree, .. } => resvg::render(tree, at, pixmap),
+            Painter::Culled { paths, strips, .. } => {
+                for &k in &strips[i as usize] {
+                    let (path, own) = paths[k as usize];
+                    draw_path(path, at.pre_concat(own), pixmap);
+                }
+            }
+        }
+    }
+}
+
+/// The paths under `group` with their transforms (relative to the root), in painting order; false
+/// if something there is not a plain path in a plain group (see [`Painter`]).
+fn collect<'a>(
+    group: &'a usvg::Group,
+    transform: tiny_skia::Transform,
+    out: &mut Vec<(&'a usvg::Path, tiny_skia::Transform)>,
+) -> bool {
+    if group.should_isolate() {
+        return false;
+    }
+    let transform = transform.pre_concat(group.transform());
+    group.children().iter().all(|node| match node {
+        usvg::Node::Group(g) => collect(g, transform, out),
+        usvg::Node::Text(text) => collect(text.flattened(), transform, out),
+        usvg::Node::Path(path) => {
+            let plain = |paint: &usvg::Paint| matches!(paint, usvg::Paint::Color(_));
+            let ok = path.fill().is_none_or(|f| plain(f.paint())) && path.stroke().is_none_or(|s| plain(s.paint()));
+            if ok && path.is_visible() {
+                out.push((path, transform));
+            }
+            ok
+        }
+        usvg::Node::Image(_) => false,
+    })
+}
+
+/// One path, filled and stroked in its paint order as resvg draws it (solid colours only: see
+/// [`collect`]).
+fn draw_path(path: &usvg::Path, transform: tiny_skia::Transform, pixmap: &mut tiny_skia::PixmapMut) {
+    let paint = |paint: &usvg::Paint, opacity: usvg::Opacity| {
+        let mut p = tiny_skia::Paint::default();
+        if let usvg::Paint::Color(c) = paint {
+            p.set_color_rgba8(c.red, c.green, c.blue, opacity.to_u8());
+        }
+        p.anti_alias = path.rendering_mode().use_shape_antialiasing();
+        p
+    };
+    let fill = |pixmap: &mut tiny_skia::PixmapMut| {
+        let Some(fill) = path.fill() else { return };
+        let bounds = path.data().bounds();
+        // A line has no inside to fill (resvg skips it too).
+        if bounds.width() == 0.0 || bounds.height() == 0.0 {
+            return;
+        }
+        let rule = match fill.rule() {
+            usvg::FillRule::NonZero => tiny_skia::FillRule::Winding,
+            usvg::FillRule::EvenOdd => tiny_skia::FillRule::EvenOdd,
+        };
+        pixmap.fill_path(path.data(), &paint(fill.paint(), fill.opacity()), rule, transform, None);
+    };
+    let stroke = |pixmap: &mut tiny_skia::PixmapMut| {
+        let Some(stroke) = path.stroke() else { return };
+        let paint = paint(stroke.paint(), stroke.opacity());
+        pixmap.stroke_path(path.data(), &paint, &stroke.to_tiny_skia(), transform, None);
+    };
+    if path.paint_order() == usvg::PaintOrder::FillAndStroke {
+        fill(pixmap);
+        stroke(pixmap);
+    } else {
+        stroke(pixmap);
+        fill(pixmap);
+    }
+}
+
+/// One strip's part of the zlib stream: its deflated rows, and their Adler-32 and length for the
+/// stream's checksum.
+struct Piece {
+    deflated: Vec<u8>,
+    adler: u32,
+    len: u64,
+}
+
+/// Each row of RGBA `data` (`stride` bytes a row) with its PNG filter byte before it: Up (the
+/// difference from the row above), which turns the picture's flat colour and vertical edges into
+/// runs of zeros; Sub (from the pixel to the left) for a strip's first row, whose row above is
+/// another strip's.
+fn filter_rows(data: &[u8], stride: usize) -> Vec<u8> {
+    let rows = data.len() / stride.max(1);
+    let mut out = vec![0u8; rows * (stride + 1)];
+    // Plain loops over slices of one length, which the compiler turns into vector instructions.
+    for (r, line) in out.chunks_exact_mut(stride + 1).enumerate() {
+        let row = &data[r * stride..(r + 1) * stride];
+        let (kind, line) = line.split_at_mut(1);
+        if r == 0 {
+            kind[0] = 1;
+            let first = 4.min(stride);
+            line[..first].copy_from_slice(&row[..first]);
+            for ((d, a), b) in line[first..].iter_mut().zip(&row[first..]).zip(row) {
+                *d = a.wrapping_sub(*b);
+            }
+        } else {
+            kind[0] = 2;
+            let up = &data[(r - 1) * stride..r * stride];
+            for ((d, a), b) in line.iter_mut().zip(row).zip(up) {
+                *d = a.wrapping_sub(*b);
+            }
+        }
+    }
+    out
+}
+
+/// Deflates `data` as one piece of a zlib stream: a raw deflate run flushed to a byte boundary (or,
+/// for the `last` piece, finished), so pieces deflated apart join into one stream.
+fn deflate(data: &[u8], last: bool) -> Result<Piece> {
+    use zlib_rs::{DeflateFlush, Status};
+    thread_local! {
+        /// Where each thread's compressor writes: zeroed once, not for every strip.
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let fail = |e: zlib_rs::DeflateError| Error::new(ErrorKind::Io, format!("cannot encode the PNG: {}", e.as_str()));
+    // Raw deflate: no zlib header or checksum of its own (the file has one of each for all pieces).
+    let mut z = zlib_rs::Deflate::new(LEVEL, false, 15);
+    let flush = if last { DeflateFlush::Finish } else { DeflateFlush::SyncFlush };
+    let mut out = Vec::new();
+    SCRATCH.with_borrow_mut(|scratch| -> Result<()> {
+        let room = zlib_rs::compress_bound(data.len()) + 64;
+        if scratch.len() < room {
+            scratch.resize(room, 0);
+        }
+        let mut input = data;
+        loop {
+            let (before_in, before_out) = (z.total_in(), z.total_out());
+            let status = z.compress(input, scratch, flush).map_err(fail)?;
+            let wrote = (z.total_out() - before_out) as usize;
+            out.extend_from_slice(&scratch[..wrote]);
+            input = &input[(z.total_in() - before_in) as usize..];
+            let done = match status {
+                Status::StreamEnd => true,
+                // A sync flush is complete once the input is taken and the output was not filled.
+                _ => !last && input.is_empty() && wrote < scratch.len(),
+            };
+            if done {
+                return Ok(());
+            }
+        }
+    })?;
+    Ok(Piece { deflated: out, adler: zlib_rs::adler32::adler32(1, data), len: data.len() as u64 })
+}
+
+/// The PNG file: signature, header, text chunks naming the tool, the dump, the pass and the
+/// backend, the image data (one chunk per strip, then the stream's checksum), the end.
+fn assemble(w: u32, h: u32, meta: &Metadata, pieces: &[Piece]) -> Vec<u8> {
+    let total: usize = pieces.iter().map(|p| p.deflated.len() + 12).sum();
+    let mut out = Vec::with_capacity(total + 1024);
+    out.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let mut header = Vec::with_capacity(13);
+    header.extend_from_slice(&w.to_be_bytes());
+    header.extend_from_slice(&h.to_be_bytes());
+    // 8 bits a channel, RGBA, deflate, adaptive filtering, not interlaced.
+    header.extend_from_slice(&[8, 6, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &[&header]);
+    let software = format!("pto-memory-map {}", env!("CARGO_PKG_VERSION"));
+    for (key, value) in
+        [("Software", software.as_str()), ("Source", meta.dump), ("Pass", meta.pass_name), ("Backend", meta.backend)]
+    {
+        // iTXt: keyword, NUL, not compressed, method 0, no language tag, no translated keyword, text.
+        chunk(&mut out, b"iTXt", &[key.as_bytes(), &[0, 0, 0, 0, 0], value.as_bytes()]);
+    }
+    // zlib's header: deflate with a 32 KiB window, the fastest level, no dictionary.
+    const ZLIB_HEADER: [u8; 2] = [0x78, 0x01];
+    let mut adler = 1u32;
+    for (i, piece) in pieces.iter().enumerate() {
+        let head: &[u8] = if i == 0 { &ZLIB_HEADER } else { &[] };
+        chunk(&mut out, b"IDAT", &[head, &piece.deflated]);
+        adler = zlib_rs::adler32::adler32_combine(adler, piece.adler, piece.len);
+    }
+    chunk(&mut out, b"IDAT", &[&adler.to_be_bytes()]);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// Appends one chunk: its length, its type, its data (given in parts) and their CRC.
+fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], parts: &[&[u8]]) {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    out.extend_from_slice(&(len as u32).to_be_bytes());
+    let from = out.len();
+    out.extend_from_slice(kind);
+    for part in parts {
+        out.extend_from_slice(part);
+    }
+    let crc = zlib_rs::crc32::crc32(0, &out[from..]);
+    out.extend_from_slice(&crc.to_be_bytes());
 }
 
 /// Whether every pixel of RGBA `data` is opaque. A block's alphas are ANDed together, which the
