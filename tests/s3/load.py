@@ -2,8 +2,9 @@
 
   local  one instance on its local folder, wrk straight at it
   nginx  nginx (examples/deploy/pto-memory-map.conf, its cache on) over two instances on s3s-fs
-  proxy  the same with nginx's cache off: every request reaches an instance (the instances'
-         cached path, with the shared store's presence check)
+  proxy  the same with nginx's cache off: every request reaches an instance
+  shared one of those instances, wrk straight at it: the same work as `local` but for the store,
+         so the shared store's own cost on cached maps is `shared` against `local`
 
 Rounds alternate the three so that a change in the machine's load falls on all alike. Not run by
 tests/run.sh (it takes minutes and its figures depend on the machine); run it as
@@ -74,6 +75,7 @@ def main():
             "local": (local_port, ids["local"]),
             "nginx": (stack.nginx_port, ids["shared"]),
             "proxy": (proxy_port, ids["shared"]),
+            "shared": (stack.ports["a"], ids["shared"]),
         }
         for name, (port, map_id) in targets.items():
             for _ in range(3):  # every instance renders it once, then serves it from memory

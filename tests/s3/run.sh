@@ -3,8 +3,9 @@
 # S3-compatible store (s3s-fs) on loopback, nginx in front (examples/deploy/pto-memory-map.conf).
 #
 # s3s-fs is built from crates.io once into a cache the machine keeps ($PMM_TOOLS, default
-# ~/.cache/pmm-tools) and reused after that: about 6 minutes on 2 busy cores the first time, nothing
-# after. nginx is Debian's (installed here when missing and allowed: root with apt-get).
+# ~/.cache/pmm-tools) and reused after that: 4.5 CPU-minutes the first time (46 minutes of wall
+# time with one job on 2 cores that other builds kept busy), nothing after. nginx is Debian's
+# (installed here when missing and allowed: root with apt-get).
 # PMM_BIN: the service binary (default: built here, debug profile).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -93,12 +93,12 @@ class Stack:
         p.terminate()
         p.wait(10)
 
-    def start_instance(self, name, port=None):
-        port = port or free_port()
+    def start_instance(self, name, prefix=PREFIX, quota=0):
+        port = free_port()
         log = open(self.work / f"{name}.log", "ab")
         self.procs[name] = subprocess.Popen(
             [os.environ["PMM_BIN"], "serve", "--bind", f"127.0.0.1:{port}", "--render-threads", "2",
-             "--store", f"s3://{BUCKET}/{PREFIX}", "--max-store-bytes", "0"],
+             "--store", f"s3://{BUCKET}/{prefix}", "--max-store-bytes", str(quota)],
             stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=self.env)
         self.ports[name] = port
         wait_for(name, lambda: request(port, "GET", "/healthz", timeout=5)[0] == 200)
@@ -143,9 +143,9 @@ http {{
                 p.kill()
                 p.wait()
 
-    def objects(self):
+    def objects(self, prefix=PREFIX):
         """Every object of the bucket's prefix, as s3s-fs keeps them on its disk: key -> bytes."""
-        base = self.s3_root / BUCKET / PREFIX
+        base = self.s3_root / BUCKET / prefix
         if not base.is_dir():
             return {}
         return {f.name: f.read_bytes() for f in base.iterdir() if f.is_file()}
@@ -313,6 +313,24 @@ def run(stack):
     # nginx left the dead instance out; a new store through it lands on the survivor.
     status, _, _ = request(nx, "POST", "/maps", variant("after kill"), {"Content-Type": "text/plain"})
     check(status == 201, f"store through nginx with one instance dead: {status}")
+
+    # A quota on a prefix: room for two maps; the third store sweeps out the least recently stored.
+    unit = len(variant("q0")) + len(b'#pto-memory-map {"name":null,"backend":null}\n')
+    stack.start_instance("q", prefix="quota", quota=unit * 5 // 2)
+    q = stack.ports["q"]
+    stored = []
+    for i in range(3):
+        status, _, body = request(q, "POST", "/maps", variant(f"q{i}"), {"Content-Type": "text/plain"})
+        check(status == 201, f"quota store {i}: {status} {body!r}")
+        stored.append(json.loads(body)["id"])
+        wait_for(f"the sweep after store {i}", lambda: len(stack.objects("quota")) <= 2, 10)
+        time.sleep(0.3)
+    left = stack.objects("quota")
+    check(sorted(left) == sorted(stored[1:]), f"the least recently stored map went first: {sorted(left)}")
+    status, _, _ = request(q, "GET", f"/maps/{stored[0]}.json")
+    check(status == 404, f"the swept map is gone: {status}")
+    status, _, _ = request(q, "POST", "/maps", variant("x" * unit * 3), {"Content-Type": "text/plain"})
+    check(status == 507, f"a map larger than the quota: {status}")
 
 
 if __name__ == "__main__":
