@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 /// Whatever decides what a client is told (201 or 200, 404, 503, what a memory cache may keep)
 /// lives above this trait and reads only its answers, so every store behaves alike to clients.
 /// An error is never "not found": absent is `Ok(None)` / `Ok(false)`, and a store that could not
-/// answer is an `Err` ([`is_unavailable`] when it may answer later).
+/// answer is an `Err` (`is_unavailable` when it may answer later).
 pub trait MapStore: Send + Sync {
     /// Stores `bytes` (a unit from `encode`, or a bare dump) under `id`, unless `id` is already
     /// stored; `Created` for exactly one of any number of puts of an id, however they race (the
