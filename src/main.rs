@@ -340,6 +340,11 @@ struct ServeArgs {
     /// Where stored maps live.
     #[arg(long = "data-dir", default_value = "pto-memory-map-data")]
     data_dir: PathBuf,
+    /// Where stored maps live, as a URL: file://PATH (the same as --data-dir PATH) or
+    /// s3://BUCKET[/PREFIX], a bucket many instances share (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY, AWS_REGION; see docs/deploy.md).
+    #[arg(long = "store", conflicts_with = "data_dir")]
+    store: Option<String>,
     /// Largest accepted request body, also after gunzip.
     #[arg(long = "max-body-bytes", default_value_t = 32 * 1024 * 1024)]
     max_body_bytes: usize,
@@ -359,8 +364,9 @@ struct ServeArgs {
     /// it is answered 408.
     #[arg(long = "read-timeout-ms", default_value_t = 10_000)]
     read_timeout_ms: u64,
-    /// Disk for stored maps; past it the least recently used maps are evicted (507 when a map
-    /// alone is larger).
+    /// Bytes of stored maps; past it the least recently used maps are evicted (507 when a map
+    /// alone is larger). With s3://, the least recently stored maps under the prefix, swept by
+    /// whichever instance stores; 0 leaves the bucket to its lifecycle rules.
     #[arg(long = "max-store-bytes", default_value_t = 1024 * 1024 * 1024)]
     max_store_bytes: u64,
     #[command(flatten)]
@@ -449,6 +455,7 @@ fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
     let config = ServeConfig {
         bind: args.bind,
         data_dir: args.data_dir,
+        store: args.store,
         max_body_bytes: in_range("--max-body-bytes", args.max_body_bytes, 1, 1 << 40)?,
         render_threads: threads,
         queue_depth: in_range("--queue-depth", args.queue_depth, 1, MAX_QUEUE_DEPTH)?,

@@ -3,7 +3,9 @@
 #   1. the Rust tests (unit, CLI, HTTP service, SVG/PNG) on the fixtures in tests/fixtures, and on
 #      the shared corpus of real dumps where there is one ($PMM_CORPUS, default ../shared/corpus);
 #   2. the HTML page in a real headless Chromium (installs Debian's chromium and playwright-core);
-#   3. the Python package: the wheel built from step 1's build, installed into a fresh virtualenv
+#   3. many instances of the service on one real S3-compatible store behind nginx (tests/s3/run.sh:
+#      builds s3s-fs once into ~/.cache/pmm-tools, installs Debian's nginx when missing);
+#   4. the Python package: the wheel built from step 1's build, installed into a fresh virtualenv
 #      and run, and the Python API's pytest suite run against it (installs maturin, pytest, nbclient,
 #      ipykernel, nbformat and check-jsonschema from PyPI).
 set -euo pipefail
@@ -16,5 +18,6 @@ cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps
 cargo test --locked
+bash tests/s3/run.sh
 bash tests/browser/run.sh
 bash tests/wheel.sh

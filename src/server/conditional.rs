@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use actix_web::HttpRequest;
 use actix_web::http::header;
+use actix_web::web;
 use sha2::{Digest, Sha256};
 
 use super::errors::ApiError;
+use super::storage::Storage;
 use super::store::{self, MapStore};
 
 /// `Cache-Control` of a stored picture: it can never change under its URL.
@@ -45,7 +47,32 @@ pub(super) fn no_such_map(id: &str) -> ApiError {
     ))
 }
 
-/// Whether `id` is stored; a store failure is the server's.
-pub(super) fn contains(store: &Arc<dyn MapStore>, id: &str) -> Result<bool, ApiError> {
-    store.contains(id).map_err(ApiError::internal)
+/// Whether `id` is stored; a store that cannot say is an error (503 when it may answer later),
+/// never a 404. A shared store is asked off the async workers unless it was seen to hold the map
+/// recently.
+pub(super) async fn contains(store: &Arc<Storage>, id: &str) -> Result<bool, ApiError> {
+    if let Some(known) = store.contains_now(id) {
+        return known.map_err(ApiError::from_store);
+    }
+    let (store, id) = (store.clone(), id.to_string());
+    web::block(move || store.contains(&id)).await.map_err(ApiError::internal)?.map_err(ApiError::from_store)
+}
+
+/// The first of `ids` the store does not hold, for a stored picture about to be served. When the
+/// store cannot say (503) and this instance holds the picture already (`held`), it is served: an
+/// outage of a shared store keeps what an instance holds readable.
+pub(super) async fn first_missing<'a>(
+    store: &Arc<Storage>,
+    ids: &[&'a str],
+    held: bool,
+) -> Result<Option<&'a str>, ApiError> {
+    for id in ids {
+        match contains(store, id).await {
+            Ok(true) => {}
+            Ok(false) => return Ok(Some(id)),
+            Err(e) if held && e.status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
 }

@@ -6,11 +6,12 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 
-use super::conditional::{IMMUTABLE, contains, etag_of, no_such_map, none_match};
+use super::conditional::{IMMUTABLE, etag_of, first_missing, no_such_map, none_match};
 use super::errors::ApiError;
 use super::errors::clip;
 use super::params::{self, Params};
-use super::{AppState, body, store};
+use super::store::{self, MapStore};
+use super::{AppState, body};
 use crate::{DiffFormat, Dump, MemoryMap, backend, build, render_diff};
 
 /// What a diff is asked for beyond a map's options: its format (a diff also knows `md`) and a
@@ -161,16 +162,20 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
             .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"));
         res
     };
-    if none_match(&req, &etag) && contains(&state.store, &old)? && contains(&state.store, &new)? {
+    let held = state.cache.get(&etag);
+    if let Some(id) = first_missing(&state.store, &[old.as_str(), new.as_str()], held.is_some()).await? {
+        return Err(no_such_map(id));
+    }
+    if none_match(&req, &etag) {
         return Ok(cached(StatusCode::NOT_MODIFIED).finish());
     }
-    if let Some(bytes) = state.cache.get(&etag) {
+    if let Some(bytes) = held {
         return Ok(cached(StatusCode::OK).body(bytes));
     }
     let store = state.store.clone();
     let out = run(&state, options, move |o| {
         let side = |id: &str, backend: &Option<String>| -> Result<SideInput, ApiError> {
-            let unit = store.get(id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(id))?;
+            let unit = store.get(id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(id))?;
             let (meta, dump) = store::decode(id, &unit).ok_or_else(|| no_such_map(id))?;
             Ok(SideInput {
                 name: meta.name.unwrap_or_else(|| format!("{}.py", &id[..12])),

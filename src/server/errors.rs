@@ -93,13 +93,23 @@ impl ApiError {
         )
     }
 
-    /// A store failure: a full store (or disk) is 507, anything else 500.
+    /// A store failure: a full store (or disk) is 507; a store that may answer later (down,
+    /// slow, refusing) is 503 with `Retry-After`, its detail logged; anything else 500.
     pub fn from_store(err: std::io::Error) -> ApiError {
         if err.kind() == std::io::ErrorKind::StorageFull {
             return ApiError::new(
                 StatusCode::INSUFFICIENT_STORAGE,
                 "insufficient_storage",
                 format!("the map cannot be stored: {err}"),
+            );
+        }
+        if super::store::is_unavailable(&err) {
+            let line = serde_json::json!({ "level": "warn", "message": err.to_string() });
+            let _ = writeln!(std::io::stderr(), "{line}");
+            return ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                "the map store does not answer; retry in a moment",
             );
         }
         ApiError::internal(err)

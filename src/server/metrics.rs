@@ -157,3 +157,53 @@ impl Metrics {
 fn escape_label(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
+
+/// The map store's calls as the handlers make them, by operation: how long each took and how many
+/// failed (a map that is absent is an answer, not a failure). A shared store is a network hop on
+/// every uncached read and every write, so its latency is the first thing to look at when
+/// renders are fast and requests are not.
+#[derive(Default)]
+pub struct StoreStats {
+    calls: [Histogram; STORE_OPS.len()],
+    errors: [AtomicU64; STORE_OPS.len()],
+}
+
+/// The operations counted, as their label values.
+pub const STORE_OPS: [&str; 4] = ["get", "head", "put", "check"];
+
+impl StoreStats {
+    /// One call of `op` (one of [`STORE_OPS`]) that took `took`.
+    pub fn observe(&self, op: usize, took: Duration, ok: bool) {
+        let h = &self.calls[op];
+        let secs = took.as_secs_f64();
+        let i = BUCKETS.iter().position(|b| secs <= *b).unwrap_or(BUCKETS.len());
+        h.counts[i].fetch_add(1, Ordering::Relaxed);
+        h.sum_micros.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        if !ok {
+            self.errors[op].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Appends the store's histogram and error counters to a metrics page.
+    pub fn write(&self, out: &mut String) {
+        out.push_str("# HELP pto_store_duration_seconds Time of map store calls, by operation.\n");
+        out.push_str("# TYPE pto_store_duration_seconds histogram\n");
+        for (op, h) in STORE_OPS.iter().zip(&self.calls) {
+            let mut cumulative = 0;
+            for (i, bound) in BUCKETS.iter().enumerate() {
+                cumulative += h.counts[i].load(Ordering::Relaxed);
+                let _ = writeln!(out, "pto_store_duration_seconds_bucket{{op=\"{op}\",le=\"{bound}\"}} {cumulative}");
+            }
+            cumulative += h.counts[BUCKETS.len()].load(Ordering::Relaxed);
+            let _ = writeln!(out, "pto_store_duration_seconds_bucket{{op=\"{op}\",le=\"+Inf\"}} {cumulative}");
+            let sum = h.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
+            let _ = writeln!(out, "pto_store_duration_seconds_sum{{op=\"{op}\"}} {sum}");
+            let _ = writeln!(out, "pto_store_duration_seconds_count{{op=\"{op}\"}} {cumulative}");
+        }
+        out.push_str("# HELP pto_store_errors_total Map store calls that failed (absent maps are not failures).\n");
+        out.push_str("# TYPE pto_store_errors_total counter\n");
+        for (op, n) in STORE_OPS.iter().zip(&self.errors) {
+            let _ = writeln!(out, "pto_store_errors_total{{op=\"{op}\"}} {}", n.load(Ordering::Relaxed));
+        }
+    }
+}

@@ -4,7 +4,9 @@
 //! - `routes`: the endpoints; `params`: view options; `body`: reading uploads (raw, gzip,
 //!   multipart) within the size limit;
 //! - `pool`: the render threads and their bounded queue (CPU work never runs on async workers);
-//! - `store`: where stored dumps live, behind [`MapStore`]; `cache`: recent renders in memory;
+//! - `store`: where stored dumps live, behind [`MapStore`] (a local folder, or `s3`: a bucket
+//!   shared by many instances); `storage`: the store as handlers hold it (timed, and remembering
+//!   what a shared store was seen to hold); `cache`: recent renders in memory;
 //! - `errors`: the one JSON error shape; `wire`: the same shape for what the HTTP layer answers on
 //!   its own; `observe`: request logs and counters; `metrics`: the Prometheus page; `page`: the
 //!   upload form at `/`.
@@ -20,6 +22,9 @@ mod page;
 mod params;
 mod pool;
 mod routes;
+#[cfg(feature = "s3")]
+mod s3;
+mod storage;
 mod store;
 mod wire;
 
@@ -46,8 +51,10 @@ use pool::RenderPool;
 pub struct ServeConfig {
     /// Address to listen on (`127.0.0.1:0` picks a free port).
     pub bind: String,
-    /// Where stored maps live.
+    /// Where stored maps live: a local folder (`--data-dir`), unless `store` names another place.
     pub data_dir: PathBuf,
+    /// `file://PATH` (the long form of `data_dir`) or `s3://BUCKET[/PREFIX]` (`--store`).
+    pub store: Option<String>,
     /// Largest request body, on the wire and after gunzip.
     pub max_body_bytes: usize,
     /// Threads that render.
@@ -60,7 +67,8 @@ pub struct ServeConfig {
     pub cache_bytes: usize,
     /// How long a client may take to send its headers, and then its body (408 past it).
     pub read_timeout: Duration,
-    /// Disk for stored maps; least recently used maps are evicted past it.
+    /// Bytes of stored maps; past it a local folder evicts the least recently used maps, and a
+    /// shared bucket the least recently stored (0 for a bucket: no quota, lifecycle rules instead).
     pub max_store_bytes: u64,
     /// Work limits of every render.
     pub limits: crate::budget::Limits,
@@ -75,7 +83,7 @@ pub(crate) struct AppState {
     pub read_timeout: Duration,
     pub write_token: Option<String>,
     pub pool: RenderPool,
-    pub store: Arc<dyn MapStore>,
+    pub store: Arc<storage::Storage>,
     pub cache: RenderCache,
     pub metrics: Arc<Metrics>,
 }
@@ -85,9 +93,14 @@ pub(crate) struct AppState {
 /// Prints `listening on http://ADDR` on standard output once bound, so a caller that asked for port
 /// 0 learns the port.
 pub fn serve(config: ServeConfig) -> io::Result<()> {
-    let store = FsStore::open(&config.data_dir, config.max_store_bytes).map_err(|e| {
-        io::Error::new(e.kind(), format!("cannot open the data directory {}: {e}", config.data_dir.display()))
-    })?;
+    let store = storage::Storage::new(open_store(&config)?);
+    if let Err(e) = store.check() {
+        // Started all the same: reads of what this instance renders still work, writes get 503
+        // until the store answers, and `/healthz` says so.
+        let line = serde_json::json!({ "level": "warn", "message": format!("the map store {} does not answer: {e}", store.describe()) });
+        let _ = writeln!(io::stderr(), "{line}");
+    }
+    let store_name = store.describe();
     let state = web::Data::new(AppState {
         max_body: config.max_body_bytes,
         read_timeout: config.read_timeout,
@@ -143,7 +156,7 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         let line = serde_json::json!({
             "level": "info",
             "message": "serving",
-            "data_dir": config.data_dir.display().to_string(),
+            "store": store_name,
             "max_body_bytes": config.max_body_bytes,
             "render_threads": config.render_threads,
             "queue_depth": config.queue_depth,
@@ -156,6 +169,35 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         let _ = writeln!(io::stderr(), "{line}");
         server.await
     })
+}
+
+/// The store `config` names: `--store file://PATH` or `s3://...`, else the folder `--data-dir`.
+fn open_store(config: &ServeConfig) -> io::Result<Box<dyn MapStore>> {
+    let url = config.store.as_deref().unwrap_or("");
+    let dir = match url.strip_prefix("file://") {
+        Some(path) => PathBuf::from(path),
+        None if url.is_empty() => config.data_dir.clone(),
+        None => return open_shared(url, config.max_store_bytes),
+    };
+    let store = FsStore::open(&dir, config.max_store_bytes)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open the data directory {}: {e}", dir.display())))?;
+    Ok(Box::new(store))
+}
+
+#[cfg(feature = "s3")]
+fn open_shared(url: &str, max_bytes: u64) -> io::Result<Box<dyn MapStore>> {
+    if url.starts_with("s3://") {
+        return Ok(Box::new(s3::S3Store::open(url, max_bytes)?));
+    }
+    Err(io::Error::new(io::ErrorKind::InvalidInput, format!("--store {url}: use file://PATH or s3://BUCKET[/PREFIX]")))
+}
+
+#[cfg(not(feature = "s3"))]
+fn open_shared(url: &str, _max_bytes: u64) -> io::Result<Box<dyn MapStore>> {
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("--store {url}: this build has no S3 store (built without the `s3` feature); use file://PATH"),
+    ))
 }
 
 /// Reads `body` as the service reads a request to `/render` (`pair`: to `/diff`) with these headers,

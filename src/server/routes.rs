@@ -8,11 +8,11 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 
-use super::conditional::{IMMUTABLE, contains, etag_of, no_such_map, none_match};
+use super::conditional::{IMMUTABLE, contains, etag_of, first_missing, no_such_map, none_match};
 use super::errors::{ApiError, clip};
 use super::metrics::{Gauges, Metrics};
 use super::params::{self, Params};
-use super::store;
+use super::store::{self, MapStore, Put};
 use super::{AppState, body, page};
 use crate::{Format, RenderOptions};
 
@@ -73,8 +73,20 @@ async fn index(state: web::Data<AppState>) -> HttpResponse {
         .body(page::index(state.max_body))
 }
 
-async fn healthz() -> HttpResponse {
-    let body = serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") });
+/// `GET /healthz`: 200 while the service runs. `status` is `degraded` (still 200) when the map store
+/// does not answer: the instance still renders and serves what it holds, so a load balancer should
+/// keep it, while writes answer 503 until the store is back.
+async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+    let store = state.store.clone();
+    let probe = web::block(move || store.check()).await.unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+    let mut body = serde_json::json!({
+        "status": if probe.is_ok() { "ok" } else { "degraded" },
+        "version": env!("CARGO_PKG_VERSION"),
+        "store": { "url": state.store.describe(), "reachable": probe.is_ok() },
+    });
+    if let Err(e) = probe {
+        body["store"]["error"] = e.to_string().into();
+    }
     HttpResponse::Ok()
         .content_type("application/json")
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -94,10 +106,12 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         cache_hits: state.cache.hits.load(Relaxed),
         cache_misses: state.cache.misses.load(Relaxed),
     };
+    let mut page = state.metrics.render_text(&gauges);
+    state.store.stats.write(&mut page);
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .body(state.metrics.render_text(&gauges))
+        .body(page)
 }
 
 /// Renders on the calling render thread and records how long it took.
@@ -225,7 +239,7 @@ async fn store_map(
         .run(move || -> Result<(String, Option<Vec<u8>>), ApiError> {
             let dump = body::dump_bytes(bytes, gzip, limit)?;
             let id = store::id_of(&dump);
-            if store.contains(&id).map_err(ApiError::internal)? {
+            if store.contains(&id).map_err(ApiError::from_store)? {
                 return Ok((id, None));
             }
             timed_render(&metrics, name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
@@ -234,13 +248,16 @@ async fn store_map(
             Ok((id, Some(store::encode(&meta, &dump))))
         })
         .await??;
-    let created = dump.is_some();
+    // Only the put that created the map answers 201: of identical posts racing (on one instance or
+    // many), the store lets exactly one create it.
+    let mut created = false;
     if let Some(dump) = dump {
         let (store, owned_id) = (state.store.clone(), id.clone());
-        web::block(move || store.put(&owned_id, &dump))
+        let put = web::block(move || store.put(&owned_id, &dump))
             .await
             .map_err(ApiError::internal)?
             .map_err(ApiError::from_store)?;
+        created = put == Put::Created;
     }
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok(HttpResponse::build(status)
@@ -306,7 +323,7 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
         ));
     }
     let Some(format) = format else {
-        if !contains(&state.store, id)? {
+        if !contains(&state.store, id).await? {
             return Err(no_such_map(id));
         }
         return Ok(HttpResponse::Ok()
@@ -325,10 +342,16 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
             .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"));
         res
     };
-    if none_match(&req, &etag) && contains(&state.store, id)? {
+    // A picture is served (or confirmed, 304) only while the store holds its map, so a map removed
+    // from a shared store stops being served everywhere (see `storage`).
+    let held = state.cache.get(&etag);
+    if first_missing(&state.store, &[id], held.is_some()).await?.is_some() {
+        return Err(no_such_map(id));
+    }
+    if none_match(&req, &etag) {
         return Ok(cached(StatusCode::NOT_MODIFIED).finish());
     }
-    if let Some(bytes) = state.cache.get(&etag) {
+    if let Some(bytes) = held {
         return Ok(cached(StatusCode::OK).body(bytes));
     }
     let mut opts = params.render_options(format);
@@ -337,7 +360,7 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     let out = state
         .pool
         .run(move || -> Result<Vec<u8>, ApiError> {
-            let unit = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
+            let unit = store.get(&owned_id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(&owned_id))?;
             let (meta, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
             let name = name.or(meta.name).unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
             opts.backend = opts.backend.or(meta.backend);

@@ -20,19 +20,80 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sha2::{Digest, Sha256};
 
 /// Storage for dumps by id (64 lowercase hex digits).
+///
+/// Whatever decides what a client is told (201 or 200, 404, 503, what a memory cache may keep)
+/// lives above this trait and reads only its answers, so every store behaves alike to clients.
+/// An error is never "not found": absent is `Ok(None)` / `Ok(false)`, and a store that could not
+/// answer is an `Err` (`is_unavailable` when it may answer later).
 pub trait MapStore: Send + Sync {
-    /// Stores `bytes` (a unit from `encode`, or a bare dump) under `id`, evicting the least recently
-    /// used maps if the store is full. Once this returns, the bytes survive a crash of the process.
-    /// `StorageFull` when no room can be made.
-    fn put(&self, id: &str, bytes: &[u8]) -> io::Result<()>;
-    /// The bytes stored under `id`, or `None`.
+    /// Stores `bytes` (a unit from `encode`, or a bare dump) under `id`, unless `id` is already
+    /// stored; `Created` for exactly one of any number of puts of an id, however they race (the
+    /// store decides atomically). Evicts past the quota; `StorageFull` when no room can be made.
+    /// Once this returns, the bytes are complete and durable; a put cut short leaves nothing.
+    fn put(&self, id: &str, bytes: &[u8]) -> io::Result<Put>;
+    /// The bytes stored under `id`, or `None`; bytes that do not match `id` are an error.
     fn get(&self, id: &str) -> io::Result<Option<Vec<u8>>>;
-    /// How many dumps are stored.
+    /// How many dumps are stored (a shared store: as of its last full listing).
     fn count(&self) -> usize;
     /// Whether `id` is stored; stores that can answer without reading the bytes should.
     fn contains(&self, id: &str) -> io::Result<bool> {
         Ok(self.get(id)?.is_some())
     }
+    /// Whether the store answers at all (`/healthz`).
+    fn check(&self) -> io::Result<()> {
+        Ok(())
+    }
+    /// Where the maps live, for the log (never a secret).
+    fn describe(&self) -> String;
+    /// Whether a call may wait on the network: such calls are kept off the async workers.
+    fn remote(&self) -> bool {
+        false
+    }
+}
+
+/// What a put did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Put {
+    /// This call stored the map.
+    Created,
+    /// The map was already stored (by an earlier call, or one that won a race).
+    Existed,
+}
+
+/// A store that did not answer, or answered with a failure of its own (down, slow, refusing):
+/// the client is told to retry (503), never that the map does not exist.
+#[derive(Debug)]
+pub struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the map store is unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for Unavailable {}
+
+/// An [`Unavailable`] as the `io::Error` the trait returns.
+pub fn unavailable(detail: impl std::fmt::Display) -> io::Error {
+    io::Error::other(Unavailable(detail.to_string()))
+}
+
+/// Whether `err` is a store that may answer later (unreachable, timed out, refusing for now).
+pub fn is_unavailable(err: &io::Error) -> bool {
+    use io::ErrorKind as K;
+    err.get_ref().is_some_and(|inner| inner.is::<Unavailable>())
+        || matches!(
+            err.kind(),
+            K::TimedOut
+                | K::ConnectionRefused
+                | K::ConnectionReset
+                | K::ConnectionAborted
+                | K::NotConnected
+                | K::BrokenPipe
+                | K::HostUnreachable
+                | K::NetworkUnreachable
+                | K::ResourceBusy
+        )
 }
 
 /// What a map was stored with (`POST /maps?name=..&backend=..`), kept in the same stored unit as
@@ -218,7 +279,7 @@ impl MapStore for FsStore {
     /// Temp file in the same directory, write, fsync, rename over the final name, fsync the
     /// directory: after a crash the map is either complete or absent, never half written. Room is
     /// made first, least recently used maps out.
-    fn put(&self, id: &str, bytes: &[u8]) -> io::Result<()> {
+    fn put(&self, id: &str, bytes: &[u8]) -> io::Result<Put> {
         let target = self.path_of(id)?;
         let size = bytes.len() as u64;
         if size > self.max_bytes {
@@ -230,7 +291,7 @@ impl MapStore for FsStore {
         let mut index = self.index();
         if index.maps.contains_key(id) && target.exists() {
             index.touch(id);
-            return Ok(()); // same id, same bytes
+            return Ok(Put::Existed); // same id, same bytes
         }
         while index.bytes + size > self.max_bytes {
             let Some(oldest) = index.order.values().next().cloned() else { break };
@@ -255,7 +316,7 @@ impl MapStore for FsStore {
             return Err(e);
         }
         index.insert(id.to_string(), size);
-        Ok(())
+        Ok(Put::Created)
     }
 
     /// Reads the unit and checks its dump against the id, so a damaged file is an error, not a wrong map.
@@ -287,6 +348,14 @@ impl MapStore for FsStore {
             Err(e) => Err(e),
         }
     }
+
+    fn check(&self) -> io::Result<()> {
+        fs::read_dir(&self.root).map(drop)
+    }
+
+    fn describe(&self) -> String {
+        format!("file://{}", self.root.parent().unwrap_or(&self.root).display())
+    }
 }
 
 /// Makes a rename or a new entry in `dir` durable.
@@ -305,8 +374,8 @@ mod tests {
         let store = FsStore::open(&dir, 1 << 20).unwrap();
         let id = id_of(b"hello");
         assert_eq!(store.get(&id).unwrap(), None);
-        store.put(&id, b"hello").unwrap();
-        store.put(&id, b"hello").unwrap();
+        assert_eq!(store.put(&id, b"hello").unwrap(), Put::Created);
+        assert_eq!(store.put(&id, b"hello").unwrap(), Put::Existed);
         assert_eq!(store.count(), 1);
         assert!(store.contains(&id).unwrap());
         fs::write(dir.join("maps").join(&id[..2]).join(".tmp-junk"), b"x").unwrap();

@@ -1,0 +1,337 @@
+"""Many instances over one S3-compatible store, behind nginx: the deployment of docs/deploy.md, run
+for real on loopback (s3s-fs as the store, two instances of the service, nginx with
+examples/deploy/pto-memory-map.conf in front).
+
+Run by tests/s3/run.sh, which provides the binaries: PMM_BIN (the service), S3S_FS, NGINX_BIN.
+Standard library only.
+"""
+
+import hashlib
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "fx_concise.py"
+BUCKET, PREFIX = "pmm-maps", "team"
+KEY, SECRET = "pmm-test-key", "pmm-test-secret"
+
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    if not cond:
+        raise AssertionError(what)
+    checks += 1
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request(port, method, target, body=None, headers=None, timeout=30):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(method, target, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
+def wait_for(what, cond, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if cond():
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Stack:
+    def __init__(self, work):
+        self.work = work
+        self.procs = {}
+        self.s3_port = free_port()
+        self.s3_root = work / "s3"
+        (self.s3_root / BUCKET).mkdir(parents=True)
+        self.env = dict(
+            os.environ,
+            AWS_ENDPOINT_URL=f"http://127.0.0.1:{self.s3_port}",
+            AWS_ACCESS_KEY_ID=KEY,
+            AWS_SECRET_ACCESS_KEY=SECRET,
+            AWS_REGION="us-east-1",
+        )
+        self.ports = {}
+
+    def start_store(self):
+        log = open(self.work / "s3s-fs.log", "ab")
+        self.procs["s3"] = subprocess.Popen(
+            [os.environ["S3S_FS"], "--host", "127.0.0.1", "--port", str(self.s3_port),
+             "--access-key", KEY, "--secret-key", SECRET, str(self.s3_root)],
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        wait_for("s3s-fs", lambda: socket.create_connection(("127.0.0.1", self.s3_port), 1).close() or True)
+
+    def stop_store(self):
+        p = self.procs.pop("s3")
+        p.terminate()
+        p.wait(10)
+
+    def start_instance(self, name, prefix=PREFIX, quota=0):
+        port = free_port()
+        log = open(self.work / f"{name}.log", "ab")
+        self.procs[name] = subprocess.Popen(
+            [os.environ["PMM_BIN"], "serve", "--bind", f"127.0.0.1:{port}", "--render-threads", "2",
+             "--store", f"s3://{BUCKET}/{prefix}", "--max-store-bytes", str(quota)],
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=self.env)
+        self.ports[name] = port
+        wait_for(name, lambda: request(port, "GET", "/healthz", timeout=5)[0] == 200)
+
+    def start_nginx(self):
+        conf = (ROOT / "examples" / "deploy" / "pto-memory-map.conf").read_text()
+        a, b = self.ports["a"], self.ports["b"]
+        conf = re.sub(r"server 127\.0\.0\.1:8081", f"server 127.0.0.1:{a}", conf)
+        conf = re.sub(r"server 127\.0\.0\.1:8082", f"server 127.0.0.1:{b}", conf)
+        conf = conf.replace("/var/cache/nginx/pto-memory-map", str(self.work / "nginx-cache"))
+        self.nginx_port = free_port()
+        conf = conf.replace("listen 8080;", f"listen 127.0.0.1:{self.nginx_port};")
+        (self.work / "pto-memory-map.conf").write_text(conf)
+        n = self.work
+        (n / "nginx.conf").write_text(f"""
+daemon off;
+worker_processes 1;
+pid {n}/nginx.pid;
+error_log {n}/nginx-error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    access_log off;
+    client_body_temp_path {n}/nginx-body;
+    proxy_temp_path {n}/nginx-proxy;
+    fastcgi_temp_path {n}/nginx-fastcgi;
+    uwsgi_temp_path {n}/nginx-uwsgi;
+    scgi_temp_path {n}/nginx-scgi;
+    include {n}/pto-memory-map.conf;
+}}
+""")
+        # As root nginx's workers would run as nobody, which cannot write this cache directory.
+        user = ["-g", "user root;"] if os.geteuid() == 0 else []
+        log = open(self.work / "nginx.log", "ab")
+        self.procs["nginx"] = subprocess.Popen(
+            [os.environ["NGINX_BIN"], "-p", str(n), "-c", str(n / "nginx.conf")] + user,
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        wait_for("nginx", lambda: request(self.nginx_port, "GET", "/healthz", timeout=5)[0] == 200)
+
+    def stop_all(self):
+        for p in self.procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def objects(self, prefix=PREFIX):
+        """Every object of the bucket's prefix, as s3s-fs keeps them on its disk: key -> bytes."""
+        base = self.s3_root / BUCKET / prefix
+        if not base.is_dir():
+            return {}
+        return {f.name: f.read_bytes() for f in base.iterdir() if f.is_file()}
+
+
+def variant(i):
+    """A distinct dump (so a distinct id): the fixture with a comment line of its own."""
+    return FIXTURE.read_bytes() + f"\n# variant {i}\n".encode()
+
+
+def unit_is_whole(key, unit):
+    """Whether a stored object is a complete unit for its key: the dump after the metadata line
+    hashes to the key (a cut-short object could not)."""
+    dump = unit.split(b"\n", 1)[1] if unit.startswith(b"#pto-memory-map ") else unit
+    return hashlib.sha256(dump).hexdigest() == key
+
+
+def renders(port):
+    """How many renders an instance has done (its metrics page)."""
+    page = request(port, "GET", "/metrics")[2]
+    return sum(float(v) for v in re.findall(rb'pto_render_duration_seconds_count\{format="[a-z]+"\} ([0-9.]+)', page))
+
+
+def main():
+    work = Path(tempfile.mkdtemp(prefix="pmm-scale-out-"))
+    stack = Stack(work)
+    try:
+        run(stack)
+    except BaseException:
+        for log in sorted(work.glob("*.log")):
+            sys.stderr.write(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}\n")
+        raise
+    finally:
+        stack.stop_all()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"scale-out: {checks} passed, 0 failed")
+
+
+def run(stack):
+    stack.start_store()
+    stack.start_instance("a")
+    stack.start_instance("b")
+    stack.start_nginx()
+    a, b, nx = stack.ports["a"], stack.ports["b"], stack.nginx_port
+
+    # Both instances see the store.
+    for port in (a, b):
+        status, _, body = request(port, "GET", "/healthz")
+        health = json.loads(body)
+        check(status == 200 and health["status"] == "ok" and health["store"]["reachable"] is True, health)
+
+    # Stored through one, read through the other and through nginx: the same bytes and ETag.
+    dump = FIXTURE.read_bytes()
+    status, _, body = request(a, "POST", "/maps?name=kernel.py", dump, {"Content-Type": "text/plain"})
+    check(status == 201, f"first store: {status} {body!r}")
+    map_id = json.loads(body)["id"]
+    check(map_id == hashlib.sha256(dump).hexdigest(), "the id is the dump's SHA-256")
+    status, _, body = request(b, "POST", "/maps?name=kernel.py", dump, {"Content-Type": "text/plain"})
+    check(status == 200 and json.loads(body)["id"] == map_id, "the other instance finds it stored: 200")
+    target = f"/maps/{map_id}.svg"
+    sb, hb, from_b = request(b, "GET", target)
+    sa, ha, from_a = request(a, "GET", target)
+    check(sb == 200 and sa == 200 and from_a == from_b and from_a.startswith(b"<"), "byte-identical")
+    etag = hb["etag"]
+    check(etag == ha["etag"], "both instances give one ETag")
+    check("immutable" in hb["cache-control"], hb["cache-control"])
+    s1, h1, via1 = request(nx, "GET", target)
+    s2, h2, via2 = request(nx, "GET", target)
+    check(s1 == 200 and via1 == from_a and h1["etag"] == etag, "through nginx: the same bytes and ETag")
+    check(h2.get("x-cache-status") == "HIT" and via2 == from_a, f"nginx serves it again from its cache: {h2}")
+    for port in (a, b, nx):
+        status, headers, body = request(port, "GET", target, headers={"If-None-Match": etag})
+        check(status == 304 and body == b"" and headers.get("etag") == etag, f"304 on port {port}: {status}")
+
+    # Identical posts racing on both instances: one object, one id, and one 201 when the store's
+    # conditional put is atomic. s3s-fs checks If-None-Match before it writes, not atomically with
+    # the write, so two puts landing within the same fraction of a millisecond can both succeed there
+    # (AWS S3, MinIO, R2 and Garage decide atomically); such a pair is counted and reported, not
+    # failed. A put that finds the object already there is the 412 path: answered 200.
+    both_created = decided_by_put = 0
+    for i in range(6):
+        body = variant(i)
+        statuses, ids = [], []
+        gate = threading.Barrier(2)
+        renders_before = renders(a) + renders(b)
+
+        def post(port):
+            gate.wait()
+            st, _, answer = request(port, "POST", "/maps", body, {"Content-Type": "text/plain"})
+            statuses.append(st)
+            ids.append(json.loads(answer).get("id"))
+
+        threads = [threading.Thread(target=post, args=(p,)) for p in (a, b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        check(201 in statuses and set(statuses) <= {200, 201}, f"race {i}: a 201 and no error; got {statuses}")
+        check(ids[0] == ids[1] == hashlib.sha256(body).hexdigest(), f"race {i}: one id")
+        check(list(stack.objects()).count(ids[0]) == 1, f"race {i}: one object")
+        check(unit_is_whole(ids[0], stack.objects()[ids[0]]), f"race {i}: the object is whole")
+        both_created += statuses == [201, 201]
+        decided_by_put += sorted(statuses) == [200, 201] and renders(a) + renders(b) - renders_before == 2
+    print(f"scale-out: races: {6 - both_created} of 6 answered one 201 ({decided_by_put} of them decided by "
+          f"the conditional put after both instances rendered); {both_created} slipped through s3s-fs's "
+          "non-atomic If-None-Match check")
+
+    # The store stopped: writes get 503 with Retry-After; what an instance holds is still served;
+    # what it does not hold is a 503, never a 404; /healthz and /metrics say so.
+    never_drawn = f"/maps/{map_id}.png"
+    stack.stop_store()
+    status, headers, body = request(a, "POST", "/maps", variant("down"), {"Content-Type": "text/plain"})
+    check(status == 503 and "retry-after" in headers, f"write with the store down: {status} {headers}")
+    check(json.loads(body)["error"]["code"] == "store_unavailable", body)
+    for port in (a, b, nx):
+        status, _, held = request(port, "GET", target)
+        check(status == 200 and held == from_a, f"held picture served on port {port} with the store down")
+    status, _, body = request(b, "GET", never_drawn)
+    check(status == 503, f"a picture not held, store down: 503, not 404; got {status} {body!r}")
+    status, _, body = request(a, "GET", "/healthz")
+    health = json.loads(body)
+    check(status == 200 and health["status"] == "degraded" and health["store"]["reachable"] is False, health)
+    _, _, page = request(a, "GET", "/metrics")
+    errors = sum(float(v) for v in re.findall(rb'pto_store_errors_total\{op="[a-z]+"\} ([0-9.]+)', page))
+    check(errors > 0, "store errors are counted")
+    check(b'pto_store_duration_seconds_count{op="put"}' in page, "store latency is measured")
+
+    # Back up: writes work again, and the map not held is drawn.
+    stack.start_store()
+    wait_for("healthz ok", lambda: json.loads(request(a, "GET", "/healthz")[2])["status"] == "ok")
+    status, _, body = request(a, "POST", "/maps", variant("down"), {"Content-Type": "text/plain"})
+    check(status == 201, f"write after the store came back: {status} {body!r}")
+    status, _, body = request(b, "GET", never_drawn)
+    check(status == 200 and body.startswith(b"\x89PNG"), f"the map not held, drawn after: {status}")
+
+    # kill -9 an instance while it stores: no partial object, and every link it answered works.
+    answered = []
+    stop = threading.Event()
+
+    def keep_storing():
+        for i in range(1000):
+            if stop.is_set():
+                return
+            try:
+                st, _, answer = request(b, "POST", "/maps", variant(f"kill {i}"), {"Content-Type": "text/plain"})
+            except OSError:
+                return
+            if st == 201:
+                answered.append(json.loads(answer)["id"])
+
+    writer = threading.Thread(target=keep_storing)
+    writer.start()
+    wait_for("some stores on b", lambda: len(answered) >= 3)
+    stack.procs["b"].send_signal(signal.SIGKILL)
+    stack.procs.pop("b").wait()
+    stop.set()
+    writer.join()
+    objects = stack.objects()
+    check(all(unit_is_whole(k, v) for k, v in objects.items()), "every object in the bucket is whole")
+    check(not [k for k in objects if len(k) != 64], f"nothing but maps in the prefix: {list(objects)}")
+    for map_id_b in answered:
+        check(map_id_b in objects, "a 201 means the object is in the bucket")
+        status, _, _ = request(nx, "GET", f"/maps/{map_id_b}.json")
+        check(status == 200, f"a link answered before the kill works after it, through nginx: {status}")
+    # nginx left the dead instance out; a new store through it lands on the survivor.
+    status, _, _ = request(nx, "POST", "/maps", variant("after kill"), {"Content-Type": "text/plain"})
+    check(status == 201, f"store through nginx with one instance dead: {status}")
+
+    # A quota on a prefix: room for two maps; the third store sweeps out the least recently stored.
+    unit = len(variant("q0")) + len(b'#pto-memory-map {"name":null,"backend":null}\n')
+    stack.start_instance("q", prefix="quota", quota=unit * 5 // 2)
+    q = stack.ports["q"]
+    stored = []
+    for i in range(3):
+        status, _, body = request(q, "POST", "/maps", variant(f"q{i}"), {"Content-Type": "text/plain"})
+        check(status == 201, f"quota store {i}: {status} {body!r}")
+        stored.append(json.loads(body)["id"])
+        wait_for(f"the sweep after store {i}", lambda: len(stack.objects("quota")) <= 2, 10)
+        time.sleep(0.3)
+    left = stack.objects("quota")
+    check(sorted(left) == sorted(stored[1:]), f"the least recently stored map went first: {sorted(left)}")
+    status, _, _ = request(q, "GET", f"/maps/{stored[0]}.json")
+    check(status == 404, f"the swept map is gone: {status}")
+    status, _, _ = request(q, "POST", "/maps", variant("x" * unit * 3), {"Content-Type": "text/plain"})
+    check(status == 507, f"a map larger than the quota: {status}")
+
+
+if __name__ == "__main__":
+    main()
