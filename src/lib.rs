@@ -22,6 +22,7 @@ pub mod layout;
 // Its fields are documented by the issues rewriting it now (#14, #15); until then, exempt.
 #[allow(missing_docs)]
 pub mod model;
+pub mod output;
 pub mod par;
 pub mod render;
 pub mod server;
