@@ -101,7 +101,7 @@ pub async fn post(
 ) -> Result<HttpResponse, ApiError> {
     let query = params::query_pairs(req.query_string())?;
     split_options(query.clone(), DiffFormat::Markdown)?;
-    let (mut old, new) = body::read_pair(&req, payload, state.max_body, state.read_timeout).await?;
+    let (mut old, new) = body::read_pair(&req, payload, &state.reading()).await?;
     let mut pairs = query;
     pairs.append(&mut old.fields);
     let options = split_options(pairs, DiffFormat::Markdown)?;

@@ -132,7 +132,7 @@ async fn read_request(
 ) -> Result<(Params, body::Upload), ApiError> {
     let mut pairs = params::query_pairs(req.query_string())?;
     Params::from_pairs(&pairs)?;
-    let mut upload = body::read(req, payload, state.max_body, state.read_timeout).await?;
+    let mut upload = body::read(req, payload, &state.reading()).await?;
     pairs.append(&mut upload.fields);
     Ok((Params::from_pairs(&pairs)?, upload))
 }
