@@ -37,12 +37,17 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path, flags: &[&str], vm_kb: Option<u64>) -> Server {
+        Server::start_with(dir, flags, vm_kb, &[])
+    }
+
+    fn start_with(dir: &Path, flags: &[&str], vm_kb: Option<u64>, env: &[(&str, &str)]) -> Server {
         let log = dir.join("server.log");
         let bin = env!("CARGO_BIN_EXE_pto-memory-map");
         let mut cmd = Command::new("sh");
         let limit = vm_kb.map(|kb| format!("ulimit -v {kb} && ")).unwrap_or_default();
         cmd.arg("-c").arg(format!("{limit}exec \"$0\" \"$@\"")).arg(bin);
         cmd.args(["serve", "--bind", "127.0.0.1:0", "--render-threads", "2", "--data-dir"]).arg(dir.join("data"));
+        cmd.envs(env.iter().copied());
         cmd.args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -218,4 +223,47 @@ fn a_multipart_body_without_its_closing_boundary_is_refused_when_it_ends() {
     assert!(started.elapsed() < Duration::from_secs(3), "answered only after {:?}", started.elapsed());
     assert_eq!(r.status, 400, "{}", r.text());
     assert!(r.text().contains("bad_multipart"), "{}", r.text());
+}
+
+/// Asserts the headers every answer carries.
+fn assert_secured(r: &Resp, what: &str) {
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{what}: {}", r.status);
+    let policy = r.header("content-security-policy").unwrap_or_else(|| panic!("{what}: no policy"));
+    assert!(policy.contains("frame-ancestors"), "{what}: {policy}");
+}
+
+#[test]
+fn every_answer_carries_the_security_headers_and_the_token_is_exact() {
+    let dir = TempDir::new("headers");
+    let server = Server::start_with(&dir.0, &[], None, &[("PMM_WRITE_TOKEN", "s3cret")]);
+    let addr = &server.addr;
+    let plain = [("Content-Type", "text/plain")];
+    let answers = [
+        ("index", 200, request(addr, "GET", "/", &[], b"")),
+        ("healthz", 200, request(addr, "GET", "/healthz", &[], b"")),
+        ("metrics", 200, request(addr, "GET", "/metrics", &[], b"")),
+        ("svg", 200, request(addr, "POST", "/render?format=svg", &plain, &dump())),
+        ("html", 200, request(addr, "POST", "/render?format=html", &plain, &dump())),
+        ("404", 404, request(addr, "GET", "/nope", &[], b"")),
+        ("405", 405, request(addr, "DELETE", "/render", &[], b"")),
+        ("400", 400, request(addr, "POST", "/render?format=nope", &plain, &dump())),
+        ("415", 415, request(addr, "POST", "/render", &[("Content-Type", "image/png")], b"x")),
+        ("401", 401, request(addr, "POST", "/maps", &plain, &dump())),
+        ("bad http", 400, exchange(addr, b"NOT HTTP AT ALL\r\n\r\n")),
+    ];
+    for (what, status, r) in &answers {
+        assert_eq!(r.status, *status, "{what}: {}", r.text());
+        assert_secured(r, what);
+    }
+    for page in ["index", "html"] {
+        let r = &answers.iter().find(|a| a.0 == page).unwrap().2;
+        assert!(r.header("content-security-policy").unwrap().contains("frame-ancestors 'self'"), "{page}");
+    }
+    // The write token is compared exactly: spaces around it make another token.
+    let with = |auth: &str| {
+        request(addr, "POST", "/maps", &[("Content-Type", "text/plain"), ("Authorization", auth)], &dump()).status
+    };
+    assert_eq!(with("Bearer  s3cret"), 401);
+    assert_eq!(with("Bearer s3cret x"), 401);
+    assert_eq!(with("Bearer s3cret"), 201);
 }

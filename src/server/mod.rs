@@ -123,6 +123,7 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
             .configure(routes::configure)
             .default_service(web::to(routes::not_found))
             .wrap(middleware::from_fn(observe::observe))
+            .wrap(middleware::from_fn(errors::secure))
     };
     let listener = std::net::TcpListener::bind(&config.bind)?;
     let addr = listener.local_addr()?;

@@ -260,8 +260,9 @@ fn may_store(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
         ));
     }
     let Some(token) = &state.write_token else { return Ok(()) };
+    // Compared exactly: a token with spaces around it is another token.
     let given = text(header::AUTHORIZATION).strip_prefix("Bearer ").unwrap_or("");
-    if !same_secret(given.trim().as_bytes(), token.as_bytes()) {
+    if !same_secret(given.as_bytes(), token.as_bytes()) {
         return Err(ApiError::unauthorized());
     }
     Ok(())
