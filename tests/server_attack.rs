@@ -267,3 +267,57 @@ fn every_answer_carries_the_security_headers_and_the_token_is_exact() {
     assert_eq!(with("Bearer s3cret x"), 401);
     assert_eq!(with("Bearer s3cret"), 201);
 }
+
+fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn twenty_identical_uploads_at_once_store_one_map() {
+    let dir = TempDir::new("race");
+    let server = Server::start(&dir.0, &[], None);
+    let body = dump();
+    let statuses: Vec<u16> = std::thread::scope(|s| {
+        let runs: Vec<_> = (0..20)
+            .map(|_| {
+                let (addr, body) = (&server.addr, &body);
+                s.spawn(move || request(addr, "POST", "/maps", &[("Content-Type", "text/plain")], body).status)
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    assert_eq!(statuses.iter().filter(|&&s| s == 201).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|&&s| s == 200).count(), 19, "{statuses:?}");
+}
+
+#[test]
+fn an_evicted_map_is_gone_from_memory_too() {
+    let dir = TempDir::new("evict");
+    let (a, b) = (dump(), [dump(), b"\n# another dump\n".to_vec()].concat());
+    // Room for one map.
+    let quota = (a.len() * 3 / 2).to_string();
+    let server = Server::start(&dir.0, &["--max-store-bytes", &quota], None);
+    let addr = &server.addr;
+    let store = |body: &[u8], query: &str| {
+        request(addr, "POST", &format!("/maps{query}"), &[("Content-Type", "text/plain")], body).status
+    };
+    let id = sha256_hex(&a);
+    assert_eq!(store(&a, "?name=first.py"), 201);
+    let svg = |id: &str| request(addr, "GET", &format!("/maps/{id}.svg"), &[], b"");
+    let first = svg(&id);
+    assert_eq!(first.status, 200);
+    assert!(first.text().contains("first.py"));
+    assert_eq!(store(&b, ""), 201, "the second map evicts the first");
+    assert_eq!(request(addr, "GET", &format!("/maps/{id}"), &[], b"").status, 404);
+    assert_eq!(svg(&id).status, 404, "its render is not served from memory");
+    // Stored again under another name: the picture says the new one.
+    assert_eq!(store(&a, "?name=second.py"), 201);
+    let again = svg(&id);
+    assert_eq!(again.status, 200);
+    assert!(again.text().contains("second.py") && !again.text().contains("first.py"));
+    assert_ne!(first.header("etag"), again.header("etag"), "other bytes, another tag");
+    // With the name given, the tag is the same whatever the map was stored with.
+    let named = request(addr, "GET", &format!("/maps/{id}.svg?name=second.py"), &[], b"");
+    assert_eq!((named.status, named.header("etag")), (200, again.header("etag")));
+}

@@ -164,10 +164,15 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     if none_match(&req, &etag) && contains(&state.store, &old)? && contains(&state.store, &new)? {
         return Ok(cached(StatusCode::NOT_MODIFIED).finish());
     }
+    // Served from memory only while both maps are stored (see `cache`).
     if let Some(bytes) = state.cache.get(&etag) {
-        return Ok(cached(StatusCode::OK).body(bytes));
+        if contains(&state.store, &old)? && contains(&state.store, &new)? {
+            return Ok(cached(StatusCode::OK).body(bytes));
+        }
+        state.cache.forget(&old);
+        state.cache.forget(&new);
     }
-    let store = state.store.clone();
+    let (store, maps) = (state.store.clone(), [old.clone(), new.clone()]);
     let out = run(&state, options, move |o| {
         let side = |id: &str, backend: &Option<String>| -> Result<SideInput, ApiError> {
             let unit = store.get(id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(id))?;
@@ -182,6 +187,6 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     })
     .await?;
     let bytes = Bytes::from(out);
-    state.cache.put(etag.clone(), bytes.clone());
+    state.cache.put(etag.clone(), &[&maps[0], &maps[1]], bytes.clone());
     Ok(cached(StatusCode::OK).body(bytes))
 }

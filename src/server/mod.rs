@@ -78,6 +78,8 @@ pub(crate) struct AppState {
     pub metrics: Arc<Metrics>,
     /// The bytes all request bodies hold at once.
     pub bodies: Arc<body::InFlight>,
+    /// Held while a map is stored: one upload at a time checks and writes.
+    pub storing: tokio::sync::Mutex<()>,
 }
 
 impl AppState {
@@ -104,6 +106,7 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         cache: RenderCache::new(config.cache_bytes),
         metrics: Arc::new(Metrics::default()),
         bodies: body::InFlight::new(body::InFlight::cap_for(config.max_body_bytes)),
+        storing: tokio::sync::Mutex::new(()),
     });
     let max_body = config.max_body_bytes;
     let app = move || {

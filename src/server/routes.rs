@@ -224,13 +224,21 @@ async fn store_map(
             Ok((id, Some(store::encode(&meta, &dump))))
         })
         .await??;
-    let created = dump.is_some();
+    let mut created = false;
     if let Some(dump) = dump {
-        let (store, owned_id) = (state.store.clone(), id.clone());
-        web::block(move || store.put(&owned_id, &dump))
-            .await
-            .map_err(ApiError::internal)?
-            .map_err(ApiError::from_store)?;
+        // Identical uploads at once all find the map missing and render it; one at a time they
+        // then look again, so exactly one stores it (201) and the others find it stored (200).
+        let _turn = state.storing.lock().await;
+        if !contains(&state.store, &id)? {
+            let (store, owned_id) = (state.store.clone(), id.clone());
+            web::block(move || store.put(&owned_id, &dump))
+                .await
+                .map_err(ApiError::internal)?
+                .map_err(ApiError::from_store)?;
+            // Stored anew (perhaps after an eviction, with another name): no older render stands.
+            state.cache.forget(&id);
+            created = true;
+        }
     }
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok(HttpResponse::build(status)
@@ -273,6 +281,25 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The name and backend the map `id` was stored with: remembered by the cache, or read from the
+/// store (on a render thread) and remembered. 404 when the map is not stored.
+async fn stored_meta(state: &AppState, id: &str) -> Result<(Option<String>, Option<String>), ApiError> {
+    if let Some(meta) = state.cache.meta(id) {
+        return Ok(meta);
+    }
+    let (store, owned_id) = (state.store.clone(), id.to_string());
+    let meta = state
+        .pool
+        .run(move || -> Result<(Option<String>, Option<String>), ApiError> {
+            let unit = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
+            let (meta, _) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
+            Ok((meta.name, meta.backend))
+        })
+        .await??;
+    state.cache.remember_meta(id, meta.clone());
+    Ok(meta)
+}
+
 /// `GET /maps/{id}` (links) and `GET /maps/{id}.{svg,png,html,json}` (the picture).
 async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let file = req.match_info().get("file").unwrap_or("");
@@ -306,8 +333,15 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
             .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
             .body(links(id, &params.link_query()).to_string()));
     };
-    // Without `name` or `backend`, the map is drawn with those it was stored with; they never
-    // change for an id, so the tag need not read them.
+    // The tag names exactly the bytes served: the map, the options, and the name and backend it is
+    // drawn with, the query's or else those it was stored with (read once, remembered with its
+    // renders). A map evicted and stored again under another name gets another tag.
+    let mut params = params;
+    if params.name.is_none() || params.backend.is_none() {
+        let (name, backend) = stored_meta(&state, id).await?;
+        params.name = params.name.or(name).or_else(|| Some(format!("{}.py", &id[..12])));
+        params.backend = params.backend.or(backend);
+    }
     let etag = etag_of(id, &params.canonical(format, params.name.as_deref().unwrap_or("")));
     let cached = |status: StatusCode| {
         let mut res = picture(status, format);
@@ -319,23 +353,27 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     if none_match(&req, &etag) && contains(&state.store, id)? {
         return Ok(cached(StatusCode::NOT_MODIFIED).finish());
     }
+    // A render kept in memory is served only while its map is stored: an evicted map is 404 on
+    // every path, and its renders go with it.
     if let Some(bytes) = state.cache.get(&etag) {
-        return Ok(cached(StatusCode::OK).body(bytes));
+        if contains(&state.store, id)? {
+            return Ok(cached(StatusCode::OK).body(bytes));
+        }
+        state.cache.forget(id);
     }
-    let mut opts = params.render_options(format);
+    let opts = params.render_options(format);
     let (store, metrics, owned_id) = (state.store.clone(), state.metrics.clone(), id.to_string());
     let name = params.name.clone();
     let out = state
         .pool
         .run(move || -> Result<Vec<u8>, ApiError> {
             let unit = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
-            let (meta, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
-            let name = name.or(meta.name).unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
-            opts.backend = opts.backend.or(meta.backend);
+            let (_, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
+            let name = name.unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
             timed_render(&metrics, &name, dump.to_vec(), &opts)
         })
         .await??;
     let bytes = Bytes::from(out);
-    state.cache.put(etag.clone(), bytes.clone());
+    state.cache.put(etag.clone(), &[id], bytes.clone());
     Ok(cached(StatusCode::OK).body(bytes))
 }
