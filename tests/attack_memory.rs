@@ -1,7 +1,7 @@
 //! Memory under attack, measured as the process's peak resident set: this binary holds this one test,
 //! so nothing else runs beside it and the peak is the attack's. Each input is generated here.
 
-use pto_memory_map::{Dump, Format, RenderOptions, backend, build, render_map};
+use pto_memory_map::{DiffFormat, Dump, Format, RenderOptions, ViewOptions, backend, build, render_diff, render_map};
 
 /// A dump whose one function binds `n` tiles on `n` bases, each over most of the others' bytes and
 /// all live at once at the end: every pair of tiles is a conflict.
@@ -44,6 +44,12 @@ fn millions_of_conflicting_pairs_stay_within_300_mb() {
             let report = String::from_utf8_lossy(&out);
             assert!(report.contains("1998950 more pairs of tiles"), "the rest are counted");
         }
+    }
+    // A diff of two such maps (here the same one twice: building them is what cost).
+    let other = &map;
+    for format in [DiffFormat::Markdown, DiffFormat::Map(Format::Json)] {
+        let out = render_diff(&map, other, format, &ViewOptions::default(), 1.0).unwrap();
+        assert!(out.len() < 4 << 20, "diff {format:?}: {} bytes", out.len());
     }
     if let Some(peak) = peak_rss() {
         assert!(peak < 300 << 20, "peak resident set {} MB", peak >> 20);
