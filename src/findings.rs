@@ -331,7 +331,8 @@ pub const CONFLICTS_LISTED: usize = 50;
 /// lifetime, up to [`CONFLICTS_LISTED`] per space, then one finding counting the rest.
 fn conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
     // Per space (in the blocks' order): the pairs listed, and how many more there were.
-    let mut spaces: Vec<(&str, Vec<(usize, usize)>, usize)> = Vec::new();
+    type Listed<'a> = (&'a str, Vec<(usize, usize)>, usize);
+    let mut spaces: Vec<Listed> = Vec::new();
     for_each_overlap(&f.blocks, |i, j, same_base| {
         if same_base {
             return;

@@ -251,10 +251,7 @@ impl Default for Xml {
 /// [`forbidden`]); also fine for HTML text and attribute values.
 fn escape_into(out: &mut String, text: &str) {
     // Bytes from 0xEF lead the characters from U+F000, where the noncharacters are.
-    if !text
-        .bytes()
-        .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || b < 0x20 || b >= 0xEF || b == 0x7F || b == 0xC2)
-    {
+    if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || maybe_forbidden(b)) {
         out.push_str(text);
         return;
     }
@@ -284,10 +281,17 @@ pub fn forbidden(c: char) -> bool {
         || (u & 0xFFFE) == 0xFFFE
 }
 
+/// Whether the UTF-8 byte `b` may be (part of) a character [`forbidden`] names: a control
+/// character, DEL, the lead byte of the C1 range (0xC2), or a lead byte from U+F000 on (0xEF
+/// and up), where the noncharacters are. Text without such bytes is passed on as it is.
+fn maybe_forbidden(b: u8) -> bool {
+    !(0x20..0xEF).contains(&b) || b == 0x7F || b == 0xC2
+}
+
 /// `text` with what [`forbidden`] names replaced by U+FFFD: for raw text (a page's script), which is
 /// not escaped otherwise.
 fn allowed(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.bytes().any(|b| b < 0x20 || b >= 0xEF || b == 0x7F || b == 0xC2) || !text.chars().any(forbidden) {
+    if !text.bytes().any(maybe_forbidden) || !text.chars().any(forbidden) {
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(text.chars().map(|c| if forbidden(c) { '\u{fffd}' } else { c }).collect())
