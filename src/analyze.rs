@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
-use crate::findings::{self, overlapping_pairs};
+use crate::findings::{self, for_each_overlap};
 use crate::model::{
     Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
     SpaceUsage, Tile, space_rank,
@@ -245,14 +245,20 @@ pub fn idle(t: &Tile) -> Option<Idle> {
 /// Two blocks that overlap in address and lifetime: on the same base the narrower is a view into the
 /// other; on different bases both are a conflict (two live allocations share bytes).
 fn mark_overlaps(blocks: &mut [Block]) {
-    for (i, j) in overlapping_pairs(blocks) {
-        if blocks[i].tile.base == blocks[j].tile.base {
+    // The marks are gathered first: the walk reads the blocks it would otherwise be marking.
+    let (mut views, mut conflicts) = (vec![false; blocks.len()], vec![false; blocks.len()]);
+    for_each_overlap(blocks, |i, j, same_base| {
+        if same_base {
             let narrower = if blocks[j].tile.size <= blocks[i].tile.size { j } else { i };
-            blocks[narrower].view = true;
+            views[narrower] = true;
         } else {
-            blocks[i].conflict = true;
-            blocks[j].conflict = true;
+            conflicts[i] = true;
+            conflicts[j] = true;
         }
+    });
+    for ((b, view), conflict) in blocks.iter_mut().zip(views).zip(conflicts) {
+        b.view |= view;
+        b.conflict |= conflict;
     }
 }
 

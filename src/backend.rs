@@ -56,8 +56,8 @@ impl Backend {
 /// Used when neither the user nor the case's `ptoas/` output names a target.
 pub const DEFAULT_BACKEND: &str = "Ascend910B";
 
-/// The known backends: those from SoC files first (so a file can redefine a built-in), then the
-/// built-in ones.
+/// The known backends: those from SoC files first (so a file's arch is matched before a built-in
+/// one's), then the built-in ones.
 #[derive(Debug, Clone)]
 pub struct Backends(Vec<Backend>);
 
@@ -104,7 +104,9 @@ impl Backends {
     }
 
     /// Adds the chip described by a SoC file: `name`, `arch` and a `capacities` table of bytes per
-    /// space, as TOML (`.toml`) or JSON (anything else).
+    /// space, as TOML (`.toml`) or JSON (anything else). A file that takes the name of a built-in
+    /// backend is refused: it replaced that backend silently, and when it lacked a space the
+    /// built-in has, the map was scaled by the other backend, "inferred", with nothing said.
     pub fn with_soc_file(mut self, path: &Path) -> Result<Backends> {
         let bytes = crate::dump::read_file(path, MAX_SOC_BYTES, "the SoC file")?;
         let text = String::from_utf8(bytes).map_err(|_| {
@@ -114,6 +116,18 @@ impl Backends {
             )
         })?;
         let backend = parse_soc(&text, &path.display().to_string(), path.extension().is_some_and(|e| e == "toml"))?;
+        if let Some(builtin) = Backends::builtin().0.iter().find(|b| b.name.eq_ignore_ascii_case(&backend.name)) {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "{}: the SoC file names its chip '{}', which is a built-in backend; give it a name of its own \
+                     (name = \"{}-custom\") and pick it with -b",
+                    path.display(),
+                    backend.name,
+                    builtin.name
+                ),
+            ));
+        }
         self.0.retain(|b| !b.name.eq_ignore_ascii_case(&backend.name));
         self.0.insert(0, backend);
         Ok(self)
@@ -269,6 +283,22 @@ pub fn arch_in(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_soc_file_may_not_take_a_built_in_name() {
+        let dir = std::env::temp_dir().join(format!("pmm-soc-shadow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("shadow.toml");
+        std::fs::write(&file, "name = \"ascend910b\"\narch = \"a2a3\"\n[capacities]\nVec = 1024\n").unwrap();
+        let err = Backends::builtin().with_soc_file(&file).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Usage);
+        assert!(err.message.contains("'ascend910b', which is a built-in backend"), "{err}");
+        assert!(err.message.contains("Ascend910B-custom"), "{err}");
+        std::fs::write(&file, "name = \"Ascend910B-custom\"\narch = \"a2a3\"\n[capacities]\nVec = 1024\n").unwrap();
+        let backends = Backends::builtin().with_soc_file(&file).unwrap();
+        assert_eq!(backends.by_name("Ascend910B").unwrap().capacities["Vec"], 188_416, "the built-in stays");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn reads_the_arch_attribute() {

@@ -4,9 +4,9 @@
 //! `check` and SARIF all say the same thing. [`CODES`] is the one table of codes: `explain` prints
 //! it, SARIF turns it into rules, the text report cites it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use crate::model::{BackendChoice, BackendSource, Block, Finding, FunctionMap, MemoryMap, Severity, SpaceUsage};
+use crate::model::{BackendChoice, BackendSource, Block, Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, Tile};
 use crate::units::fmt_bytes;
 
 /// What a code means and what to do about it.
@@ -369,88 +369,164 @@ fn reserved(f: &FunctionMap, out: &mut Vec<Finding>) {
     }
 }
 
-/// Index pairs `(i, j)`, `i < j`, of blocks in one space that overlap in address and lifetime.
-/// `blocks` must be sorted by (panel order, offset, start), as `analyze::merge_aliases` leaves them.
-/// The analysis marks views and conflicts with it, and the findings name each conflicting pair.
+/// Calls `visit(i, j)`, `i < j`, for each pair of blocks in one space that overlap in address and
+/// lifetime. `blocks` must be sorted by (panel order, offset, start), as `analyze::merge_aliases`
+/// leaves them. The analysis marks views and conflicts with it, and the findings name the
+/// conflicting pairs. Nothing is collected: a hostile dump's thousands of tiles over one range make
+/// millions of pairs, which cost a few comparisons each here rather than memory.
 ///
 /// The blocks that may overlap `a` in address are the runs of equal offset after it, up to its end.
 /// Within a run, sorted by start, only those whose start lies in `[a.start - longest lifetime of the
 /// run, a.end]` can overlap it in time, and a binary search finds them: a slot reused by thousands
-/// of tiles over disjoint lifetimes costs a search, not a pass over all of them.
-pub fn overlapping_pairs(blocks: &[Block]) -> Vec<(usize, usize)> {
+/// of tiles over disjoint lifetimes costs a search, not a pass over all of them. The pairs are
+/// checked against the run's deadline as they go; past it the walk stops, and the caller's next
+/// checkpoint reports it.
+pub fn for_each_overlap(blocks: &[Block], mut visit: impl FnMut(usize, usize, bool)) {
     let n = blocks.len();
+    // What the walk compares, compact and without strings: millions of pairs are read here.
+    let ids = |key: &dyn Fn(&Block) -> &str| {
+        let mut seen: HashMap<&str, u32> = HashMap::new();
+        blocks
+            .iter()
+            .map(|b| {
+                let next = seen.len() as u32;
+                *seen.entry(key(b)).or_insert(next)
+            })
+            .collect::<Vec<u32>>()
+    };
+    let (space, base) = (ids(&|b| b.tile.space.as_str()), ids(&|b| b.tile.base.as_str()));
+    let span: Vec<(i64, i64, u32, u32)> =
+        blocks.iter().map(|b| (b.tile.offset, b.tile.stop(), b.tile.start, b.tile.end)).collect();
     // For each block: one past the end of its run of equal (space, offset), and the run's longest
     // lifetime in lines.
     let (mut run_end, mut run_span) = (vec![n; n], vec![0u32; n]);
     let mut from = 0;
     while from < n {
-        let same = |b: &Block| b.tile.space == blocks[from].tile.space && b.tile.offset == blocks[from].tile.offset;
-        let to = from + blocks[from..].iter().take_while(|b| same(b)).count();
-        let span = blocks[from..to].iter().map(|b| b.tile.end.saturating_sub(b.tile.start)).max().unwrap_or(0);
+        let same = |k: usize| space[k] == space[from] && span[k].0 == span[from].0;
+        let to = from + (from..n).take_while(|&k| same(k)).count();
+        let longest = span[from..to].iter().map(|s| s.3.saturating_sub(s.2)).max().unwrap_or(0);
         run_end[from..to].fill(to);
-        run_span[from..to].fill(span);
+        run_span[from..to].fill(longest);
         from = to;
     }
-    let mut pairs = Vec::new();
+    // Steps (candidates and runs looked at) since the deadline was last read.
+    let mut steps = 0usize;
     for i in 0..n {
-        if i % 256 == 0 && crate::budget::expired() {
-            break; // the build's next checkpoint reports it
+        let (a_offset, a_stop, a_start, a_end) = span[i];
+        if a_stop <= a_offset {
+            continue; // an empty tile overlaps nothing
         }
         let mut run = i + 1;
         while run < n {
-            let (a, b) = (&blocks[i].tile, &blocks[run].tile);
-            if a.space != b.space || b.offset >= a.stop() {
+            steps += 1;
+            if steps >= DEADLINE_EVERY {
+                steps = 0;
+                if crate::budget::expired() {
+                    return;
+                }
+            }
+            if space[run] != space[i] || span[run].0 >= a_stop {
                 break; // nothing later overlaps `a` in address
             }
-            let (earliest, latest) = (a.start.saturating_sub(run_span[run]), a.end);
+            let (earliest, latest) = (a_start.saturating_sub(run_span[run]), a_end);
             let end = run_end[run];
-            let lo = run + blocks[run..end].partition_point(|b| b.tile.start < earliest);
-            let hi = run + blocks[run..end].partition_point(|b| b.tile.start <= latest);
+            let lo = run + span[run..end].partition_point(|s| s.2 < earliest);
+            let hi = run + span[run..end].partition_point(|s| s.2 <= latest);
+            steps += hi - lo;
             for j in lo..hi {
-                let (a, b) = (&blocks[i].tile, &blocks[j].tile);
-                if a.start <= b.end && b.start <= a.end && a.size > 0 && b.size > 0 {
-                    pairs.push((i, j));
+                let (b_offset, b_stop, b_start, b_end) = span[j];
+                if a_start <= b_end && b_start <= a_end && b_stop > b_offset {
+                    visit(i, j, base[i] == base[j]);
                 }
             }
             run = end;
         }
     }
-    pairs
 }
 
-/// One `conflict` per pair of blocks of different bases that overlap in address and lifetime.
+/// How many steps of a loop that can grow run between two reads of the deadline: reading it costs a
+/// clock read, and this many steps take well under a millisecond.
+const DEADLINE_EVERY: usize = 1 << 14;
+
+/// Conflicting pairs listed one finding each, per function and space; past them one more finding
+/// says how many pairs were not listed. Real dumps have none or a few; a hostile one has millions,
+/// and listing them all made findings (and every report of them) quadratic in tiles.
+pub const CONFLICTS_LISTED: usize = 50;
+
+/// Conflicts: one finding per pair of blocks of different bases that overlap in address and
+/// lifetime, up to [`CONFLICTS_LISTED`] per space, then one finding counting the rest.
 fn conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
-    for (i, j) in overlapping_pairs(&f.blocks) {
-        let (a, b) = (&f.blocks[i].tile, &f.blocks[j].tile);
-        if a.base == b.base {
-            continue;
+    // Per space (in the blocks' order): the pairs listed, and how many more there were.
+    type Listed<'a> = (&'a str, Vec<(usize, usize)>, usize);
+    let mut spaces: Vec<Listed> = Vec::new();
+    for_each_overlap(&f.blocks, |i, j, same_base| {
+        if same_base {
+            return;
         }
-        let (lo, hi) = (a.offset.max(b.offset), a.stop().min(b.stop()));
-        let (from, to) = (a.start.max(b.start), a.end.min(b.end));
-        let message = format!(
-            "{} ({}) and {} ({}) share {} at {}..{} while both are live (L{from}-L{to})",
-            a.name,
-            a.base,
-            b.name,
-            b.base,
-            fmt_bytes(hi - lo),
-            lo,
-            hi
-        );
-        let mut lines = vec![a.start, b.start];
-        lines.sort_unstable();
-        lines.dedup();
-        let mut x = in_function(
-            finding("conflict", Severity::Error, message),
-            f,
-            &a.space,
-            vec![a.name.clone(), b.name.clone()],
-            lines,
-        );
-        // Where the overlap begins is the line to look at.
-        x.line = Some(from);
-        out.push(x);
+        let a = &f.blocks[i].tile;
+        let at = match spaces.iter().position(|s| s.0 == a.space) {
+            Some(at) => at,
+            None => {
+                spaces.push((&a.space, Vec::new(), 0));
+                spaces.len() - 1
+            }
+        };
+        let s = &mut spaces[at];
+        if s.1.len() < CONFLICTS_LISTED {
+            s.1.push((i, j));
+        } else {
+            s.2 += 1;
+        }
+    });
+    for (space, pairs, more) in spaces {
+        for &(i, j) in &pairs {
+            out.push(conflict(f, &f.blocks[i].tile, &f.blocks[j].tile));
+        }
+        if more > 0 {
+            let message = format!(
+                "{more} more pairs of tiles of different bases share bytes in {space} while both are live \
+                 (the first {} are listed)",
+                pairs.len()
+            );
+            let line = pairs.first().map(|&(i, j)| vec![f.blocks[i].tile.start.max(f.blocks[j].tile.start)]);
+            out.push(in_function(
+                finding("conflict", Severity::Error, message),
+                f,
+                space,
+                Vec::new(),
+                line.unwrap_or_default(),
+            ));
+        }
     }
+}
+
+/// The `conflict` finding of two tiles of different bases that share bytes while both are live.
+fn conflict(f: &FunctionMap, a: &Tile, b: &Tile) -> Finding {
+    let (lo, hi) = (a.offset.max(b.offset), a.stop().min(b.stop()));
+    let (from, to) = (a.start.max(b.start), a.end.min(b.end));
+    let message = format!(
+        "{} ({}) and {} ({}) share {} at {}..{} while both are live (L{from}-L{to})",
+        a.name,
+        a.base,
+        b.name,
+        b.base,
+        fmt_bytes(hi - lo),
+        lo,
+        hi
+    );
+    let mut lines = vec![a.start, b.start];
+    lines.sort_unstable();
+    lines.dedup();
+    let mut x = in_function(
+        finding("conflict", Severity::Error, message),
+        f,
+        &a.space,
+        vec![a.name.clone(), b.name.clone()],
+        lines,
+    );
+    // Where the overlap begins is the line to look at.
+    x.line = Some(from);
+    x
 }
 
 fn occupancy_pct(hwm: i64, capacity: i64) -> f64 {
@@ -595,6 +671,71 @@ mod tests {
             assert!(!c.meaning.is_empty() && !c.remedy.is_empty() && !c.title.is_empty());
         }
         assert!(info("overflow").is_some() && info("nope").is_none());
+    }
+
+    /// `n` blocks of `n` bases in Vec, all over the same bytes and lines: every pair overlaps.
+    fn piled(n: usize) -> Vec<Block> {
+        (0..n)
+            .map(|i| Block {
+                tile: Tile {
+                    name: format!("t{i}"),
+                    space: "Vec".into(),
+                    base: format!("mem_{i}"),
+                    offset: i as i64 * 2,
+                    size: 16384,
+                    shape: Vec::new(),
+                    dtype: String::new(),
+                    op: String::new(),
+                    start: 1 + i as u32,
+                    end: 1 + n as u32,
+                    uses: Vec::new(),
+                    layout: String::new(),
+                },
+                aliases: Vec::new(),
+                view: false,
+                conflict: false,
+                idle: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_overlap_walk_stops_at_the_deadline() {
+        let blocks = piled(3000);
+        let mut all = 0usize;
+        for_each_overlap(&blocks, |_, _, _| all += 1);
+        assert_eq!(all, 3000 * 2999 / 2);
+        let past = crate::budget::Budget { deadline: Some(std::time::Instant::now()), ..Default::default() };
+        let mut seen = 0usize;
+        crate::budget::run(past, || for_each_overlap(&blocks, |_, _, _| seen += 1));
+        assert!(seen <= DEADLINE_EVERY, "{seen} pairs visited past the deadline");
+    }
+
+    #[test]
+    fn conflicts_are_listed_up_to_a_cap_then_counted() {
+        let blocks = piled(400);
+        let f = FunctionMap {
+            name: "f".into(),
+            ftype: "AIV".into(),
+            src_start: 1,
+            src_end: 401,
+            source: Default::default(),
+            spaces: Vec::new(),
+            blocks,
+            fits: Vec::new(),
+        };
+        let mut out = Vec::new();
+        conflicts(&f, &mut out);
+        assert_eq!(out.len(), CONFLICTS_LISTED + 1);
+        let pairs = 400 * 399 / 2;
+        let last = out.last().unwrap();
+        assert_eq!(last.code, "conflict");
+        assert!(
+            last.message.starts_with(&format!("{} more pairs of tiles", pairs - CONFLICTS_LISTED)),
+            "{}",
+            last.message
+        );
+        assert!(out[0].message.starts_with("t0 (mem_0) and t1 (mem_1) share"), "{}", out[0].message);
     }
 
     #[test]

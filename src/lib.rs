@@ -24,6 +24,7 @@ pub mod layout;
 #[allow(missing_docs)]
 pub mod model;
 pub mod option_table;
+pub mod output;
 pub mod par;
 pub mod render;
 pub mod server;

@@ -798,8 +798,9 @@ fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes what `write` makes to `target` as it makes it (`-`: standard output, where a reader that
-/// went away ends the run quietly, as other tools do). A file is written beside its final name and
-/// then takes it (see [`replace`]), so a failed run leaves no half-written file.
+/// went away ends the run quietly, as other tools do). A file is written as
+/// [`pto_memory_map::output`] says: beside its final name, then renamed, so a failed run leaves no
+/// half-written file; a device or FIFO is written through, never replaced.
 fn write_with(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     if target == Path::new("-") {
         let mut out = Sink { out: std::io::BufWriter::new(std::io::stdout().lock()), broken: false };
@@ -814,55 +815,8 @@ fn write_with(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -
             other => other,
         };
     }
-    let cannot = |e: String| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display()));
-    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = target.file_name().ok_or_else(|| cannot("not a file name".into()))?;
-    let temp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
-    let written = (|| {
-        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp);
-        let mut out = std::io::BufWriter::with_capacity(64 << 10, file.map_err(|e| cannot(e.to_string()))?);
-        write(&mut out).map_err(|e| if e.kind == ErrorKind::Io { cannot(e.message) } else { e })?;
-        // Not synced to disk: a render can be run again, and the sync cost a small dump 7% of
-        // its time. The rename still means a reader never sees half a file.
-        drop(out.into_inner().map_err(|e| cannot(e.error().to_string()))?);
-        replace(&temp, target).map_err(|e| cannot(e.to_string()))
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written?;
+    pto_memory_map::output::write_file(target, write)?;
     say(format_args!("wrote {}", target.display()));
-    Ok(())
-}
-
-/// Puts the finished `temp` in `target`'s place. An old file there is moved aside first and
-/// removed after: renamed over, ext4 would start writing the new file out before the rename
-/// returns (its guard for files replaced without a sync), which took a small page's run a
-/// millisecond. A reader sees the old file, the new one, or for a moment none; never half of one
-/// while the machine stays up. Without that guard (and without a sync, see [`write_with`]) a
-/// power loss in the next half-minute may leave the new output empty or cut short: run it again.
-/// Should the new name not take, the old file goes back, unless something else took its name
-/// meanwhile; then the error says where it was kept.
-fn replace(temp: &Path, target: &Path) -> std::io::Result<()> {
-    let aside = temp.with_extension("old");
-    // The aside name has this process's id; a file left there by an earlier process is not ours
-    // to replace, so the old output is then renamed over as it would be without this.
-    let moved = std::fs::symlink_metadata(&aside).is_err()
-        && std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file())
-        && std::fs::rename(target, &aside).is_ok();
-    if let Err(e) = std::fs::rename(temp, target) {
-        if moved {
-            // A link never replaces a file: a newer output that took the name stays.
-            if std::fs::hard_link(&aside, target).is_err() {
-                return Err(std::io::Error::new(e.kind(), format!("{e}; the old file is kept as {}", aside.display())));
-            }
-            let _ = std::fs::remove_file(&aside);
-        }
-        return Err(e);
-    }
-    if moved && let Err(e) = std::fs::remove_file(&aside) {
-        say_err(format_args!("warning: the old {} is left as {}: {e}", target.display(), aside.display()));
-    }
     Ok(())
 }
 
@@ -890,52 +844,6 @@ impl<W: Write> Write for Sink<W> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
-
-    /// A fresh folder holding an old output, `map.svg` ("old"), and the name of a new one beside
-    /// it, as [`write_with`] names it.
-    fn old_output(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
-        let dir = std::env::temp_dir().join(format!("pmm-replace-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let (temp, target) = (dir.join(".map.svg.1.tmp"), dir.join("map.svg"));
-        std::fs::write(&target, "old").unwrap();
-        (dir, temp, target)
-    }
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
-    }
-
-    #[test]
-    fn a_new_file_takes_an_old_ones_place_or_the_old_one_goes_back() {
-        let (dir, temp, target) = old_output("ok");
-        std::fs::write(&temp, "new").unwrap();
-        replace(&temp, &target).unwrap();
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        assert_eq!(names(&dir), ["map.svg"], "nothing is left aside");
-        // No file at `temp` now: the rename into place fails after the old file was moved aside.
-        assert!(replace(&temp, &target).is_err());
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        assert_eq!(names(&dir), ["map.svg"]);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn a_file_already_at_the_aside_name_is_left_alone() {
-        let (dir, temp, target) = old_output("taken");
-        std::fs::write(dir.join(".map.svg.1.old"), "someone else's").unwrap();
-        std::fs::write(&temp, "new").unwrap();
-        replace(&temp, &target).unwrap();
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        assert_eq!(std::fs::read_to_string(dir.join(".map.svg.1.old")).unwrap(), "someone else's");
-        // And when the new file cannot take the name, the old output stays where it was.
-        assert!(replace(&temp, &target).is_err());
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 
     /// The command line follows the option table: each option the table gives a flag is a flag of
     /// the render command with the table's help, values and default, and the limits' flags are the

@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::layout::RULES;
 use crate::model::{FunctionMap, MemoryMap};
 use crate::render::xml::Xml;
-use crate::{RenderOptions, dump, load_with, render_map};
+use crate::{RenderOptions, dump, load_with};
 
 use crate::cases::{self, MAX_CASES};
 pub use crate::cases::{MAX_FOLDERS, case_folders, is_tree};
@@ -190,8 +190,8 @@ pub fn draw(root: &Path, out: &Path, opts: &TreeOptions) -> Result<Report> {
     let index = out.join(INDEX);
     let report = Report { cases, index };
     let html = index_page(root, &report);
-    std::fs::write(&report.index, html)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", report.index.display())))?;
+    // Like every page: written beside, then renamed, so a full disk leaves no half index.
+    crate::output::write_bytes(&report.index, html.as_bytes())?;
     Ok(report)
 }
 
@@ -228,14 +228,15 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
     };
     let page = format!("{}.{}", case.name, opts.render.format.extension());
     let target = out.join(&page);
-    let written = render_map(&map, &render).and_then(|bytes| {
+    let written = (|| {
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create: {e}", parent.display())))?;
         }
-        std::fs::write(&target, bytes)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display())))
-    });
+        // Written as it is made, beside its name, then renamed: a full disk leaves the page that
+        // was there before (or none), never part of one.
+        crate::output::write_file(&target, |out| crate::render_map_to(&map, &render, out))
+    })();
     match written {
         Ok(()) => Outcome::Drawn { page, functions: rows(&map, &render.view.functions) },
         Err(err) => Outcome::Failed { message: words(&err) },

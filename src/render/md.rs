@@ -9,7 +9,7 @@ use crate::units::{fmt_bytes, signed_bytes};
 
 /// A compact Markdown report for a pull-request comment.
 pub fn render(d: &MapDiff) -> String {
-    format!("**Memory map:** {}\n\n{}", d.verdict, body(d, "####"))
+    super::txt::visible_controls(format!("**Memory map:** {}\n\n{}", d.verdict, body(d, "####")))
 }
 
 /// `` `old` (Ascend910B) → `new` (Ascend950) · pass AllocateMemoryAddr ``: which dumps, on which chips.
@@ -165,7 +165,7 @@ pub fn render_tree(d: &TreeDiff) -> String {
         let list: Vec<String> = unchanged.iter().map(|c| c.case.clone()).collect();
         out += &format!("\n{} case{} unchanged: {}.\n", list.len(), plural(list.len()), names(&list, usize::MAX));
     }
-    out
+    super::txt::visible_controls(out)
 }
 
 fn arrow(delta: i64) -> &'static str {

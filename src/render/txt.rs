@@ -18,6 +18,26 @@ pub fn render(map: &MemoryMap) -> String {
     for f in &map.functions {
         function(f, &mut out);
     }
+    visible_controls(out)
+}
+
+/// `text` with every control character but newline and tab written as `\xNN`: a report is read in
+/// terminals, where an ESC from a dump's name would start an escape sequence (retitle the window,
+/// rewrite the screen) and a BEL ring. Only the report's own newlines and tabs are control
+/// characters it means; the rest came from the input.
+pub fn visible_controls(text: String) -> String {
+    let control = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(control) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if control(c) {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
     out
 }
 
@@ -198,6 +218,15 @@ fn table(rows: &[Vec<String>], first_number: usize, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        assert_eq!(
+            visible_controls("a\u{1b}]0;pwned\u{7}\tb\n\r\u{9b}c".into()),
+            "a\\x1b]0;pwned\\x07\tb\n\\x0d\\x9bc"
+        );
+        assert_eq!(visible_controls("plain\n".into()), "plain\n");
+    }
 
     #[test]
     fn tables_align_and_leave_no_trailing_spaces() {

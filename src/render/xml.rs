@@ -97,7 +97,8 @@ impl Xml {
         self.finish_start();
         // One pass, straight into the page (the script is 60 KB): a `<` that starts `</` or `<!--`
         // is followed by a backslash escape of its next character.
-        let mut rest = content;
+        let content = allowed(content);
+        let mut rest: &str = &content;
         while let Some(at) = rest.find('<') {
             self.out.push_str(&rest[..=at]);
             rest = &rest[at + 1..];
@@ -246,9 +247,11 @@ impl Default for Xml {
     }
 }
 
-/// Escapes the five XML specials; also fine for HTML text and attribute values.
+/// Escapes the five XML specials, and replaces with U+FFFD what XML may not hold at all (see
+/// [`forbidden`]); also fine for HTML text and attribute values.
 fn escape_into(out: &mut String, text: &str) {
-    if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || b < 0x20) {
+    // Bytes from 0xEF lead the characters from U+F000, where the noncharacters are.
+    if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || maybe_forbidden(b)) {
         out.push_str(text);
         return;
     }
@@ -259,11 +262,39 @@ fn escape_into(out: &mut String, text: &str) {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            // Control characters other than tab and newline are not allowed in XML 1.0 at all.
-            c if (c as u32) < 0x20 && c != '\t' && c != '\n' => out.push('\u{fffd}'),
+            c if forbidden(c) => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
+}
+
+/// Characters a document should not carry: the control characters other than tab, newline and
+/// carriage return (XML 1.0 forbids those below U+0020; DEL and the C1 range it discourages, and a
+/// terminal or viewer may act on them), and the noncharacters U+FDD0 to U+FDEF and U+xFFFE/U+xFFFF
+/// of every plane (XML forbids U+FFFE and U+FFFF; a parser that meets one stops with an error, so
+/// one such character in a dump or a `name=` made the whole SVG unreadable).
+pub fn forbidden(c: char) -> bool {
+    let u = c as u32;
+    (u < 0x20 && !matches!(c, '\t' | '\n' | '\r'))
+        || (0x7F..=0x9F).contains(&u)
+        || (0xFDD0..=0xFDEF).contains(&u)
+        || (u & 0xFFFE) == 0xFFFE
+}
+
+/// Whether the UTF-8 byte `b` may be (part of) a character [`forbidden`] names: a control
+/// character, DEL, the lead byte of the C1 range (0xC2), or a lead byte from U+F000 on (0xEF
+/// and up), where the noncharacters are. Text without such bytes is passed on as it is.
+fn maybe_forbidden(b: u8) -> bool {
+    !(0x20..0xEF).contains(&b) || b == 0x7F || b == 0xC2
+}
+
+/// `text` with what [`forbidden`] names replaced by U+FFFD: for raw text (a page's script), which is
+/// not escaped otherwise.
+fn allowed(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.bytes().any(maybe_forbidden) || !text.chars().any(forbidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.chars().map(|c| if forbidden(c) { '\u{fffd}' } else { c }).collect())
 }
 
 /// A writer that passes bytes on unless they hold a `<`, which could close a raw text element.
@@ -349,6 +380,26 @@ fn write_color(out: &mut String, c: Color) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_xml_forbids_is_replaced() {
+        let mut x = Xml::new();
+        x.element(
+            "text",
+            &[("data-name", "a\u{fffe}b\u{1b}c\u{7}".into())],
+            "\u{ffff}x\u{fdd0}\u{1fffe}\u{9b}y\tz\u{e9}",
+        );
+        assert_eq!(
+            x.finish().as_str(),
+            "<text data-name=\"a\u{fffd}b\u{fffd}c\u{fffd}\">\u{fffd}x\u{fffd}\u{fffd}\u{fffd}y\tz\u{e9}</text>\n"
+        );
+        for c in ['\u{fffd}', '\u{fdcf}', '\u{fdf0}', '\u{10000}', '\u{a0}', '\u{d7ff}', '\u{e000}'] {
+            assert!(!forbidden(c), "{:x}", c as u32);
+        }
+        let mut x = Xml::html_fragment();
+        x.raw_text("script", &[], "var a = '\u{fffe}\u{1b}';");
+        assert_eq!(x.finish().as_str(), "<script>var a = '\u{fffd}\u{fffd}';</script>\n");
+    }
 
     #[test]
     fn values_and_text_are_escaped() {

@@ -7,13 +7,18 @@
 //! Reading is also bounded in time: a client that trickles its body (one byte a second holds a
 //! connection and its buffer for hours) is answered 408 once the read timeout has passed.
 //!
+//! Memory follows what arrives, not what is declared: a buffer grows with the bytes received (a
+//! `Content-Length` of 32 MiB on a connection that then sends nothing reserves nothing), and the
+//! bytes held by every body in flight are counted together ([`InFlight`]): past that total a
+//! request is answered 503 with `Retry-After`, so many slow uploads at once cannot exhaust memory.
+//!
 //! A form has one rule for its fields: each option at most once (as in a query string), the dump in
 //! exactly one file field (`dump`, or the form's only file), and any other field is a 400 naming it.
 
 use std::io::Read;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -30,9 +35,78 @@ use super::params;
 /// Longest accepted text field in a form (`format`, `theme`...).
 const MAX_FIELD: usize = 4096;
 
+/// The bytes held by request bodies being read or waiting for their render, over the whole service.
+#[derive(Debug)]
+pub struct InFlight {
+    held: AtomicUsize,
+    cap: usize,
+}
+
+impl InFlight {
+    /// A count whose total may not pass `cap` bytes.
+    pub fn new(cap: usize) -> Arc<InFlight> {
+        Arc::new(InFlight { held: AtomicUsize::new(0), cap })
+    }
+
+    /// The service's total for a largest body of `max_body` bytes: room for eight such bodies (256
+    /// MiB at the default 32 MiB), so a few large uploads go through together while a crowd of
+    /// clients cannot hold more memory than that.
+    pub fn cap_for(max_body: usize) -> usize {
+        max_body.saturating_mul(8)
+    }
+}
+
+/// One request's share of [`InFlight`]: what it was granted, given back when the last clone is
+/// dropped (the upload, after its render).
+#[derive(Debug, Clone, Default)]
+pub struct Held(Option<Arc<Share>>);
+
+#[derive(Debug)]
+struct Share {
+    bytes: AtomicUsize,
+    pool: Arc<InFlight>,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        self.pool.held.fetch_sub(self.bytes.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+impl Held {
+    fn new(pool: &Arc<InFlight>) -> Held {
+        Held(Some(Arc::new(Share { bytes: AtomicUsize::new(0), pool: pool.clone() })))
+    }
+
+    /// Takes `more` bytes from the service's total; false (nothing taken) when that would pass it.
+    fn grow(&self, more: usize) -> bool {
+        let Some(share) = &self.0 else { return true };
+        let before = share.pool.held.fetch_add(more, Ordering::Relaxed);
+        if before.saturating_add(more) > share.pool.cap {
+            share.pool.held.fetch_sub(more, Ordering::Relaxed);
+            return false;
+        }
+        share.bytes.fetch_add(more, Ordering::Relaxed);
+        true
+    }
+}
+
+/// The answer when the bodies in flight hold all the memory they may.
+fn crowded() -> ApiError {
+    ApiError::new(
+        actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+        "busy",
+        "the service holds as many request bodies as it may at once; retry in a moment",
+    )
+}
+
 /// A dump as it arrived, before inflating.
 #[derive(Debug, Default)]
 pub struct Upload {
+    /// Its bytes' share of the bodies in flight, given back when the upload is dropped: kept for
+    /// that drop, never read.
+    #[allow(dead_code)]
+    pub held: Held,
     pub bytes: Vec<u8>,
     /// The body is gzip: said by `Content-Encoding`/`Content-Type`, or seen in its first two bytes
     /// (0x1f 0x8b is never the start of UTF-8 text, so sniffing cannot misread a dump).
@@ -121,18 +195,24 @@ fn too_slow(timeout: Duration) -> ApiError {
     )
 }
 
-/// Reads the dump (and any form fields) from the request, at most `limit` bytes on the wire, within
-/// `timeout`.
-pub async fn read(
-    req: &HttpRequest,
-    payload: web::Payload,
-    limit: usize,
-    timeout: Duration,
-) -> Result<Upload, ApiError> {
-    actix_web::rt::time::timeout(timeout, read_untimed(req, payload, limit)).await.map_err(|_| too_slow(timeout))?
+/// How a body is to be read: at most `limit` bytes on the wire, within `timeout`, its bytes counted
+/// in `bodies`.
+#[derive(Clone)]
+pub struct Reading {
+    pub limit: usize,
+    pub timeout: Duration,
+    pub bodies: Arc<InFlight>,
 }
 
-async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<Upload, ApiError> {
+/// Reads the dump (and any form fields) from the request as `how` says.
+pub async fn read(req: &HttpRequest, payload: web::Payload, how: &Reading) -> Result<Upload, ApiError> {
+    let timeout = how.timeout;
+    actix_web::rt::time::timeout(timeout, read_untimed(req, payload, how.limit, Held::new(&how.bodies)))
+        .await
+        .map_err(|_| too_slow(timeout))?
+}
+
+async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize, held: Held) -> Result<Upload, ApiError> {
     let kind = classify(req)?;
     let declared = req
         .headers()
@@ -144,10 +224,10 @@ async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize) ->
     }
     let mut upload = match kind {
         Kind::Raw { gzip } => {
-            let bytes = read_raw(payload, limit, declared.unwrap_or(0) as usize).await?;
-            Upload { bytes, gzip, ..Upload::default() }
+            let bytes = read_raw(payload, limit, &held).await?;
+            Upload { bytes, gzip, held, ..Upload::default() }
         }
-        Kind::Multipart => read_multipart(req, payload, limit).await?,
+        Kind::Multipart => read_multipart(req, payload, limit, held).await?,
     };
     if upload.bytes.is_empty() {
         return Err(ApiError::bad_request(
@@ -160,12 +240,23 @@ async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize) ->
     Ok(upload)
 }
 
-async fn read_raw(mut payload: web::Payload, limit: usize, hint: usize) -> Result<Vec<u8>, ApiError> {
-    let mut out = Vec::with_capacity(hint.min(limit));
+/// The body as it arrives: the buffer grows with the chunks (never by what `Content-Length`
+/// declares), each counted in `held` first.
+async fn read_raw(mut payload: web::Payload, limit: usize, held: &Held) -> Result<Vec<u8>, ApiError> {
+    let mut out = Vec::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(payload_error)?;
         if out.len() + chunk.len() > limit {
             return Err(ApiError::too_large(limit, "the request body"));
+        }
+        // The buffer may double as it grows: its capacity is what is held.
+        let more = (out.len() + chunk.len()).saturating_sub(out.capacity());
+        if more > 0 {
+            let grown = (out.len() + chunk.len()).max(out.capacity() * 2).min(limit);
+            if !held.grow(grown - out.capacity()) {
+                return Err(crowded());
+            }
+            out.reserve_exact(grown - out.len());
         }
         out.extend_from_slice(&chunk);
     }
@@ -181,13 +272,29 @@ fn payload_error(err: PayloadError) -> ApiError {
     }
 }
 
-/// The raw body stream, cut off after `limit` bytes. Multipart parsing reads the whole body,
-/// including fields it skips, so the limit has to sit under the parser, not around what it yields.
+/// The raw body stream, cut off after `limit` bytes or when the bodies in flight hold all they may.
+/// Multipart parsing reads the whole body, including fields it skips, so the limit has to sit
+/// under the parser, not around what it yields. Every byte that passes is counted in `held`: the
+/// parser buffers it, and the fields it yields keep it.
 struct Capped {
     inner: web::Payload,
     seen: usize,
     limit: usize,
-    tripped: Arc<AtomicBool>,
+    held: Held,
+    /// Why the stream stopped: [`OVER_LIMIT`] or [`CROWDED`] (0 while it has not).
+    tripped: Arc<AtomicU8>,
+}
+
+const OVER_LIMIT: u8 = 1;
+const CROWDED: u8 = 2;
+/// The body ended before the form did.
+const ENDED: u8 = 3;
+
+impl Capped {
+    fn new(payload: web::Payload, limit: usize, held: Held) -> (Capped, Arc<AtomicU8>) {
+        let tripped = Arc::new(AtomicU8::new(0));
+        (Capped { inner: payload, seen: 0, limit, held, tripped: tripped.clone() }, tripped)
+    }
 }
 
 impl Stream for Capped {
@@ -196,36 +303,77 @@ impl Stream for Capped {
         match Pin::new(&mut self.inner).poll_next(cx) {
             Poll::Ready(Some(Ok(chunk))) => {
                 self.seen += chunk.len();
-                if self.seen > self.limit {
-                    self.tripped.store(true, Ordering::Relaxed);
-                    Poll::Ready(Some(Err(PayloadError::Overflow)))
+                let why = if self.seen > self.limit {
+                    OVER_LIMIT
+                } else if !self.held.grow(chunk.len()) {
+                    CROWDED
                 } else {
-                    Poll::Ready(Some(Ok(chunk)))
-                }
+                    return Poll::Ready(Some(Ok(chunk)));
+                };
+                self.tripped.store(why, Ordering::Relaxed);
+                Poll::Ready(Some(Err(PayloadError::Overflow)))
+            }
+            // The multipart parser (actix-multipart 0.7) told that the body ended waits forever
+            // when the form is not complete (no closing boundary): nothing will wake it. The end
+            // is noted and the reader's task woken, so that [`Parsed`] sees the parser still
+            // waiting after the end and answers at once rather than at the read timeout.
+            Poll::Ready(None) => {
+                let _ = self.tripped.compare_exchange(0, ENDED, Ordering::Relaxed, Ordering::Relaxed);
+                cx.waker().wake_by_ref();
+                Poll::Ready(None)
             }
             other => other,
         }
     }
 }
 
+/// The next thing the multipart parser yields (`next`, a form's next field or a field's next
+/// chunk), or an error when the body has ended and the parser still waits for more: a form cut
+/// short (see [`Capped`]).
+struct Parsed<'a, F> {
+    next: F,
+    tripped: &'a AtomicU8,
+}
+
+impl<F: std::future::Future + Unpin> std::future::Future for Parsed<'_, F> {
+    type Output = Result<F::Output, ApiError>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match Pin::new(&mut self.next).poll(cx) {
+            Poll::Ready(out) => Poll::Ready(Ok(out)),
+            Poll::Pending if self.tripped.load(Ordering::Relaxed) == ENDED => Poll::Ready(Err(ApiError::bad_request(
+                "bad_multipart",
+                "the multipart body ended before the form's closing boundary (--BOUNDARY--): send the whole form",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// The error of a multipart body: what stopped the stream under the parser, or the parser's own.
+fn multipart_failure(tripped: &AtomicU8, limit: usize, e: actix_multipart::MultipartError) -> ApiError {
+    match tripped.load(Ordering::Relaxed) {
+        OVER_LIMIT => ApiError::too_large(limit, "the request body"),
+        CROWDED => crowded(),
+        _ => ApiError::bad_request("bad_multipart", format!("the multipart upload cannot be read: {e}")),
+    }
+}
+
 /// Takes the field named `dump`, or the form's only file field, as the dump; the text fields are
 /// options (the upload form's format select), checked with the query's. A second dump, or a file
 /// field that is not the dump, is a 400 naming it.
-async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) -> Result<Upload, ApiError> {
-    let tripped = Arc::new(AtomicBool::new(false));
-    let capped = Capped { inner: payload, seen: 0, limit, tripped: tripped.clone() };
+async fn read_multipart(
+    req: &HttpRequest,
+    payload: web::Payload,
+    limit: usize,
+    held: Held,
+) -> Result<Upload, ApiError> {
+    let (capped, tripped) = Capped::new(payload, limit, held.clone());
     let mut form = Multipart::new(req.headers(), capped);
-    let mut upload = Upload::default();
+    let mut upload = Upload { held, ..Upload::default() };
     // The name of the field the dump came from.
     let mut dump_field: Option<String> = None;
-    let fail = |e: actix_multipart::MultipartError| {
-        if tripped.load(Ordering::Relaxed) {
-            ApiError::too_large(limit, "the request body")
-        } else {
-            ApiError::bad_request("bad_multipart", format!("the multipart upload cannot be read: {e}"))
-        }
-    };
-    while let Some(field) = form.next().await {
+    let fail = |e: actix_multipart::MultipartError| multipart_failure(&tripped, limit, e);
+    while let Some(field) = (Parsed { next: form.next(), tripped: &tripped }).await? {
         let mut field = field.map_err(&fail)?;
         let name = field.name().unwrap_or("").to_string();
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
@@ -241,7 +389,7 @@ async fn read_multipart(req: &HttpRequest, payload: web::Payload, limit: usize) 
             ));
         }
         let cap = if is_dump { limit } else { MAX_FIELD };
-        let data = read_field(&mut field, cap, &fail).await?.ok_or_else(|| {
+        let data = read_field(&mut field, cap, &fail, &tripped).await?.ok_or_else(|| {
             if is_dump {
                 ApiError::too_large(limit, "the uploaded dump")
             } else {
@@ -270,9 +418,10 @@ async fn read_field(
     field: &mut actix_multipart::Field,
     cap: usize,
     fail: &impl Fn(actix_multipart::MultipartError) -> ApiError,
+    tripped: &AtomicU8,
 ) -> Result<Option<Vec<u8>>, ApiError> {
     let mut data = Vec::new();
-    while let Some(chunk) = field.next().await {
+    while let Some(chunk) = (Parsed { next: field.next(), tripped }).await? {
         let chunk = chunk.map_err(fail)?;
         if data.len() + chunk.len() > cap {
             return Ok(None);
@@ -294,14 +443,10 @@ fn push_option(fields: &mut Vec<(String, String)>, name: String, data: Vec<u8>) 
 }
 
 /// Two dumps from one form, for `POST /diff`: the file fields `old` and `new` (each once); the text
-/// fields are options. Any other file field is a 400 naming it. Within `timeout`.
-pub async fn read_pair(
-    req: &HttpRequest,
-    payload: web::Payload,
-    limit: usize,
-    timeout: Duration,
-) -> Result<(Upload, Upload), ApiError> {
-    actix_web::rt::time::timeout(timeout, read_pair_untimed(req, payload, limit))
+/// fields are options. Any other file field is a 400 naming it. As `how` says.
+pub async fn read_pair(req: &HttpRequest, payload: web::Payload, how: &Reading) -> Result<(Upload, Upload), ApiError> {
+    let timeout = how.timeout;
+    actix_web::rt::time::timeout(timeout, read_pair_untimed(req, payload, how.limit, Held::new(&how.bodies)))
         .await
         .map_err(|_| too_slow(timeout))?
 }
@@ -310,6 +455,7 @@ async fn read_pair_untimed(
     req: &HttpRequest,
     payload: web::Payload,
     limit: usize,
+    held: Held,
 ) -> Result<(Upload, Upload), ApiError> {
     if !matches!(classify(req)?, Kind::Multipart) {
         return Err(ApiError::new(
@@ -318,19 +464,12 @@ async fn read_pair_untimed(
             "a diff takes a multipart form with the fields 'old' and 'new' (curl: -F old=@a.py -F new=@b.py)",
         ));
     }
-    let tripped = Arc::new(AtomicBool::new(false));
-    let capped = Capped { inner: payload, seen: 0, limit, tripped: tripped.clone() };
+    let (capped, tripped) = Capped::new(payload, limit, held.clone());
     let mut form = Multipart::new(req.headers(), capped);
-    let (mut old, mut new) = (Upload::default(), Upload::default());
+    let (mut old, mut new) = (Upload { held: held.clone(), ..Upload::default() }, Upload { held, ..Upload::default() });
     let (mut have_old, mut have_new) = (false, false);
-    let fail = |e: actix_multipart::MultipartError| {
-        if tripped.load(Ordering::Relaxed) {
-            ApiError::too_large(limit, "the request body")
-        } else {
-            ApiError::bad_request("bad_multipart", format!("the multipart upload cannot be read: {e}"))
-        }
-    };
-    while let Some(field) = form.next().await {
+    let fail = |e: actix_multipart::MultipartError| multipart_failure(&tripped, limit, e);
+    while let Some(field) = (Parsed { next: form.next(), tripped: &tripped }).await? {
         let mut field = field.map_err(&fail)?;
         let name = field.name().unwrap_or("").to_string();
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
@@ -344,7 +483,7 @@ async fn read_pair_untimed(
                 ));
             }
             _ => {
-                let data = read_field(&mut field, MAX_FIELD, &fail)
+                let data = read_field(&mut field, MAX_FIELD, &fail, &tripped)
                     .await?
                     .ok_or_else(|| ApiError::too_large(MAX_FIELD, &format!("the field '{}'", clip(&name))))?;
                 push_option(&mut old.fields, name, data)?;
@@ -354,7 +493,7 @@ async fn read_pair_untimed(
         if std::mem::replace(seen, true) {
             return Err(ApiError::bad_request("bad_multipart", format!("the field '{name}' is given more than once")));
         }
-        let data = read_field(&mut field, limit, &fail)
+        let data = read_field(&mut field, limit, &fail, &tripped)
             .await?
             .ok_or_else(|| ApiError::too_large(limit, &format!("the field '{name}'")))?;
         target.gzip = data.starts_with(&[0x1f, 0x8b]);
@@ -410,6 +549,24 @@ mod tests {
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         enc.write_all(data).unwrap();
         enc.finish().unwrap()
+    }
+
+    #[test]
+    fn a_form_without_its_closing_boundary_ends_with_its_body() {
+        let body = b"--BBBBBB\r\nContent-Disposition: form-data; name=\"dump\"; filename=\"d.py\"\r\n\r\nx = 1\r\n";
+        let headers = [("content-type", "multipart/form-data; boundary=BBBBBB")];
+        let (done, outcome) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(crate::server::read_body_for_fuzzing(&headers, body, 1000, false));
+        });
+        let got = outcome.recv_timeout(Duration::from_secs(5)).expect("answered when the body ended");
+        assert_eq!(got, Err("bad_multipart"));
+        // A whole form, with or without a line break after its closing boundary, is read.
+        for end in ["--BBBBBB--", "--BBBBBB--\r\n"] {
+            let whole = [&body[..], end.as_bytes()].concat();
+            let got = crate::server::read_body_for_fuzzing(&headers, &whole, 1000, false);
+            assert_eq!(got, Ok(vec![b"x = 1".to_vec()]), "{end:?}");
+        }
     }
 
     #[test]

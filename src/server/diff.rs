@@ -102,7 +102,7 @@ pub async fn post(
 ) -> Result<HttpResponse, ApiError> {
     let query = params::query_pairs(req.query_string())?;
     split_options(query.clone(), DiffFormat::Markdown)?;
-    let (mut old, new) = body::read_pair(&req, payload, state.max_body, state.read_timeout).await?;
+    let (mut old, new) = body::read_pair(&req, payload, &state.reading()).await?;
     let mut pairs = query;
     pairs.append(&mut old.fields);
     let options = split_options(pairs, DiffFormat::Markdown)?;
@@ -164,6 +164,8 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     };
     let held = state.cache.get(&etag);
     if let Some(id) = first_missing(&state.store, &[old.as_str(), new.as_str()], held.is_some()).await? {
+        // A map gone from the store takes its renders out of memory with it.
+        state.cache.forget(id);
         return Err(no_such_map(id));
     }
     if none_match(&req, &etag) {
@@ -172,7 +174,7 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     if let Some(bytes) = held {
         return Ok(cached(StatusCode::OK).body(bytes));
     }
-    let store = state.store.clone();
+    let (store, maps) = (state.store.clone(), [old.clone(), new.clone()]);
     let out = run(&state, options, move |o| {
         let side = |id: &str, backend: &Option<String>| -> Result<SideInput, ApiError> {
             let unit = store.get(id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(id))?;
@@ -187,6 +189,6 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     })
     .await?;
     let bytes = Bytes::from(out);
-    state.cache.put(etag.clone(), bytes.clone());
+    state.cache.put(etag.clone(), &[&maps[0], &maps[1]], bytes.clone());
     Ok(cached(StatusCode::OK).body(bytes))
 }

@@ -86,6 +86,17 @@ pub(crate) struct AppState {
     pub store: Arc<storage::Storage>,
     pub cache: RenderCache,
     pub metrics: Arc<Metrics>,
+    /// The bytes all request bodies hold at once.
+    pub bodies: Arc<body::InFlight>,
+    /// Held while a map is stored: one upload at a time checks and writes.
+    pub storing: tokio::sync::Mutex<()>,
+}
+
+impl AppState {
+    /// How request bodies are read.
+    pub fn reading(&self) -> body::Reading {
+        body::Reading { limit: self.max_body, timeout: self.read_timeout, bodies: self.bodies.clone() }
+    }
 }
 
 /// Runs the service until it is stopped (SIGINT/SIGTERM stop it gracefully).
@@ -109,6 +120,8 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         store: Arc::new(store),
         cache: RenderCache::new(config.cache_bytes),
         metrics: Arc::new(Metrics::default()),
+        bodies: body::InFlight::new(body::InFlight::cap_for(config.max_body_bytes)),
+        storing: tokio::sync::Mutex::new(()),
     });
     let max_body = config.max_body_bytes;
     let app = move || {
@@ -128,6 +141,7 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
             .configure(routes::configure)
             .default_service(web::to(routes::not_found))
             .wrap(middleware::from_fn(observe::observe))
+            .wrap(middleware::from_fn(errors::secure))
     };
     let listener = std::net::TcpListener::bind(&config.bind)?;
     let addr = listener.local_addr()?;
@@ -218,13 +232,13 @@ pub fn read_body_for_fuzzing(
     let (req, mut payload) = request.set_payload(body.to_vec()).to_http_parts();
     actix_web::rt::System::new().block_on(async move {
         let payload = web::Payload::from_request(&req, &mut payload).await.map_err(|_| "payload")?;
-        let timeout = Duration::from_secs(10);
+        let how = body::Reading { limit, timeout: Duration::from_secs(10), bodies: body::InFlight::new(usize::MAX) };
         if pair {
-            let (old, new) = body::read_pair(&req, payload, limit, timeout).await.map_err(|e| e.code)?;
+            let (old, new) = body::read_pair(&req, payload, &how).await.map_err(|e| e.code)?;
             let (old, new) = body::dump_pair(old, new, limit).map_err(|e| e.code)?;
             Ok(vec![old, new])
         } else {
-            let upload = body::read(&req, payload, limit, timeout).await.map_err(|e| e.code)?;
+            let upload = body::read(&req, payload, &how).await.map_err(|e| e.code)?;
             Ok(vec![body::dump_bytes(upload.bytes, upload.gzip, limit).map_err(|e| e.code)?])
         }
     })

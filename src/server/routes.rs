@@ -146,7 +146,7 @@ async fn read_request(
 ) -> Result<(Params, body::Upload), ApiError> {
     let mut pairs = params::query_pairs(req.query_string())?;
     Params::from_pairs(&pairs)?;
-    let mut upload = body::read(req, payload, state.max_body, state.read_timeout).await?;
+    let mut upload = body::read(req, payload, &state.reading()).await?;
     pairs.append(&mut upload.fields);
     Ok((Params::from_pairs(&pairs)?, upload))
 }
@@ -248,16 +248,22 @@ async fn store_map(
             Ok((id, Some(store::encode(&meta, &dump))))
         })
         .await??;
-    // Only the put that created the map answers 201: of identical posts racing (on one instance or
-    // many), the store lets exactly one create it.
     let mut created = false;
     if let Some(dump) = dump {
+        // Identical uploads at once all find the map missing and render it; they store one at a
+        // time, and the store lets exactly one create it (201; the others 200), across instances
+        // too where the store's put is conditional.
+        let _turn = state.storing.lock().await;
         let (store, owned_id) = (state.store.clone(), id.clone());
         let put = web::block(move || store.put(&owned_id, &dump))
             .await
             .map_err(ApiError::internal)?
             .map_err(ApiError::from_store)?;
-        created = put == Put::Created;
+        if put == Put::Created {
+            // Stored anew (perhaps after an eviction, with another name): no older render stands.
+            state.cache.forget(&id);
+            created = true;
+        }
     }
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok(HttpResponse::build(status)
@@ -287,8 +293,9 @@ fn may_store(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
         ));
     }
     let Some(token) = &state.write_token else { return Ok(()) };
+    // Compared exactly: a token with spaces around it is another token.
     let given = text(header::AUTHORIZATION).strip_prefix("Bearer ").unwrap_or("");
-    if !same_secret(given.trim().as_bytes(), token.as_bytes()) {
+    if !same_secret(given.as_bytes(), token.as_bytes()) {
         return Err(ApiError::unauthorized());
     }
     Ok(())
@@ -297,6 +304,25 @@ fn may_store(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
 /// Compares in time that does not depend on where the strings differ.
 fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The name and backend the map `id` was stored with: remembered by the cache, or read from the
+/// store (on a render thread) and remembered. 404 when the map is not stored.
+async fn stored_meta(state: &AppState, id: &str) -> Result<(Option<String>, Option<String>), ApiError> {
+    if let Some(meta) = state.cache.meta(id) {
+        return Ok(meta);
+    }
+    let (store, owned_id) = (state.store.clone(), id.to_string());
+    let meta = state
+        .pool
+        .run(move || -> Result<(Option<String>, Option<String>), ApiError> {
+            let unit = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
+            let (meta, _) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
+            Ok((meta.name, meta.backend))
+        })
+        .await??;
+    state.cache.remember_meta(id, meta.clone());
+    Ok(meta)
 }
 
 /// `GET /maps/{id}` (links) and `GET /maps/{id}.{svg,png,html,json}` (the picture).
@@ -332,8 +358,15 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
             .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
             .body(links(id, &params.link_query()).to_string()));
     };
-    // Without `name` or `backend`, the map is drawn with those it was stored with; they never
-    // change for an id, so the tag need not read them.
+    // The tag names exactly the bytes served: the map, the options, and the name and backend it is
+    // drawn with, the query's or else those it was stored with (read once, remembered with its
+    // renders). A map evicted and stored again under another name gets another tag.
+    let mut params = params;
+    if params.name.is_none() || params.backend.is_none() {
+        let (name, backend) = stored_meta(&state, id).await?;
+        params.name = params.name.or(name).or_else(|| Some(format!("{}.py", &id[..12])));
+        params.backend = params.backend.or(backend);
+    }
     let etag = etag_of(id, &params.canonical(format, params.name.as_deref().unwrap_or("")));
     let cached = |status: StatusCode| {
         let mut res = picture(status, format);
@@ -346,6 +379,8 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     // from a shared store stops being served everywhere (see `storage`).
     let held = state.cache.get(&etag);
     if first_missing(&state.store, &[id], held.is_some()).await?.is_some() {
+        // A map gone from the store takes its renders out of memory with it.
+        state.cache.forget(id);
         return Err(no_such_map(id));
     }
     if none_match(&req, &etag) {
@@ -354,20 +389,19 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     if let Some(bytes) = held {
         return Ok(cached(StatusCode::OK).body(bytes));
     }
-    let mut opts = params.render_options(format);
+    let opts = params.render_options(format);
     let (store, metrics, owned_id) = (state.store.clone(), state.metrics.clone(), id.to_string());
     let name = params.name.clone();
     let out = state
         .pool
         .run(move || -> Result<Vec<u8>, ApiError> {
             let unit = store.get(&owned_id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(&owned_id))?;
-            let (meta, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
-            let name = name.or(meta.name).unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
-            opts.backend = opts.backend.or(meta.backend);
+            let (_, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
+            let name = name.unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
             timed_render(&metrics, &name, dump.to_vec(), &opts)
         })
         .await??;
     let bytes = Bytes::from(out);
-    state.cache.put(etag.clone(), bytes.clone());
+    state.cache.put(etag.clone(), &[id], bytes.clone());
     Ok(cached(StatusCode::OK).body(bytes))
 }

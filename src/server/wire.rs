@@ -59,6 +59,7 @@ pub fn rewrite(buf: &[u8]) -> Option<Vec<u8>> {
     for line in head.split_inclusive("\r\n") {
         if line.trim_end().eq_ignore_ascii_case("content-length: 0") {
             out.push_str(&format!("content-type: application/json\r\ncontent-length: {}\r\n", body.len()));
+            out.push_str(super::errors::RAW_SECURITY_HEADERS);
         } else {
             out.push_str(line);
         }

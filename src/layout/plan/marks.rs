@@ -206,6 +206,12 @@ fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
             let before = live.len();
             live.retain(|b: &&Block| b.tile.end >= line);
             if changed || live.len() != before {
+                // Each change costs the live set: thousands of tiles live at once over thousands of
+                // lines is quadratic, so the run's deadline is read here (the page's next
+                // checkpoint reports it; these words are then never used).
+                if live.len() > 64 && crate::budget::expired() {
+                    return values;
+                }
                 let (total, largest) = super::live_at(&live, capacity, line);
                 values.extend([total, largest.size]);
                 changed = false;

@@ -1,0 +1,38 @@
+import pypto.language as pl
+
+@pl.program
+class p:
+    @pl.function(type=pl.FunctionType.AIV)
+    def f(self, x):
+        t0: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_0, 0, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t1: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_1, 2, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t2: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_2, 4, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t3: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_3, 6, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t4: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_4, 8, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t5: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_5, 10, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t6: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_6, 12, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t7: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_7, 14, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t8: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_8, 16, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t9: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_9, 18, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t10: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_10, 20, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t11: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_11, 22, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t12: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_12, 24, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t13: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_13, 26, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t14: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_14, 28, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t15: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_15, 30, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t16: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_16, 32, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t17: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_17, 34, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t18: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_18, 36, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t19: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_19, 38, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t20: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_20, 40, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t21: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_21, 42, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t22: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_22, 44, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t23: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_23, 46, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t24: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_24, 48, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t25: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_25, 50, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t26: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_26, 52, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t27: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_27, 54, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t28: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_28, 56, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        t29: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_29, 58, 16384), pl.Mem.Vec] = pl.tile.load(x)
+        y = pl.tile.add(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29)
+        return y

@@ -1,0 +1,323 @@
+//! The service under attack, end to end: the real binary on an ephemeral port, spoken to over raw
+//! TCP. Idle and slow uploads, bodies that never end, concurrent identical uploads, and the headers
+//! every answer carries. Inputs are generated here.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+/// A folder under the system temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("pmm-attack-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The binary serving on 127.0.0.1:0, under `ulimit -v` of `vm_kb` when given; killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(dir: &Path, flags: &[&str], vm_kb: Option<u64>) -> Server {
+        Server::start_with(dir, flags, vm_kb, &[])
+    }
+
+    fn start_with(dir: &Path, flags: &[&str], vm_kb: Option<u64>, env: &[(&str, &str)]) -> Server {
+        let log = dir.join("server.log");
+        let bin = env!("CARGO_BIN_EXE_pto-memory-map");
+        let mut cmd = Command::new("sh");
+        let limit = vm_kb.map(|kb| format!("ulimit -v {kb} && ")).unwrap_or_default();
+        cmd.arg("-c").arg(format!("{limit}exec \"$0\" \"$@\"")).arg(bin);
+        cmd.args(["serve", "--bind", "127.0.0.1:0", "--render-threads", "2", "--data-dir"]).arg(dir.join("data"));
+        cmd.envs(env.iter().copied());
+        cmd.args(flags)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()));
+        let mut child = cmd.spawn().expect("the binary starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let Some(addr) = line.trim().strip_prefix("listening on http://") else {
+            let _ = child.kill();
+            panic!("no address printed; got {line:?}; log: {}", std::fs::read_to_string(&log).unwrap_or_default());
+        };
+        Server { addr: addr.to_string(), child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The resident set of the server process in bytes, where the system reports it.
+    fn rss(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().is_ok_and(|s| s.is_none())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An answer: status, headers, body.
+#[derive(Debug)]
+struct Resp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Sends `raw` and reads the answer to the end of the connection.
+fn exchange(addr: &str, raw: &[u8]) -> Resp {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    read_answer(&mut stream, raw)
+}
+
+fn read_answer(stream: &mut TcpStream, raw: &[u8]) -> Resp {
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let _ = stream.write_all(raw);
+    let mut buf = Vec::new();
+    let _ = stream.read_to_end(&mut buf);
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| panic!("no answer: {buf:?}"));
+    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split_whitespace().nth(1)).and_then(|s| s.parse().ok()).unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Resp { status, headers, body: buf[end + 4..].to_vec() }
+}
+
+fn request(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+    let mut raw = format!("{method} {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
+    if method == "POST" && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-length")) {
+        raw.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    for (k, v) in headers {
+        raw.push_str(&format!("{k}: {v}\r\n"));
+    }
+    raw.push_str("\r\n");
+    let mut raw = raw.into_bytes();
+    raw.extend_from_slice(body);
+    exchange(addr, &raw)
+}
+
+fn dump() -> Vec<u8> {
+    std::fs::read(common::fixtures().join("fx_a2a3_case/passes_dump/35_after_AllocateMemoryAddr.py")).unwrap()
+}
+
+fn healthy(addr: &str) {
+    let r = request(addr, "GET", "/healthz", &[], b"");
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+#[test]
+fn a_thousand_idle_uploads_reserve_nothing() {
+    let dir = TempDir::new("idle");
+    // 4 GB of address space: each connection reserving its declared 32 MiB would need 32 GB.
+    let mut server = Server::start(&dir.0, &["--read-timeout-ms", "20000"], Some(4 << 20));
+    let head =
+        "POST /render?format=json HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 33554000\r\n\r\n";
+    let mut idle = Vec::new();
+    for _ in 0..1000 {
+        let mut s = TcpStream::connect(&server.addr).expect("connect");
+        s.write_all(head.as_bytes()).unwrap();
+        idle.push(s);
+    }
+    // Give the service time to take every connection in and start reading each body.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(server.alive(), "the service died: {}", server.log());
+    healthy(&server.addr);
+    let r = request(&server.addr, "POST", "/render?format=json", &[("Content-Type", "text/plain")], &dump());
+    assert_eq!(r.status, 200, "{}", r.text());
+    if let Some(rss) = server.rss() {
+        assert!(rss < 1 << 30, "resident set {} MB with 1000 idle uploads", rss >> 20);
+    }
+    drop(idle);
+    assert!(server.alive());
+}
+
+#[test]
+fn bodies_in_flight_share_one_budget() {
+    let dir = TempDir::new("crowd");
+    // Bodies up to 100 kB: the service holds at most eight of them (800 kB) at once.
+    let server = Server::start(&dir.0, &["--max-body-bytes", "100000", "--read-timeout-ms", "20000"], None);
+    let head =
+        "POST /render?format=json HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n";
+    let part = vec![b'#'; 90_000];
+    let mut slow = Vec::new();
+    for _ in 0..8 {
+        let mut s = TcpStream::connect(&server.addr).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(&part).unwrap();
+        slow.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    // A ninth body past the budget: 503, retry later.
+    let mut ninth = TcpStream::connect(&server.addr).unwrap();
+    let mut raw = head.as_bytes().to_vec();
+    raw.extend_from_slice(&part);
+    let r = read_answer(&mut ninth, &raw);
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().contains("\"busy\""), "{}", r.text());
+    assert_eq!(r.header("retry-after"), Some("1"));
+    // Once the slow ones are gone, their share is given back.
+    drop(slow);
+    std::thread::sleep(Duration::from_millis(300));
+    let r = request(&server.addr, "POST", "/render?format=json", &[("Content-Type", "text/plain")], &dump());
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+#[test]
+fn a_multipart_body_without_its_closing_boundary_is_refused_when_it_ends() {
+    let dir = TempDir::new("multipart");
+    let server = Server::start(&dir.0, &["--read-timeout-ms", "10000"], None);
+    let mut body = b"--BBBBBB\r\nContent-Disposition: form-data; name=\"dump\"; filename=\"d.py\"\r\n\r\n".to_vec();
+    body.extend_from_slice(&dump());
+    body.extend_from_slice(b"\r\n"); // and no closing --BBBBBB--
+    let started = Instant::now();
+    let r = request(
+        &server.addr,
+        "POST",
+        "/render?format=json",
+        &[("Content-Type", "multipart/form-data; boundary=BBBBBB")],
+        &body,
+    );
+    assert!(started.elapsed() < Duration::from_secs(3), "answered only after {:?}", started.elapsed());
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("bad_multipart"), "{}", r.text());
+}
+
+/// Asserts the headers every answer carries.
+fn assert_secured(r: &Resp, what: &str) {
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{what}: {}", r.status);
+    let policy = r.header("content-security-policy").unwrap_or_else(|| panic!("{what}: no policy"));
+    assert!(policy.contains("frame-ancestors"), "{what}: {policy}");
+}
+
+#[test]
+fn every_answer_carries_the_security_headers_and_the_token_is_exact() {
+    let dir = TempDir::new("headers");
+    let server = Server::start_with(&dir.0, &[], None, &[("PMM_WRITE_TOKEN", "s3cret")]);
+    let addr = &server.addr;
+    let plain = [("Content-Type", "text/plain")];
+    let answers = [
+        ("index", 200, request(addr, "GET", "/", &[], b"")),
+        ("healthz", 200, request(addr, "GET", "/healthz", &[], b"")),
+        ("metrics", 200, request(addr, "GET", "/metrics", &[], b"")),
+        ("svg", 200, request(addr, "POST", "/render?format=svg", &plain, &dump())),
+        ("html", 200, request(addr, "POST", "/render?format=html", &plain, &dump())),
+        ("404", 404, request(addr, "GET", "/nope", &[], b"")),
+        ("405", 405, request(addr, "DELETE", "/render", &[], b"")),
+        ("400", 400, request(addr, "POST", "/render?format=nope", &plain, &dump())),
+        ("415", 415, request(addr, "POST", "/render", &[("Content-Type", "image/png")], b"x")),
+        ("401", 401, request(addr, "POST", "/maps", &plain, &dump())),
+        ("bad http", 400, exchange(addr, b"NOT HTTP AT ALL\r\n\r\n")),
+    ];
+    for (what, status, r) in &answers {
+        assert_eq!(r.status, *status, "{what}: {}", r.text());
+        assert_secured(r, what);
+    }
+    for page in ["index", "html"] {
+        let r = &answers.iter().find(|a| a.0 == page).unwrap().2;
+        assert!(r.header("content-security-policy").unwrap().contains("frame-ancestors 'self'"), "{page}");
+    }
+    // The write token is compared exactly: spaces around it make another token.
+    let with = |auth: &str| {
+        request(addr, "POST", "/maps", &[("Content-Type", "text/plain"), ("Authorization", auth)], &dump()).status
+    };
+    assert_eq!(with("Bearer  s3cret"), 401);
+    assert_eq!(with("Bearer s3cret x"), 401);
+    assert_eq!(with("Bearer s3cret"), 201);
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn twenty_identical_uploads_at_once_store_one_map() {
+    let dir = TempDir::new("race");
+    let server = Server::start(&dir.0, &[], None);
+    let body = dump();
+    let statuses: Vec<u16> = std::thread::scope(|s| {
+        let runs: Vec<_> = (0..20)
+            .map(|_| {
+                let (addr, body) = (&server.addr, &body);
+                s.spawn(move || request(addr, "POST", "/maps", &[("Content-Type", "text/plain")], body).status)
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    assert_eq!(statuses.iter().filter(|&&s| s == 201).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|&&s| s == 200).count(), 19, "{statuses:?}");
+}
+
+#[test]
+fn an_evicted_map_is_gone_from_memory_too() {
+    let dir = TempDir::new("evict");
+    let (a, b) = (dump(), [dump(), b"\n# another dump\n".to_vec()].concat());
+    // Room for one map.
+    let quota = (a.len() * 3 / 2).to_string();
+    let server = Server::start(&dir.0, &["--max-store-bytes", &quota], None);
+    let addr = &server.addr;
+    let store = |body: &[u8], query: &str| {
+        request(addr, "POST", &format!("/maps{query}"), &[("Content-Type", "text/plain")], body).status
+    };
+    let id = sha256_hex(&a);
+    assert_eq!(store(&a, "?name=first.py"), 201);
+    let svg = |id: &str| request(addr, "GET", &format!("/maps/{id}.svg"), &[], b"");
+    let first = svg(&id);
+    assert_eq!(first.status, 200);
+    assert!(first.text().contains("first.py"));
+    assert_eq!(store(&b, ""), 201, "the second map evicts the first");
+    assert_eq!(request(addr, "GET", &format!("/maps/{id}"), &[], b"").status, 404);
+    assert_eq!(svg(&id).status, 404, "its render is not served from memory");
+    // Stored again under another name: the picture says the new one.
+    assert_eq!(store(&a, "?name=second.py"), 201);
+    let again = svg(&id);
+    assert_eq!(again.status, 200);
+    assert!(again.text().contains("second.py") && !again.text().contains("first.py"));
+    assert_ne!(first.header("etag"), again.header("etag"), "other bytes, another tag");
+    // With the name given, the tag is the same whatever the map was stored with.
+    let named = request(addr, "GET", &format!("/maps/{id}.svg?name=second.py"), &[], b"");
+    assert_eq!((named.status, named.header("etag")), (200, again.header("etag")));
+}
