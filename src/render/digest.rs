@@ -41,8 +41,7 @@ const HEAD: f64 = 92.0;
 /// pixel limit; for a whole dump past it, the digest; for chosen functions past it, the refusal.
 pub fn png_scene(map: &MemoryMap, view: &ViewOptions, scale: f64) -> Result<Scene> {
     let whole = view.functions.is_empty();
-    let chosen: Vec<&FunctionMap> =
-        map.functions.iter().filter(|f| view.draws(&f.name)).collect();
+    let chosen: Vec<&FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
     let least: f64 = chosen.iter().map(|f| body_height(f)).sum();
     if let Err(err) = png::pixels_at_least(RULES.width_min, least, scale) {
         if whole && !map.functions.is_empty() {

@@ -142,9 +142,8 @@ fn cells((e, w, n): (usize, usize, usize), f: &FunctionMap, spaces: &[&str]) -> 
         });
     }
     // The peak of the fullest space (by occupancy; with no capacity anywhere, the most bytes).
-    let fullest = f.spaces.iter().max_by(|a, b| {
-        a.occupancy().total_cmp(&b.occupancy()).then(a.peak.bytes.cmp(&b.peak.bytes))
-    });
+    let fullest =
+        f.spaces.iter().max_by(|a, b| a.occupancy().total_cmp(&b.occupancy()).then(a.peak.bytes.cmp(&b.peak.bytes)));
     row.push(match fullest {
         Some(u) => Cell {
             text: format!("{} {} L{}", u.space, fmt_bytes(u.peak.bytes), u.peak.line),

@@ -177,8 +177,7 @@ pub fn live_words(
     map: &crate::model::MemoryMap,
     view: &super::super::ViewOptions,
 ) -> std::collections::BTreeMap<i64, String> {
-    let drawn: Vec<&crate::model::FunctionMap> =
-        map.functions.iter().filter(|f| view.draws(&f.name)).collect();
+    let drawn: Vec<&crate::model::FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
     let mut values: Vec<i64> = crate::par::map_ref(&drawn, |f| function_words(f)).into_iter().flatten().collect();
     values.sort_unstable();
     values.dedup();
