@@ -690,6 +690,8 @@ mod tests {
                     end: 1 + n as u32,
                     uses: Vec::new(),
                     layout: String::new(),
+                    slots: None,
+                    pinned: false,
                 },
                 aliases: Vec::new(),
                 view: false,
@@ -723,6 +725,9 @@ mod tests {
             spaces: Vec::new(),
             blocks,
             fits: Vec::new(),
+            unresolved: Vec::new(),
+            reserved: Vec::new(),
+            peer_buffers: Vec::new(),
         };
         let mut out = Vec::new();
         conflicts(&f, &mut out);

@@ -564,7 +564,8 @@ fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()
     }
     let backends = args.input.backends()?;
     let threads = budget::threads().unwrap_or(0); // 0: every core
-    let opts = tree::TreeOptions { pass_name: &args.input.pass_name, backends: &backends, render, threads };
+    let quiet = QUIET.load(std::sync::atomic::Ordering::Relaxed);
+    let opts = tree::TreeOptions { pass_name: &args.input.pass_name, backends: &backends, render, threads, quiet };
     let report = tree::draw(path, out, &opts)?;
     say(format_args!("{}", report.summary()));
     match report.failed() {

@@ -156,6 +156,8 @@ pub struct TreeOptions<'a> {
     pub render: RenderOptions,
     /// Threads to draw with; 0 means one per core.
     pub threads: usize,
+    /// No progress on stderr (`-q`); a case that fails is still in the report.
+    pub quiet: bool,
 }
 
 /// Draws every case of `root` into `out` (created if missing) and writes the index there.
@@ -172,7 +174,7 @@ pub fn draw(root: &Path, out: &Path, opts: &TreeOptions) -> Result<Report> {
     }
     std::fs::create_dir_all(out)
         .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create the output folder: {e}", out.display())))?;
-    let progress = Progress::new(cases.len());
+    let progress = if opts.quiet { Progress::Quiet } else { Progress::new(cases.len()) };
     let threads =
         if opts.threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { opts.threads };
     // Each case is drawn on one thread with the run's limits; the cases, not their functions, share
@@ -444,7 +446,12 @@ a { color: #1f5fbf; }
 /// Progress on stderr: a bar on a terminal, else one plain line per case (logs and CI).
 enum Progress {
     Bar(indicatif::ProgressBar),
-    Lines { total: usize, done: AtomicUsize },
+    Lines {
+        total: usize,
+        done: AtomicUsize,
+    },
+    /// `-q`: nothing.
+    Quiet,
 }
 
 impl Progress {
@@ -480,6 +487,7 @@ impl Progress {
                 };
                 eprintln!("[{n}/{total}] {what}");
             }
+            Progress::Quiet => {}
         }
     }
 

@@ -1,4 +1,4 @@
-//! Bounded work: every input finishes or is refused, in bounded time and memory (issue 16). Each
+//! Bounded work: every input finishes or is refused, in bounded time and memory. Each
 //! test generates its input; none is committed.
 
 use std::time::{Duration, Instant};

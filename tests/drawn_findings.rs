@@ -1,4 +1,4 @@
-//! Findings drawn (issue 14): overflow hatched past a capacity line, the live set at each space's
+//! Findings drawn: overflow hatched past a capacity line, the live set at each space's
 //! peak under the card, the header's counts, and the page's overview table.
 
 mod common;

@@ -2,7 +2,7 @@
 //! above: data flows from the dump text up to the shells, so a change to a shell cannot break the
 //! parser, and the lower floors can be read without the upper ones.
 //!
-//! 0. ground: `units`, `budget`, `error`, `par`
+//! 0. ground: `units`, `budget`, `error`, `par`, `output` (writing files)
 //! 1. the dump and what it means: `dump`, `model`, `backend`, `analyze`, `findings`, `compare`, `cases`
 //! 2. pictures: `layout`, `render`
 //! 3. the library's entry points (`lib.rs`: `load`, `render_map`, ...) and the option table
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// The floor of a top-level module of the crate.
 fn floor(module: &str) -> Option<u8> {
     Some(match module {
-        "units" | "budget" | "error" | "par" => 0,
+        "units" | "budget" | "error" | "par" | "output" => 0,
         "dump" | "model" | "backend" | "analyze" | "findings" | "compare" | "cases" => 1,
         "layout" | "render" => 2,
         "lib" | "option_table" => 3,

@@ -1,4 +1,4 @@
-//! Readable by default (issue 13): at default options, every function of every real dump, and of the
+//! Readable by default: at default options, every function of every real dump, and of the
 //! `inset_*` fixtures that use every space of both backends and one no backend knows, gets a PNG, an
 //! SVG at most 3000 px wide, and every box's full name as visible text in its card (in the box or in
 //! the card's key; a `<title>` tooltip does not count).

@@ -47,25 +47,7 @@ fn sha256_hex(data: &[u8]) -> String {
     sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static SERIAL: AtomicUsize = AtomicUsize::new(0);
-        let n = SERIAL.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("pto-mm-server-{}-{tag}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::TempDir;
 
 /// The binary, serving on 127.0.0.1:0; killed when dropped.
 struct Server {
@@ -1006,7 +988,7 @@ fn stored_maps_keep_their_name_and_backend_and_diffs_take_a_backend_per_side() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Bounded work and who may store (issue 16)
+// Bounded work and who may store
 
 /// A valid dump of one AIV function binding `n` tiles; `seed` makes dumps of the same size differ.
 fn generated_dump(n: usize, seed: usize) -> Vec<u8> {

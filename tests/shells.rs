@@ -113,6 +113,22 @@ fn quiet_writes_nothing_on_success() {
 }
 
 #[test]
+fn quiet_is_quiet_for_a_tree_too() {
+    let dir = scratch("quiet-tree");
+    let site = dir.join("site");
+    let examples = root().join("examples");
+    let run = bin(&[examples.to_str().unwrap(), "-q", "-o", site.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(run.stdout.is_empty() && run.stderr.is_empty(), "{} / {}", text(&run.stdout), text(&run.stderr));
+    assert!(site.join("index.html").is_file());
+    // Without it, a line per case on stderr (not a terminal here) and the summary on stdout.
+    let run = bin(&[examples.to_str().unwrap(), "-o", site.to_str().unwrap()]);
+    assert!(text(&run.stderr).contains("[1/"), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).starts_with("drew "), "{}", text(&run.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_tree_drawn_to_a_file_name_is_a_usage_error() {
     let dir = scratch("tree-file");
     let out = dir.join("site.html");

@@ -56,9 +56,9 @@ code, pre { background: #f6f8fa; border-radius: 4px; padding: .1rem .3rem; }
 pre { padding: .6rem; overflow-x: auto; }
 ";
 
-/// The whole page; `max_body` is shown so users know the limit before they hit it.
-pub fn index(max_body: usize) -> String {
-    let title = "PyPTO memory map";
+/// A page of the service up to its body's heading: the head with the style, and `title` as the
+/// `<h1>`.
+fn start(title: &str) -> Xml {
     let mut x = Xml::html();
     x.open("html", &[("lang", "en".into())]);
     x.open("head", &[]);
@@ -69,6 +69,13 @@ pub fn index(max_body: usize) -> String {
     x.close();
     x.open("body", &[]);
     x.element("h1", &[], title);
+    x
+}
+
+/// The whole page; `max_body` is shown so users know the limit before they hit it.
+pub fn index(max_body: usize) -> String {
+    let title = "PyPTO memory map";
+    let mut x = start(title);
     x.element(
         "p",
         &[],
@@ -219,16 +226,7 @@ pub fn error_response(err: &super::errors::ApiError) -> actix_web::HttpResponse 
 /// (worded for the form's fields), the error's code, and the way back to the form.
 pub fn error_page(status: u16, code: &str, message: &str) -> String {
     let title = "The map could not be drawn";
-    let mut x = Xml::html();
-    x.open("html", &[("lang", "en".into())]);
-    x.open("head", &[]);
-    x.leaf("meta", &[("charset", "utf-8".into())]);
-    x.leaf("meta", &[("name", "viewport".into()), ("content", "width=device-width, initial-scale=1".into())]);
-    x.element("title", &[], title);
-    x.raw_text("style", &[], STYLE);
-    x.close();
-    x.open("body", &[]);
-    x.element("h1", &[], title);
+    let mut x = start(title);
     x.open("div", &[("class", "error".into())]);
     x.element("p", &[], &sentence(message));
     x.close();

@@ -5,7 +5,7 @@
 // "Interactive" is the page script's `pmm-ready` mark: data parsed, every card wired, the open card
 // built. Also reported: the slowest single card build (opening the card with the most boxes) and
 // building every card (pages of at most 100). Targets: interactive within 1000 ms, the biggest card
-// within 50 ms (issue 17, on the decode_fwd_layers dump repeated 16x: scripts/repeat_dump.py).
+// within 50 ms (on the decode_fwd_layers dump repeated 16x: scripts/repeat_dump.py).
 import { stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Findings first (issue 14): the overview table lists every function worst first and sorts; a
+// Findings first: the overview table lists every function worst first and sorts; a
 // function's row opens its card; clicking a line number lists what is live there; overflow is
 // drawn past a capacity line.
 import { test } from 'node:test';

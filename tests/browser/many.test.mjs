@@ -1,4 +1,4 @@
-// A page of many functions opens at once (issue 17): the overview rows and the cards past the 64th
+// A page of many functions opens at once: the overview rows and the cards past the 64th
 // wait for the script to draw them in idle moments (page.css, page.js `drawDistantCards`), on
 // columns as wide from the start as every row needs; each card's plan is parsed when it is opened.
 // The page is a fixture repeated 110 times (run.sh, scripts/repeat_dump.py): 330 functions, the
