@@ -107,7 +107,9 @@ fn body(d: &MapDiff, heading: &str) -> String {
 /// `` `c` size: Vec [4096, 5120) L12–14 → Vec [4096, 6144) L15–17 ``; lines are each dump's own,
 /// and what changed is named, since lines alone move with any edit above.
 fn change_text(c: &TileChange) -> String {
-    let slot = |s: &TileSlot| format!("{} [{}, {}) L{}–{}", s.space, s.offset, s.offset + s.size, s.start, s.end);
+    let slot = |s: &TileSlot| {
+        format!("{} [{}, {}) L{}–{}", s.space, s.offset, s.offset.saturating_add(s.size), s.start, s.end)
+    };
     let was = if c.old_name == c.name { String::new() } else { format!(" (was `{}`)", md_code(&c.old_name)) };
     format!("`{}`{was} {}: {} → {}", md_code(&c.name), c.what.join(", "), slot(&c.old), slot(&c.new))
 }
