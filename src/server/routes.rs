@@ -316,7 +316,7 @@ async fn stored_meta(state: &AppState, id: &str) -> Result<(Option<String>, Opti
     let meta = state
         .pool
         .run(move || -> Result<(Option<String>, Option<String>), ApiError> {
-            let unit = store.get(&owned_id).map_err(ApiError::internal)?.ok_or_else(|| no_such_map(&owned_id))?;
+            let unit = store.get(&owned_id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(&owned_id))?;
             let (meta, _) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
             Ok((meta.name, meta.backend))
         })
