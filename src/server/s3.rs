@@ -228,14 +228,20 @@ impl MapStore for S3Store {
         let client = self.client.clone();
         let payload = PutPayload::from(bytes.to_vec());
         let options = PutOptions { mode: PutMode::Create, ..PutOptions::default() };
+        let shown = key.to_string();
         match self.call(async move { client.put_opts(&key, payload, options).await })? {
             Ok(_) => {
                 self.after_store(size);
                 Ok(Put::Created)
             }
-            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => {
-                Ok(Put::Existed)
-            }
+            // 412: the object exists.
+            Err(object_store::Error::Precondition { .. }) => Ok(Put::Existed),
+            // 409 (S3's ConditionalRequestConflict): another conditional write to the key was in
+            // flight, and may yet fail; only the object being there makes this a stored map.
+            Err(object_store::Error::AlreadyExists { .. }) => match self.contains(id)? {
+                true => Ok(Put::Existed),
+                false => Err(store::unavailable(format!("{shown}: a concurrent store of this map has not landed yet"))),
+            },
             Err(e) => Err(store::unavailable(e)),
         }
     }
@@ -323,6 +329,62 @@ mod tests {
         }
         assert!(store.check().is_err());
         assert!(started.elapsed() < CALL_DEADLINE * 4, "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn a_conflicting_conditional_put_is_stored_only_if_the_object_is_there() {
+        // S3 answers 409 to a conditional put while another one to the key is in flight; that
+        // other write may still fail, so the answer depends on a HEAD of the key.
+        for (object_there, stored) in [(true, true), (false, false)] {
+            let port = answer_409_to_puts(object_there);
+            let store = with_endpoint(&format!("http://127.0.0.1:{port}"), || S3Store::open("s3://b", 0).unwrap());
+            let put = store.put(&store::id_of(b"x"), b"x");
+            if stored {
+                assert!(matches!(put, Ok(Put::Existed)), "{put:?}");
+            } else {
+                assert!(put.as_ref().is_err_and(store::is_unavailable), "{put:?}");
+            }
+        }
+    }
+
+    /// A loopback HTTP server that answers every PUT with S3's 409 and every HEAD with the object
+    /// (or 404), on a port of its own; it serves until the test process ends.
+    fn answer_409_to_puts(object_there: bool) -> u16 {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let mut reader = BufReader::new(conn);
+                let (mut first, mut length) = (String::new(), 0usize);
+                reader.read_line(&mut first).unwrap_or_default();
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let answer = if first.starts_with("PUT") {
+                    let xml = "<Error><Code>ConditionalRequestConflict</Code><Message>in flight</Message></Error>";
+                    format!("HTTP/1.1 409 Conflict\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{xml}", xml.len())
+                } else if object_there {
+                    "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nETag: \"e\"\r\n\
+                     Last-Modified: Thu, 03 Dec 2026 12:00:00 GMT\r\nConnection: close\r\n\r\n"
+                        .to_string()
+                } else {
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+                };
+                let _ = reader.get_mut().write_all(answer.as_bytes());
+            }
+        });
+        port
     }
 
     /// Builds a store with the endpoint set in its builder rather than the process environment
