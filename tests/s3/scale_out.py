@@ -400,7 +400,9 @@ def run(stack):
             if port not in gone and request(port, "GET", target)[0] == 404:
                 gone[port] = time.monotonic() - removed
         time.sleep(0.5)
-    check(len(gone) == 2 and max(gone.values()) <= 31, f"gone from both instances within 30 s: {gone}")
+    # 30 s from the instance's last word from the bucket (the reads just above), plus the polling
+    # step and a request's time on a busy machine.
+    check(len(gone) == 2 and max(gone.values()) <= 32, f"gone from both instances within 30 s: {gone}")
     print(f"scale-out: a map removed from the bucket was a 404 on both instances after "
           f"{max(gone.values()):.1f} s")
 
