@@ -9,11 +9,12 @@
 
 The shared store's own cost on cached maps is `shared` against `local`, and, through nginx,
 `nginx-one` against `nginx-local`; `nginx-bucket` against `nginx-local` adds the cost of two
-instances sharing the same cores. Rounds alternate the configurations so that a change in
-the machine's load falls on all alike; each line says the load average around its run. Not run by
+instances sharing the same cores. Rounds alternate the configurations, in reverse order every
+other round, so that a change in the machine's load falls on all alike; each line says the load
+average around its run. A third argument picks configurations (comma-separated names). Not run by
 tests/run.sh (it takes minutes and its figures depend on the machine); run it through run.sh,
 which provides the store and nginx, with a release build:
-  PMM_BIN=target/release/pto-memory-map PMM_S3_SCRIPT=load.py bash tests/s3/run.sh [seconds] [rounds]
+  PMM_BIN=target/release/pto-memory-map PMM_S3_SCRIPT=load.py bash tests/s3/run.sh [seconds] [rounds] [names]
 """
 
 import json
@@ -38,6 +39,12 @@ def wrk(url, seconds):
     scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     return rps, float(p99.group(1)) * scale, int(errors.group(1)) if errors else 0
+
+
+def store_calls(port):
+    """An instance's store calls so far, by operation (its metrics page)."""
+    page = request(port, "GET", "/metrics")[2].decode()
+    return {op: float(n) for op, n in re.findall(r'pto_store_duration_seconds_count\{op="([a-z]+)"\} ([0-9.]+)', page)}
 
 
 def uncached_proxy(conf, name, servers):
@@ -93,13 +100,16 @@ def main():
             "nginx-bucket": (bucket_port, ids["shared"]),
             "nginx-cache": (stack.nginx_port, ids["shared"]),
         }
+        if len(sys.argv) > 3:
+            targets = {name: targets[name] for name in sys.argv[3].split(",")}
         for name, (port, map_id) in targets.items():
             for _ in range(4):  # every instance renders it once, then serves it from memory
                 status, _, _ = request(port, "GET", f"/maps/{map_id}.svg")
                 assert status == 200, (name, status)
         results = {name: [] for name in targets}
+        calls_before = store_calls(stack.ports["a"])
         for r in range(rounds):
-            for name, (port, map_id) in targets.items():
+            for name, (port, map_id) in list(targets.items())[::1 if r % 2 == 0 else -1]:
                 before = os.getloadavg()[0]
                 rps, p99, bad = wrk(f"http://127.0.0.1:{port}/maps/{map_id}.svg", seconds)
                 results[name].append((rps, p99, bad, before, os.getloadavg()[0]))
@@ -109,7 +119,11 @@ def main():
         for name, runs in results.items():
             mean = sum(x[0] for x in runs) / len(runs)
             print(f"{name:12s} mean {mean:8.0f}/s  p99 " + ", ".join(f"{x[1]:.2f}" for x in runs) + " ms")
+        calls = {op: n - calls_before.get(op, 0) for op, n in store_calls(stack.ports["a"]).items()}
+        print(f"store calls of the instance on the bucket during the runs: {calls}")
         for shared, alone in (("shared", "local"), ("nginx-one", "nginx-local"), ("nginx-bucket", "nginx-local")):
+            if shared not in results or alone not in results:
+                continue
             pairs = [s[0] / a[0] for s, a in zip(results[shared], results[alone])]
             mean = sum(r[0] for r in results[shared]) / sum(r[0] for r in results[alone])
             print(f"{shared} / {alone}: per round " + ", ".join(f"{x:.3f}" for x in pairs) + f"; overall {mean:.3f}")
