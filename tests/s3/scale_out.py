@@ -348,11 +348,12 @@ def run(stack):
     stack.procs.pop("b").wait()
     stop.set()
     writer.join()
+    stack.start_instance("b")
+    b = stack.ports["b"]
+    # Listed after the restart, so that a put the store was still finishing at the kill is in.
     objects = stack.objects()
     check(all(unit_is_whole(k, v) for k, v in objects.items()), "every object in the bucket is whole")
     check(not [k for k in objects if len(k) != 64], f"nothing but maps in the prefix: {list(objects)}")
-    stack.start_instance("b")
-    b = stack.ports["b"]
     for map_id_b in answered:
         check(map_id_b in objects, "a 201 means the object is in the bucket")
         for port in (nx, a, b):
