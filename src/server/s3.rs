@@ -4,7 +4,9 @@
 //! One object per map, `PREFIX/<id>`, holding the same unit a local folder holds (`store::encode`).
 //! What makes many instances safe on one bucket:
 //! - a put is conditional (`If-None-Match: *`): of two instances storing the same dump at once,
-//!   the bucket lets exactly one create the object and tells the other it exists (one 201);
+//!   the bucket lets exactly one create the object and tells the other it exists (one 201), on a
+//!   store that checks and writes atomically (docs/deploy.md lists which do; on the others both
+//!   puts succeed with the same bytes: one object all the same, two 201s);
 //! - a single-request PUT is atomic in S3: an instance killed mid-upload leaves no object at all;
 //! - every failure to answer is [`store::unavailable`] (503 to writers), never "not found".
 //!
