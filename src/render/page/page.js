@@ -171,10 +171,12 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
-  /** layout::plan::place: bytes [offset, offset + size) in a lane `laneW` px wide at `k` px/byte. */
-  function place(offset, size, k, laneW) {
-    const w = Math.max(Math.max(size, 0) * k, PX.min_box);
-    return [clamp(offset * k, 0, Math.max(laneW - w, 0)), w];
+  /**
+   * layout::plan::Axis::place: bytes [offset, offset + size) in a lane `laneW` px wide on `axis`
+   * ({ k, cut, px }: k px a byte, except a cut band; pmmLabels.axisX is the rule).
+   */
+  function place(offset, size, axis, laneW) {
+    return pmmLabels.placeOn(axis, offset, size, laneW, PX.min_box);
   }
 
   /** Width of `text` at `size` px: the font is monospaced, one advance per character. */
@@ -200,8 +202,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   }
 
   /** The generic draw of a mark: `host` is its box's [x, w] (or the lane's), in its parent's px. */
-  function placeMark({ m, st, node, text }, host, k, laneW) {
-    let [x, w] = m.bytes ? place(m.bytes[0], m.bytes[1], k, laneW) : host;
+  function placeMark({ m, st, node, text }, host, axis, laneW) {
+    let [x, w] = m.bytes ? place(m.bytes[0], m.bytes[1], axis, laneW) : host;
     if (text) {
       text.hidden = textW(m.text.content, PX.small) + 2 * PX.inset > w;
       text.style.left = `${x + PX.inset}px`;
@@ -214,7 +216,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       x += 1;
       w = Math.max(w - 2, 1);
     } else if (st.kind === 'rule') {
-      x = clamp(m.bytes[0] * k, 0.5, laneW - 0.5);
+      x = clamp(pmmLabels.axisX(axis, m.bytes[0]), 0.5, laneW - 0.5);
       w = 0;
     } else if (st.kind === 'ticks') {
       const tick = Math.min(PX.tick, w);
@@ -539,10 +541,13 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           el('div', { class: 'lh-inset', hidden: true }));
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
+        // The lane's cut band (layout::plan::Cut): its free stretch, a fixed width, not to scale.
+        const cut = el('div', { class: 'cut', hidden: true }, el('span'), el('span'));
+        lane.append(cut);
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
         const hwm = lp.marks.find((m) => PLAN.styles[m.style].class === 'hwm');
         this.lanes.set(lp.space, {
-          lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
+          lp, li, head, lane, marks, cut, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
           hwm: head.querySelector('.lh-hwm'), hwmBytes: hwm ? hwm.bytes[0] : 0,
         });
       });
@@ -797,18 +802,26 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     }
 
     /**
-     * A lane's px/byte factor on a card whose factor is `k`: the card's, or, for a lane too narrow at
-     * it (layout::plan::is_inset), its own, inset_px wide at zoom 1 (layout::plan::inset_factor).
+     * A lane's byte axis on a card whose factor is `k` (layout::lane_scale): the card's factor, or,
+     * for a lane too narrow at it (layout::plan::is_inset), its own, inset_px wide at zoom 1
+     * (layout::plan::inset_factor); and the plan's cut band on this x axis, if the lane has one.
+     * Returns the axis, whether it is an inset, and the lane's width.
      */
-    laneFactor(span, k) {
+    laneAxis(entry, k) {
       const z = this.state.zoom;
-      const inset = this.plan.insets && Math.max(span, 1) * (k / z) < R.min_lane_px - 1e-6;
-      return inset ? (R.inset_px / Math.max(span, 1)) * z : k;
+      const a = this.axisIndex();
+      const span = entry.lp.span[a];
+      const c = entry.lp.cuts ? entry.lp.cuts[a] : null;
+      const band = c ? PX.cut : 0;
+      const scaled = c ? Math.max(span - (c.to - c.from), 1) : span;
+      const inset = this.plan.insets && Math.max(scaled, 1) * (k / z) < R.min_lane_px - 1e-6;
+      const kl = inset ? ((R.inset_px - band) / Math.max(scaled, 1)) * z : k;
+      const axis = { k: kl, cut: c ? [c.from, c.to] : null, px: band };
+      return { axis, inset, scaled, width: pmmLabels.axisX(axis, Math.max(span, 1)) };
     }
 
     /** Sets an inset lane apart (dashed frame, its scale in words: layout::plan::inset_badge). */
-    markInset(entry, kl, k) {
-      const inset = kl !== k;
+    markInset(entry, kl, k, inset) {
       entry.lane.classList.toggle('inset', inset);
       entry.head.classList.toggle('inset', inset);
       entry.badge.hidden = !inset;
@@ -855,28 +868,43 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      * The high-water mark's words over its line: centred on it, moved in from an edge of the lane so
      * they are never cut (the lane head's padding is HEAD_PAD px).
      */
-    placeHwm(entry, k, laneW) {
+    placeHwm(entry, axis, laneW) {
       const HEAD_PAD = 8;
       const w = [...entry.lp.hwm].length * PX.char_em * 10;
-      const at = clamp(entry.hwmBytes * k, 0.5, laneW - 0.5);
+      const at = clamp(pmmLabels.axisX(axis, entry.hwmBytes), 0.5, laneW - 0.5);
       const left = clamp(at - w / 2, 1, Math.max(laneW - w - 1, 1));
       entry.hwm.style.left = `${left - HEAD_PAD}px`;
     }
 
-    /** Every box and mark of a lane `laneW` px wide, at `k` px/byte, and the labels' rule. */
-    placeLane(entry, k, laneW) {
-      for (const mk of entry.marks) placeMark(mk, [0, laneW], k, laneW);
+    /** The lane's cut band on the current x axis, where it has one: the plan's words, at its place. */
+    placeCut(entry, axis) {
+      const c = entry.lp.cuts ? entry.lp.cuts[this.axisIndex()] : null;
+      entry.cut.hidden = !c;
+      delete entry.lane.dataset.cut;
+      if (!c) return;
+      entry.lane.dataset.cut = `${c.from} ${c.to}`;
+      entry.cut.title = c.title;
+      entry.cut.style.left = `${pmmLabels.axisX(axis, c.from)}px`;
+      entry.cut.style.width = `${axis.px}px`;
+      c.words.forEach((w, i) => { entry.cut.children[i].textContent = w; });
+    }
+
+    /** Every box and mark of a lane `laneW` px wide, on its byte `axis`, and the labels' rule. */
+    placeLane(entry, axis, laneW) {
+      for (const mk of entry.marks) placeMark(mk, [0, laneW], axis, laneW);
+      this.placeCut(entry, axis);
       const first = this.plan.first;
       const input = entry.boxes.map((it) => {
         const { b, node, marks } = it;
-        const [x, w] = place(b.offset, b.size, k, laneW);
+        const [x, w] = place(b.offset, b.size, axis, laneW);
         node.style.left = `${x}px`;
         node.style.width = `${w}px`;
         it.w = w;
-        for (const mk of marks) placeMark(mk, [0, w], k, laneW);
+        for (const mk of marks) placeMark(mk, [0, w], axis, laneW);
         return { x, w, rows: [b.start - first, b.end - first], label: b.plan.label, key: b.plan.n };
       });
-      const spots = pmmLabels.placeLane(input, laneW, this.plan.last - first + 1, PX);
+      const band = axis.cut ? [pmmLabels.axisX(axis, axis.cut[0]), pmmLabels.axisX(axis, axis.cut[0]) + axis.px] : null;
+      const spots = pmmLabels.placeLane(input, laneW, this.plan.last - first + 1, PX, band);
       entry.boxes.forEach((it, i) => {
         const spot = spots[i];
         const inside = spot && spot.inside;
@@ -930,11 +958,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           continue;
         }
         const span = this.spanOf(sp);
-        const kl = this.laneFactor(span, k);
-        this.markInset(entry, kl, k);
-        cols.push(`${(span * kl).toFixed(3)}px`);
-        this.placeLane(entry, kl, span * kl);
-        this.placeHwm(entry, kl, span * kl);
+        const { axis, inset, width } = this.laneAxis(entry, k);
+        this.markInset(entry, axis.k, k, inset);
+        cols.push(`${width.toFixed(3)}px`);
+        this.placeLane(entry, axis, width);
+        this.placeHwm(entry, axis, width);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;
@@ -1003,9 +1031,12 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      * it, unless the reader zoomed in between. Links restore their zoom as written, without this.
      */
     fitBesideSource() {
-      const spans = this.visibleSpaces().map((sp) => this.spanOf(sp) * this.k);
+      // What zooms is each lane's part to scale; a cut band keeps its width.
+      const drawn = this.visibleSpaces().map((sp) => this.laneAxis(this.lanes.get(sp.space), this.k));
+      const spans = drawn.map((d) => d.width - d.axis.px);
+      const bands = drawn.reduce((a, d) => a + d.axis.px, 0);
       const profiles = R.profile_gap + spans.length * R.profile_px;
-      const room = this.plot.clientWidth - this.srcW - profiles;
+      const room = this.plot.clientWidth - this.srcW - profiles - bands;
       const lanes = spans.reduce((a, b) => a + b, 0);
       if (!spans.length || room <= 0 || lanes <= room) return;
       const z0 = this.state.zoom;
