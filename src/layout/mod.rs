@@ -253,7 +253,7 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         let cut = plan.lanes[li].cuts[view.x_axis as usize].as_ref().filter(|_| axis.cut.is_some());
         let mut drawn = lane(f, plan, li, s, sp.span, geometry, cut, pal);
         if inset {
-            mark_inset(&mut drawn, plan::inset_badge(axis.k, factor), pal);
+            mark_inset(&mut drawn, [plan::inset_badge(axis.k, factor), plan::inset_ratio(axis.k, factor)], pal);
         }
         lanes.push(drawn);
         lx += width;
@@ -523,7 +523,7 @@ fn cut_band(cut: &plan::Cut, axis: &plan::Axis, (x, top, h): (f64, f64, f64), pa
 
 /// Sets an inset lane apart: a dashed frame in its space's colour, and its scale in words in place
 /// of the axis row (its end is written after its name).
-fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
+fn mark_inset(lane: &mut Lane, badges: [String; 2], pal: &Palette) {
     let color = space_color(&lane.space, pal.theme);
     let (x, y, w, h) = (lane.x, lane.y, lane.width, lane.height);
     // The axis row ("0" and the end) gives way to the badge; the end moves up beside the name.
@@ -549,9 +549,11 @@ fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
             content: end,
         }));
     }
-    if let Some(b) = text::fit(&badge, SMALL, w - 10.0) {
-        lane.decorations.push(text_at(x + 5.0, y + 34.0, SMALL, WARNING, &b));
+    // Whole where it fits, else its ratio alone: never a cut badge, which would say another scale.
+    if let Some(b) = badges.iter().find(|b| text::width(b, SMALL) <= w - 10.0) {
+        lane.decorations.push(text_at(x + 5.0, y + 34.0, SMALL, WARNING, b));
     }
+    let [badge, _] = badges;
     lane.inset = Some(Inset { badge, frame });
 }
 
@@ -639,7 +641,7 @@ fn lane(
         }));
     }
     for line in f.src_start..=f.src_end {
-        if line % 5 == 0 {
+        if line % plan::GRID_LINES == 0 {
             let gy = body_top + (line - f.src_start) as f64 * RULES.line_px + 0.5;
             decorations.push(Shape::Line(Line {
                 x1: x + 1.0,
@@ -867,7 +869,7 @@ fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f
             content: line.to_string(),
         })
     }));
-    out.extend((f.src_start..=f.src_end).filter(|line| line % 5 == 0).map(|line| {
+    out.extend((f.src_start..=f.src_end).filter(|line| line % plan::GRID_LINES == 0).map(|line| {
         Shape::Line(Line {
             x1: x,
             y1: row(line) + 0.5,
@@ -950,6 +952,9 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
     let mut items = legend(pal);
+    if drawn.iter().any(|f| has_cut(f, view)) {
+        items.push(cut_swatch(pal));
+    }
     items.extend(placed::legend(map, pal));
     let (legend, bottom) = flow(items, x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
@@ -957,6 +962,30 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
     let (rows, h) = findings_rows(&findings, pal, x, y, width);
     out.extend(rows);
     (out, y + h - 4.0)
+}
+
+/// Whether some lane of `f` drawn as `view` asks has a cut band.
+fn has_cut(f: &FunctionMap, view: &ViewOptions) -> bool {
+    scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())
+}
+
+/// The legend's cut band: its swatch (the page's colour between dashed edges) and its words.
+fn cut_swatch(pal: &Palette) -> Vec<Shape> {
+    let edge = |x: f64| {
+        Shape::Line(Line {
+            x1: x,
+            y1: -1.0,
+            x2: x,
+            y2: 12.0,
+            stroke: Stroke { color: pal.muted, width: 1.0, dash: Some((2.0, 3.0)) },
+        })
+    };
+    vec![
+        Shape::Rect(Rect { x: 0.5, y: 0.5, w: 16.0, h: 10.0, radius: 0.0, fill: Some(pal.page), stroke: None }),
+        edge(0.5),
+        edge(16.5),
+        text_at(22.0, 9.5, LABEL, pal.muted, plan::CUT_WORDS),
+    ]
 }
 
 /// `38`, or `1 of 38` where only some are drawn.

@@ -46,6 +46,8 @@ pub struct PxRules {
     pub profile: f64,
     /// Width of a lane's cut band (its longest free stretch, not to scale), at every zoom.
     pub cut: f64,
+    /// A gridline across the lanes every this many dump lines (at the lines it divides).
+    pub grid: u32,
 }
 
 /// The rules of this build (the advance is read from the bundled font).
@@ -60,8 +62,12 @@ pub fn px_rules() -> PxRules {
         tick: 6.0,
         profile: RULES.profile_px,
         cut: CUT_PX,
+        grid: GRID_LINES,
     }
 }
+
+/// A gridline every this many dump lines.
+pub const GRID_LINES: u32 = 5;
 
 /// Width of a cut band: its two lines (`152 KB`, `free`) at the small size, with their insets.
 const CUT_PX: f64 = 60.0;
@@ -132,7 +138,62 @@ pub struct CardPlan {
     /// Lines under the card: idle tiles and fit answers.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub summary: Vec<String>,
+    /// The inset lanes of each set of visible lanes, by axis then by mask (as [`CardPlan::factors`];
+    /// only masks with an inset): each lane's index, its own factor at zoom 1, and its badge, whole
+    /// and short ([`inset_badge`]). A drawer shows the whole badge where it fits, else the short one.
+    #[serde(skip_serializing_if = "no_insets")]
+    pub inset_lanes: [std::collections::BTreeMap<usize, Vec<InsetLane>>; 2],
+    /// What the card's marks mean, in order: each a swatch's class and its words.
+    pub legend: Vec<LegendEntry>,
 }
+
+/// One inset lane of a set of visible lanes ([`CardPlan::inset_lanes`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct InsetLane {
+    /// Index of the lane in [`CardPlan::lanes`].
+    pub lane: usize,
+    /// Its own px/byte factor at zoom 1 (times the zoom when drawn).
+    pub factor: f64,
+    /// `x2.6, not to scale`, and `x2.6` for a lane too narrow for the whole.
+    pub badge: [String; 2],
+}
+
+fn no_insets(t: &[std::collections::BTreeMap<usize, Vec<InsetLane>>; 2]) -> bool {
+    t.iter().all(|m| m.is_empty())
+}
+
+/// One entry of a card's legend: the swatch (`box`, `view`, `conflict`, `hwm`, `grid`, `cut`,
+/// `capacity`, `past`) and what it means.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LegendEntry {
+    /// The swatch's kind.
+    pub mark: &'static str,
+    /// Its words.
+    pub text: String,
+}
+
+/// The legend of a card with `lanes`: the marks every card has, then those these lanes have.
+pub fn card_legend(lanes: &[LanePlan]) -> Vec<LegendEntry> {
+    let entry = |mark: &'static str, text: &str| LegendEntry { mark, text: text.to_string() };
+    let mut out = vec![
+        entry("box", "tile live range"),
+        entry("view", "view into the same base"),
+        entry("conflict", "cross-base address + lifetime overlap"),
+        entry("hwm", "high-water mark"),
+        entry("grid", &format!("gridline every {GRID_LINES} lines")),
+    ];
+    if lanes.iter().any(|l| l.cuts.iter().any(Option::is_some)) {
+        out.push(entry("cut", CUT_WORDS));
+    }
+    if lanes.iter().any(|l| l.marks.iter().any(|m| m.style == CAPACITY)) {
+        out.push(entry("capacity", "capacity"));
+        out.push(entry("past", "bytes past the capacity"));
+    }
+    out
+}
+
+/// What a cut band is, in the legends.
+pub const CUT_WORDS: &str = "free bytes drawn at a fixed width, not to scale";
 
 /// One space's column.
 #[derive(Debug, Clone, Serialize)]
@@ -472,8 +533,13 @@ pub fn inset_factor(span: i64, band: f64) -> f64 {
 
 /// The badge of an inset: how much larger its scale is than the card's (`x36, not to scale`).
 pub fn inset_badge(inset: f64, main: f64) -> String {
+    format!("{}, not to scale", inset_ratio(inset, main))
+}
+
+/// The short badge of an inset, for a lane too narrow for [`inset_badge`]: `x36`.
+pub fn inset_ratio(inset: f64, main: f64) -> String {
     let ratio = inset / main;
-    if ratio >= 10.0 { format!("x{}, not to scale", ratio.round()) } else { format!("x{:.1}, not to scale", ratio) }
+    if ratio >= 10.0 { format!("x{}", ratio.round()) } else { format!("x{:.1}", ratio) }
 }
 
 /// Lanes past this many get factors only for "all shown" and "one hidden" (a table of every subset
@@ -495,6 +561,35 @@ fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> 
             .collect()
     };
     [table(0), table(1)]
+}
+
+/// The inset lanes of every set of visible lanes at `factors` ([`CardPlan::inset_lanes`]).
+fn inset_table(
+    lanes: &[LanePlan],
+    factors: &[Vec<f64>; 2],
+    mode: ScaleMode,
+) -> [std::collections::BTreeMap<usize, Vec<InsetLane>>; 2] {
+    [0, 1].map(|axis| {
+        let mut out = std::collections::BTreeMap::new();
+        for (mask, &main) in factors[axis].iter().enumerate().skip(1) {
+            let insets: Vec<InsetLane> = lanes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i < MAX_SUBSET_LANES && mask & (1 << i) != 0)
+                .filter_map(|(i, l)| {
+                    let (scaled, band) = scaled(l, axis);
+                    is_inset(scaled, main, mode == ScaleMode::Insets).then(|| {
+                        let own = inset_factor(scaled, band);
+                        InsetLane { lane: i, factor: own, badge: [inset_badge(own, main), inset_ratio(own, main)] }
+                    })
+                })
+                .collect();
+            if !insets.is_empty() {
+                out.insert(mask, insets);
+            }
+        }
+        out
+    })
 }
 
 /// A lane on axis `axis` as [`lanes_factor`] takes it: bytes to scale, and its band's px.
@@ -648,6 +743,8 @@ enum Tips {
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
     let factors = factors(f, &lanes, view.width, view.scale_mode);
+    let inset_lanes = inset_table(&lanes, &factors, view.scale_mode);
+    let legend = card_legend(&lanes);
     let mut boxes: Vec<BoxPlan> = f
         .blocks
         .iter()
@@ -661,6 +758,8 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         last: f.src_end,
         lanes,
         factors,
+        inset_lanes,
+        legend,
         insets: view.scale_mode == ScaleMode::Insets,
         panel: view.width,
         boxes,

@@ -493,8 +493,10 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // plot grid: row 1 = headers, row 2 = body; column 1 = the sticky IR column, then one per lane
       this.grid = el('div', { class: 'grid' });
       this.grid.style.gridTemplateRows = `auto ${this.lines * R.line_px}px`;
-      const period = 5 * R.line_px;
-      const firstRule = Math.ceil(fn.src_start / 5) * 5;
+      // A gridline every PX.grid dump lines, at the lines it divides (the plan's period).
+      const period = PX.grid * R.line_px;
+      const firstRule = Math.ceil(fn.src_start / PX.grid) * PX.grid;
+      this.grid.style.setProperty('--grid-n', String(PX.grid));
       this.grid.style.setProperty('--grid-y', `${(firstRule - fn.src_start + 1) * R.line_px - period}px`);
       this.plot = el('div', { class: 'plot' }, this.grid);
       this.plot.style.setProperty('--gutter-w', `calc(${Math.max(3, String(fn.src_end).length)}ch + 22px)`);
@@ -586,20 +588,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // legend and table
       const first = fn.src_start;
       const last = fn.src_end;
+      // The plan's legend (layout::plan::card_legend): each swatch and its words.
       const legend = el('div', { class: 'legend' },
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-box' }), 'tile live range'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-view' }), 'view into the same base'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-conflict' }), 'cross-base address + lifetime overlap'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-hwm' }), 'high-water mark'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-grid' }), 'gridline every 5 lines'),
+        ...this.plan.legend.map((e) => el('span', { class: 'lg' }, el('i', { class: `mk mk-${e.mark}` }), e.text)),
         el('span', { class: 'lg hint', text: 'ctrl/⌘ + wheel zooms the byte scale · click a tile to pin it' }),
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
-      // Where a tile reaches past its capacity, the legend says what the red line and hatching are.
-      if (this.plan.lanes.some((l) => l.marks.some((m) => PLAN.styles[m.style].class === 'capacity'))) {
-        legend.lastElementChild.before(
-          el('span', { class: 'lg' }, el('i', { class: 'mk mk-capacity' }), 'capacity'),
-          el('span', { class: 'lg' }, el('i', { class: 'mk mk-past' }), 'bytes past the capacity'));
-      }
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
       this.keyList = el('div', { class: 'key-list', hidden: true });
@@ -793,41 +786,48 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       return this.lanes.get(sp.space).lp.span[this.axisIndex()];
     }
 
-    /** The card's px/byte factor: the plan's answer for the visible lanes, times the zoom. */
-    factor() {
+    /** The bit set of the visible lanes (bit i: the plan's lane i), as the plan's tables index them. */
+    mask() {
       let mask = 0;
       for (const { li, lp } of this.lanes.values()) if (!this.state.hidden.has(lp.space)) mask |= 1 << li;
+      return mask;
+    }
+
+    /** The card's px/byte factor: the plan's answer for the visible lanes, times the zoom. */
+    factor() {
       const table = this.plan.factors[this.axisIndex()];
-      return (table[mask] || table[table.length - 1]) * this.state.zoom;
+      return (table[this.mask()] || table[table.length - 1]) * this.state.zoom;
     }
 
     /**
-     * A lane's byte axis on a card whose factor is `k` (layout::lane_scale): the card's factor, or,
-     * for a lane too narrow at it (layout::plan::is_inset), its own, inset_px wide at zoom 1
-     * (layout::plan::inset_factor); and the plan's cut band on this x axis, if the lane has one.
-     * Returns the axis, whether it is an inset, and the lane's width.
+     * A lane's byte axis on a card whose factor is `k`: the card's factor, or, for an inset (the
+     * plan's inset_lanes for the visible lanes: layout::plan::is_inset), its own factor times the
+     * zoom; and the plan's cut band on this x axis, if the lane has one. Returns the axis, the
+     * plan's inset entry (null for a lane at the card's factor), and the lane's width.
      */
     laneAxis(entry, k) {
-      const z = this.state.zoom;
       const a = this.axisIndex();
       const span = entry.lp.span[a];
       const c = entry.lp.cuts ? entry.lp.cuts[a] : null;
-      const band = c ? PX.cut : 0;
-      const scaled = c ? Math.max(span - (c.to - c.from), 1) : span;
-      const inset = this.plan.insets && Math.max(scaled, 1) * (k / z) < R.min_lane_px - 1e-6;
-      const kl = inset ? ((R.inset_px - band) / Math.max(scaled, 1)) * z : k;
-      const axis = { k: kl, cut: c ? [c.from, c.to] : null, px: band };
-      return { axis, inset, scaled, width: pmmLabels.axisX(axis, Math.max(span, 1)) };
+      const insets = this.plan.inset_lanes ? this.plan.inset_lanes[a][this.mask()] || [] : [];
+      const inset = insets.find((x) => x.lane === entry.li) || null;
+      const kl = inset ? inset.factor * this.state.zoom : k;
+      const axis = { k: kl, cut: c ? [c.from, c.to] : null, px: c ? PX.cut : 0 };
+      return { axis, inset, width: pmmLabels.axisX(axis, Math.max(span, 1)) };
     }
 
-    /** Sets an inset lane apart (dashed frame, its scale in words: layout::plan::inset_badge). */
-    markInset(entry, kl, k, inset) {
-      entry.lane.classList.toggle('inset', inset);
-      entry.head.classList.toggle('inset', inset);
-      entry.badge.hidden = !inset;
-      const ratio = kl / k;
-      entry.badge.textContent = inset ? `x${ratio >= 10 ? Math.round(ratio) : ratio.toFixed(1)}, not to scale` : '';
-      if (inset) entry.lane.dataset.pxPerByte = String(kl);
+    /**
+     * Sets an inset lane apart (dashed frame, and the plan's badge: whole where it fits the lane's
+     * head, else the plan's short one, never cut).
+     */
+    markInset(entry, inset, kl, laneW) {
+      const on = !!inset;
+      entry.lane.classList.toggle('inset', on);
+      entry.head.classList.toggle('inset', on);
+      entry.badge.hidden = !on;
+      const room = laneW - 2 * 8; // the head's padding (page.css)
+      entry.badge.textContent = on ? inset.badge.find((b) => textW(b, PX.small) <= room) ?? '' : '';
+      if (on) entry.lane.dataset.pxPerByte = String(kl);
       else delete entry.lane.dataset.pxPerByte;
     }
 
@@ -959,7 +959,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         }
         const span = this.spanOf(sp);
         const { axis, inset, width } = this.laneAxis(entry, k);
-        this.markInset(entry, axis.k, k, inset);
+        this.markInset(entry, inset, axis.k, width);
         cols.push(`${width.toFixed(3)}px`);
         this.placeLane(entry, axis, width);
         this.placeHwm(entry, axis, width);
