@@ -1040,7 +1040,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const lanes = spans.reduce((a, b) => a + b, 0);
       if (!spans.length || room <= 0 || lanes <= room) return;
       const z0 = this.state.zoom;
-      const readable = (z0 * R.min_lane_px) / Math.min(...spans);
+      // The zoom at which the narrowest lane, band included, is min_lane_px wide.
+      const readable = Math.max(...drawn.map((d, i) => (z0 * Math.max(R.min_lane_px - d.axis.px, 0)) / spans[i]));
       const z = clamp(Math.max((z0 * room) / lanes, readable), R.zoom_min, z0);
       if (z >= z0) return;
       this.fitFrom = z0;
