@@ -250,8 +250,7 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         let Some(sp) = sp else { continue };
         let (width, axis, inset) = lane_scale(sp, factor, view);
         let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, axis };
-        let cut = plan.lanes[li].cuts[view.x_axis as usize].as_ref().filter(|_| axis.cut.is_some());
-        let mut drawn = lane(f, plan, li, s, sp.span, geometry, cut, pal);
+        let mut drawn = lane(f, plan, li, s, sp.span, geometry, pal);
         if inset {
             mark_inset(&mut drawn, [plan::inset_badge(axis.k, factor), plan::inset_ratio(axis.k, factor)], pal);
         }
@@ -599,7 +598,6 @@ fn lane(
     s: &SpaceUsage,
     span: i64,
     g: LaneGeometry,
-    cut: Option<&plan::Cut>,
     pal: &Palette,
 ) -> Lane {
     let LaneGeometry { x, y, width, height, body_top, axis } = g;
@@ -652,6 +650,8 @@ fn lane(
             }));
         }
     }
+    // The plan's cut on this axis: the one whose bytes the lane's axis cuts.
+    let cut = plan.lanes[li].cuts.iter().flatten().find(|c| axis.cut == Some((c.from, c.to)));
     if let Some(cut) = cut {
         decorations.extend(cut_band(cut, &axis, (x, body_top, height - (body_top - y)), pal));
     }

@@ -88,7 +88,7 @@ impl Axis {
 }
 
 /// The stretch of space `s` of `f`, in a lane spanning `span` bytes, that is cut: the longest one
-/// nothing touches, where it is most of the span ([`CUT_SHARE`]) and leaves some bytes to scale.
+/// nothing touches, where it is most of the span (`CUT_SHARE`) and leaves some bytes to scale.
 pub fn cut_range(f: &FunctionMap, s: &SpaceUsage, span: i64, marks: &[Mark]) -> Option<(i64, i64)> {
     let mut used: Vec<(i64, i64)> = Vec::new();
     for b in f.blocks.iter().filter(|b| b.tile.space == s.space) {
