@@ -494,7 +494,7 @@ fn lane_scale(sp: LaneSpan, factor: f64, view: &ViewOptions) -> (f64, plan::Axis
 }
 
 /// A lane's cut band: its free stretch, drawn a fixed width whatever its bytes, in the page's
-/// colour between two dashed edges, with its size and `free` in its first two rows (the label rule
+/// colour between two thin edges, with its size and `free` in its first two rows (the label rule
 /// keeps every box's label off them). `(x, top, h)`: the lane's left edge, and the body's top and
 /// height.
 fn cut_band(cut: &plan::Cut, axis: &plan::Axis, (x, top, h): (f64, f64, f64), pal: &Palette) -> Vec<Shape> {
@@ -506,7 +506,7 @@ fn cut_band(cut: &plan::Cut, axis: &plan::Axis, (x, top, h): (f64, f64, f64), pa
             y1: top,
             x2: ex,
             y2: top + h,
-            stroke: Stroke { color: pal.muted, width: 1.0, dash: Some((2.0, 3.0)) },
+            stroke: Stroke { color: pal.muted, width: 1.0, dash: None },
         })
     };
     let mut out = vec![
@@ -969,7 +969,7 @@ fn has_cut(f: &FunctionMap, view: &ViewOptions) -> bool {
     scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())
 }
 
-/// The legend's cut band: its swatch (the page's colour between dashed edges) and its words.
+/// The legend's cut band: its swatch (the page's colour between thin edges) and its words.
 fn cut_swatch(pal: &Palette) -> Vec<Shape> {
     let edge = |x: f64| {
         Shape::Line(Line {
@@ -977,7 +977,7 @@ fn cut_swatch(pal: &Palette) -> Vec<Shape> {
             y1: -1.0,
             x2: x,
             y2: 12.0,
-            stroke: Stroke { color: pal.muted, width: 1.0, dash: Some((2.0, 3.0)) },
+            stroke: Stroke { color: pal.muted, width: 1.0, dash: None },
         })
     };
     vec![
