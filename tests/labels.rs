@@ -258,8 +258,13 @@ fn a_box_keeps_its_key_whatever_the_zoom() {
 
 /// The label rule of every lane of `map` drawn as `view` asks, as cases for the page's copy of the
 /// rule: each lane's boxes as the rule sees them, its size, and the Rust answer.
-fn label_cases(map: &MemoryMap, view: &ViewOptions, out: &mut Vec<serde_json::Value>) {
-    use pto_memory_map::layout::labels::{LabelBox, place_lane};
+fn label_cases(
+    map: &MemoryMap,
+    view: &ViewOptions,
+    out: &mut Vec<serde_json::Value>,
+    axes: &mut Vec<serde_json::Value>,
+) {
+    use pto_memory_map::layout::labels::{LabelBox, place_lane_around};
     let px = pto_memory_map::layout::plan::px_rules();
     let scene = pto_memory_map::layout::layout(map, view);
     let plans = pto_memory_map::layout::plan::card_plans(map, view);
@@ -275,25 +280,42 @@ fn label_cases(map: &MemoryMap, view: &ViewOptions, out: &mut Vec<serde_json::Va
                     LabelBox { x: b.rect.x - lane.x, w: b.rect.w, rows, label: &bp.label, key: bp.n }
                 })
                 .collect();
-            let spots = place_lane(&boxes, lane.width, rows, &px);
-            out.push(serde_json::json!({ "boxes": boxes, "lane_w": lane.width, "rows": rows, "spots": spots }));
+            let a = lane.axis;
+            let band = a.cut.map(|(from, _)| (a.x(from), a.x(from) + a.px));
+            let spots = place_lane_around(&boxes, lane.width, rows, &px, band);
+            out.push(serde_json::json!({
+                "boxes": boxes, "lane_w": lane.width, "rows": rows, "spots": spots, "blocked": band.map(|b| [b.0, b.1]),
+            }));
+            // The byte axis: each box's bytes, and where the layout put them (the page's rule must agree).
+            let ranges: Vec<[i64; 2]> = lane.blocks.iter().map(|b| [b.offset, b.size]).collect();
+            let want: Vec<[f64; 2]> = lane.blocks.iter().map(|b| [b.rect.x - lane.x, b.rect.w]).collect();
+            let probes: Vec<i64> = [0, lane.span / 3, lane.span / 2, lane.span]
+                .into_iter()
+                .chain(a.cut.into_iter().flat_map(|(f, t)| [f, f + (t - f) / 2, t]))
+                .collect();
+            let xs: Vec<f64> = probes.iter().map(|&b| a.x(b)).collect();
+            axes.push(serde_json::json!({
+                "axis": { "k": a.k, "cut": a.cut.map(|(f, t)| [f, t]), "px": a.px },
+                "lane_w": lane.width, "span": lane.span, "ranges": ranges, "want": want, "probes": probes, "xs": xs,
+            }));
         }
     }
 }
 
 #[test]
 fn the_page_script_places_labels_as_the_layout_does() {
-    let mut cases = Vec::new();
+    let (mut cases, mut axes) = (Vec::new(), Vec::new());
     let mut dumps = common::drawable_fixtures();
     let path = common::fixtures().join("fx_labels_crowded.py");
     dumps.push((path.clone(), pto_memory_map::load(&path, "AllocateMemoryAddr", None).unwrap()));
     dumps.extend(common::drawable_corpus().into_iter().take(12));
     for (_, map) in &dumps {
         for (width, zoom) in [(1180.0, 1.0), (300.0, 1.0), (1180.0, 0.4), (1180.0, 2.5)] {
-            label_cases(map, &ViewOptions { width, zoom, ..Default::default() }, &mut cases);
+            label_cases(map, &ViewOptions { width, zoom, ..Default::default() }, &mut cases, &mut axes);
         }
     }
-    let doc = serde_json::json!({ "px": pto_memory_map::layout::plan::px_rules(), "cases": cases });
+    assert!(axes.iter().any(|a| !a["axis"]["cut"].is_null()), "some lane has a cut band");
+    let doc = serde_json::json!({ "px": pto_memory_map::layout::plan::px_rules(), "cases": cases, "axes": axes });
     let dir = std::env::temp_dir().join(format!("pmm-label-cases-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("cases.json");

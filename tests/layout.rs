@@ -28,14 +28,32 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                 None => factor,
                 Some(inset) => {
                     assert_eq!(view.scale_mode, ScaleMode::Insets, "{what}: no inset in strict mode");
-                    assert!(lane.span as f64 * factor < RULES.min_lane_px * view.zoom, "{what}: needless inset");
-                    assert!((lane.width - RULES.inset_px * view.zoom).abs() < EPS, "{what}: inset width");
+                    let scaled = lane.span - lane.axis.cut.map_or(0, |(from, to)| to - from);
+                    assert!(scaled as f64 * factor < RULES.min_lane_px * view.zoom, "{what}: needless inset");
+                    let band = lane.axis.px;
+                    assert!(
+                        (lane.width - (RULES.inset_px - band) * view.zoom - band).abs() < EPS,
+                        "{what}: inset width"
+                    );
                     assert!(inset.badge.ends_with("not to scale"), "{what}");
                     lane.factor
                 }
             };
             assert!((lane.factor - own).abs() < 1e-12, "{what}: the lane's factor");
-            assert!((lane.width - lane.span as f64 * own).abs() < EPS, "{what}: one factor per card");
+            // A mostly free lane draws its longest free stretch as a band of fixed width; the bytes
+            // either side keep the factor.
+            let (scaled, band) = match lane.axis.cut {
+                Some((from, to)) => {
+                    assert!(view.scale_mode == ScaleMode::Insets, "{what}: no cut in strict mode");
+                    assert!(10 * (to - from) >= 6 * lane.span, "{what}: a cut is most of the lane");
+                    for b in &lane.blocks {
+                        assert!(b.offset + b.size <= from || b.offset >= to, "{what}: {} in the cut", b.name);
+                    }
+                    (lane.span - (to - from), lane.axis.px)
+                }
+                None => (lane.span, 0.0),
+            };
+            assert!((lane.width - scaled as f64 * own - band).abs() < EPS, "{what}: one factor per card");
             assert!(lane.x >= right - EPS, "{what}: lanes never overlap");
             right = lane.x + lane.width;
             if view.zoom == 1.0 {

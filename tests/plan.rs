@@ -5,8 +5,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::drawable_corpus;
-use pto_memory_map::layout::labels::{LabelBox, Spot, place_lane};
-use pto_memory_map::layout::plan::{self, place, px_rules};
+use pto_memory_map::layout::labels::{LabelBox, Spot};
+use pto_memory_map::layout::plan::{self, px_rules};
 use pto_memory_map::layout::{ScaleMode, ViewOptions, XAxis, layout};
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::{Format, RenderOptions, render_map};
@@ -43,11 +43,13 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
                     LabelBox { x: b.rect.x - lane.x, w: b.rect.w, rows, label: &bp.label, key: bp.n }
                 })
                 .collect();
-            let spots = place_lane(&boxes, lane.width, rows, &px);
+            let a = lane.axis;
+            let band = a.cut.map(|(from, _)| (a.x(from), a.x(from) + a.px));
+            let spots = pto_memory_map::layout::labels::place_lane_around(&boxes, lane.width, rows, &px, band);
             for (bi, b) in lane.blocks.iter().enumerate() {
                 let bp = &cp.boxes[b.index];
                 // An inset lane has its own factor; the others have the card's.
-                let (x, w) = place(bp.bytes[0], bp.bytes[1], lane.factor, lane.width, px.min_box);
+                let (x, w) = lp.axis(axis, lane.factor).place(bp.bytes[0], bp.bytes[1], lane.width, px.min_box);
                 assert!(
                     (b.rect.x - lane.x - x).abs() < 1e-9 && (b.rect.w - w).abs() < 1e-9,
                     "{}: {}",

@@ -98,8 +98,8 @@ pub struct Host {
     pub lane: (f64, f64),
     /// Left edge and width of the box the mark belongs to, if it belongs to one.
     pub block: Option<(f64, f64)>,
-    /// Pixels per byte.
-    pub factor: f64,
+    /// How bytes map to px across the lane.
+    pub axis: super::plan::Axis,
     /// Top of the first line's row, and that line.
     pub body_top: f64,
     /// The first line of the function.
@@ -115,7 +115,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
     let row = |line: u32| host.body_top + (line.max(host.first_line) - host.first_line) as f64 * px.line;
     let (x, w) = match (m.bytes, host.block) {
         (Some([o, s]), _) => {
-            let (x, w) = super::plan::place(o, s, host.factor, lane_w, px.min_box);
+            let (x, w) = host.axis.place(o, s, lane_w, px.min_box);
             (lane_x + x, w)
         }
         (None, Some(b)) => b,
@@ -167,7 +167,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
         }
         MarkKind::Rule => {
             let at = m.bytes.map_or(0, |b| b[0]);
-            let hx = (lane_x + at as f64 * host.factor).min(lane_x + lane_w - 0.5).max(lane_x + 0.5);
+            let hx = (lane_x + host.axis.x(at)).min(lane_x + lane_w - 0.5).max(lane_x + 0.5);
             let end = host.body_top + (host.last_line - host.first_line + 1) as f64 * px.line;
             // A status rule (the capacity) is solid and heavier than the space's own (the hwm).
             let stroke = if m.style.tone == Tone::Crit {

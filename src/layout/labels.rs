@@ -85,6 +85,18 @@ const REACH: usize = 40;
 /// a lane `lane_w` px wide and `rows` rows tall. Returns one spot per box, `None` where no row
 /// within reach has room (a lane packed from edge to edge).
 pub fn place_lane(boxes: &[LabelBox], lane_w: f64, rows: usize, px: &PxRules) -> Vec<Option<Spot>> {
+    place_lane_around(boxes, lane_w, rows, px, None)
+}
+
+/// [`place_lane`] in a lane whose stretch `blocked` (`[from, to)` px across, in the first two rows:
+/// a cut band's words) takes no label beside a box.
+pub fn place_lane_around(
+    boxes: &[LabelBox],
+    lane_w: f64,
+    rows: usize,
+    px: &PxRules,
+    blocked: Option<(f64, f64)>,
+) -> Vec<Option<Spot>> {
     let line = px.line;
     let width = |s: &str, size: f64| s.chars().count() as f64 * px.char_em * size;
     let rows = rows.max(1);
@@ -102,6 +114,11 @@ pub fn place_lane(boxes: &[LabelBox], lane_w: f64, rows: usize, px: &PxRules) ->
         for row in b.rows.0.min(rows - 1)..=b.rows.1.min(rows - 1) {
             boxes_in[row].push((b.x, b.x + b.w));
             drawn_in[row].push(i);
+        }
+    }
+    if let Some(band) = blocked {
+        for row in boxes_in.iter_mut().take(2) {
+            row.push(band);
         }
     }
     let mut labels_in: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rows];

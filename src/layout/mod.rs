@@ -174,6 +174,9 @@ pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
 /// The width a card needs: its lanes, or its `text` (see [`text_width`]), whichever is wider.
 fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>, text: f64) -> f64 {
     let (spans, own) = scale(f, view);
+    // A scale imposed from outside (a diff's) has no cuts: both sides' bytes line up.
+    let spans: Vec<Option<LaneSpan>> =
+        if factor.is_some() { spans.into_iter().map(|s| s.map(LaneSpan::whole)).collect() } else { spans };
     let factor = factor.unwrap_or(own);
     let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
     let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
@@ -229,6 +232,8 @@ struct Placement {
 
 fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Placement) -> Card {
     let (spans, own) = scale(f, view);
+    let spans: Vec<Option<LaneSpan>> =
+        if at.factor.is_some() { spans.into_iter().map(|s| s.map(LaneSpan::whole)).collect() } else { spans };
     let factor = at.factor.unwrap_or(own);
     let Placement { x, y, w, .. } = at;
     let lines = f.src_end - f.src_start + 1;
@@ -243,12 +248,11 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
     let mut lx = x + CARD_PAD + gutter;
     for (li, (s, sp)) in f.spaces.iter().zip(spans).enumerate() {
         let Some(sp) = sp else { continue };
-        let (width, lane_factor, inset) = lane_scale(sp, factor, view);
-        let geometry =
-            LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, factor: lane_factor };
-        let mut drawn = lane(f, plan, li, s, sp, geometry, pal);
+        let (width, axis, inset) = lane_scale(sp, factor, view);
+        let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, axis };
+        let mut drawn = lane(f, plan, li, s, sp.span, geometry, pal);
         if inset {
-            mark_inset(&mut drawn, plan::inset_badge(lane_factor, factor), pal);
+            mark_inset(&mut drawn, [plan::inset_badge(axis.k, factor), plan::inset_ratio(axis.k, factor)], pal);
         }
         lanes.push(drawn);
         lx += width;
@@ -341,7 +345,8 @@ fn apply_keys<'a>(plan: &'a CardPlan, lanes: &mut [Lane], body_top: f64, pal: &P
         if items.len() != lane.blocks.len() {
             continue; // a plan made for another map: leave the labels `block` drew
         }
-        let spots = labels::place_lane(&items, lw, rows, &px);
+        let band = lane.axis.cut.map(|(from, _)| (lane.axis.x(from), lane.axis.x(from) + lane.axis.px));
+        let spots = labels::place_lane_around(&items, lw, rows, &px, band);
         for (shape, spot) in lane.blocks.iter_mut().zip(spots) {
             let bp = &plan.boxes[shape.index];
             let r = shape.rect.clone();
@@ -430,36 +435,94 @@ struct LaneGeometry {
     width: f64,
     height: f64,
     body_top: f64,
-    factor: f64,
+    axis: plan::Axis,
+}
+
+/// A drawn lane's span, and the stretch of it drawn as a cut band, if any.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LaneSpan {
+    span: i64,
+    cut: Option<(i64, i64)>,
+}
+
+impl LaneSpan {
+    /// The same span without its cut.
+    fn whole(self) -> LaneSpan {
+        LaneSpan { cut: None, ..self }
+    }
+
+    /// Bytes drawn to scale, and the band's px.
+    fn scaled(self) -> (i64, f64) {
+        match self.cut {
+            Some((from, to)) => ((self.span - (to - from)).max(1), plan::px_rules().cut),
+            None => (self.span, 0.0),
+        }
+    }
 }
 
 /// The span of each space of `f` (`None` where hidden) and the card's one px/byte factor, computed
 /// over the visible spans: hiding a space gives its width back to the others at one shared scale,
 /// which is how hiding a tiny space keeps the `used` axis readable (reference guide, show/hide).
-fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<i64>>, f64) {
+/// A mostly free lane's longest free stretch is a cut band (see [`plan::Axis`]), so its bytes in
+/// use are drawn at the card's scale rather than as slivers.
+fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
     let visible = visible_spaces(f, view);
-    let spans: Vec<Option<i64>> =
-        f.spaces.iter().map(|s| visible.contains(&s.space.as_str()).then(|| span(s, view.x_axis))).collect();
-    let shown: Vec<i64> = spans.iter().flatten().copied().collect();
+    let spans: Vec<Option<LaneSpan>> = f
+        .spaces
+        .iter()
+        .map(|s| {
+            visible.contains(&s.space.as_str()).then(|| {
+                let span = span(s, view.x_axis);
+                LaneSpan { span, cut: plan::lane_cut(f, s, span, view.scale_mode, &plan::lane_marks(f, s)) }
+            })
+        })
+        .collect();
+    let shown: Vec<(i64, f64)> = spans.iter().flatten().map(|s| s.scaled()).collect();
     let room = plan::lane_room(view.width, gutter_width(f.src_end), shown.len());
-    (spans, plan::main_factor(&shown, room, view.scale_mode) * view.zoom)
+    (spans, plan::lanes_factor(&shown, room, view.scale_mode) * view.zoom)
 }
 
-/// A lane's width and px/byte factor on a card whose main factor is `factor` (zoom included), and
-/// whether it is an inset: a lane too narrow at the card's scale gets `RULES.inset_px` (times the
-/// zoom) at its own factor instead of widening every other lane.
-fn lane_scale(span: i64, factor: f64, view: &ViewOptions) -> (f64, f64, bool) {
-    if plan::is_inset(span, factor / view.zoom, view.scale_mode == ScaleMode::Insets) {
-        let own = plan::inset_factor(span) * view.zoom;
-        (span.max(1) as f64 * own, own, true)
-    } else {
-        (span as f64 * factor, factor, false)
+/// A lane's width and byte axis on a card whose main factor is `factor` (zoom included), and
+/// whether it is an inset: a lane too narrow at the card's scale gets `RULES.inset_px` (the part to
+/// scale times the zoom) at its own factor instead of widening every other lane.
+fn lane_scale(sp: LaneSpan, factor: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
+    let (scaled, band) = sp.scaled();
+    let inset = plan::is_inset(scaled, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
+    let k = if inset { plan::inset_factor(scaled, band) * view.zoom } else { factor };
+    let axis = plan::Axis { k, cut: sp.cut, px: band };
+    (axis.width(sp.span), axis, inset)
+}
+
+/// A lane's cut band: its free stretch, drawn a fixed width whatever its bytes, in the page's
+/// colour between two thin edges, with its size and `free` in its first two rows (the label rule
+/// keeps every box's label off them). `(x, top, h)`: the lane's left edge, and the body's top and
+/// height.
+fn cut_band(cut: &plan::Cut, axis: &plan::Axis, (x, top, h): (f64, f64, f64), pal: &Palette) -> Vec<Shape> {
+    let px = plan::px_rules();
+    let (bx, bw) = (x + axis.x(cut.from), px.cut);
+    let edge = |ex: f64| {
+        Shape::Line(Line {
+            x1: ex,
+            y1: top,
+            x2: ex,
+            y2: top + h,
+            stroke: Stroke { color: pal.muted, width: 1.0, dash: None },
+        })
+    };
+    let mut out = vec![
+        Shape::Rect(Rect { x: bx, y: top, w: bw, h, radius: 0.0, fill: Some(pal.page), stroke: None }),
+        edge(bx + 0.5),
+        edge(bx + bw - 0.5),
+    ];
+    for (i, word) in cut.words.iter().enumerate() {
+        out.push(text_at(bx + 3.0, top + 12.0 + i as f64 * px.line, px.small, pal.muted, word));
     }
+    out
 }
 
 /// Sets an inset lane apart: a dashed frame in its space's colour, and its scale in words in place
 /// of the axis row (its end is written after its name).
-fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
+fn mark_inset(lane: &mut Lane, badges: [String; 2], pal: &Palette) {
     let color = space_color(&lane.space, pal.theme);
     let (x, y, w, h) = (lane.x, lane.y, lane.width, lane.height);
     // The axis row ("0" and the end) gives way to the badge; the end moves up beside the name.
@@ -485,9 +548,11 @@ fn mark_inset(lane: &mut Lane, badge: String, pal: &Palette) {
             content: end,
         }));
     }
-    if let Some(b) = text::fit(&badge, SMALL, w - 10.0) {
-        lane.decorations.push(text_at(x + 5.0, y + 34.0, SMALL, WARNING, &b));
+    // Whole where it fits, else its ratio alone: never a cut badge, which would say another scale.
+    if let Some(b) = badges.iter().find(|b| text::width(b, SMALL) <= w - 10.0) {
+        lane.decorations.push(text_at(x + 5.0, y + 34.0, SMALL, WARNING, b));
     }
+    let [badge, _] = badges;
     lane.inset = Some(Inset { badge, frame });
 }
 
@@ -501,10 +566,10 @@ pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a st
     }
     for f in map.functions.iter().filter(|f| view.draws(&f.name)) {
         let (spans, _) = scale(f, view);
-        let total: f64 = spans.iter().flatten().map(|&sp| sp as f64).sum();
+        let total: f64 = spans.iter().flatten().map(|&sp| sp.span as f64).sum();
         for (s, sp) in f.spaces.iter().zip(&spans) {
             // Alone, this lane's 72 px minimum would make the lanes `min * total / span` px wide.
-            let wide = sp.is_some_and(|sp| RULES.min_lane_px * total / sp as f64 > 3.0 * view.width);
+            let wide = sp.is_some_and(|sp| RULES.min_lane_px * total / sp.span as f64 > 3.0 * view.width);
             if wide && spans.iter().flatten().count() > 1 && !out.contains(&s.space.as_str()) {
                 out.push(&s.space);
             }
@@ -535,7 +600,7 @@ fn lane(
     g: LaneGeometry,
     pal: &Palette,
 ) -> Lane {
-    let LaneGeometry { x, y, width, height, body_top, factor } = g;
+    let LaneGeometry { x, y, width, height, body_top, axis } = g;
     let color = space_color(&s.space, pal.theme);
     let mut decorations = vec![
         Shape::Rect(Rect { x, y, w: width, h: height, radius: 0.0, fill: Some(pal.wash(color)), stroke: None }),
@@ -574,7 +639,7 @@ fn lane(
         }));
     }
     for line in f.src_start..=f.src_end {
-        if line % 5 == 0 {
+        if line % plan::GRID_LINES == 0 {
             let gy = body_top + (line - f.src_start) as f64 * RULES.line_px + 0.5;
             decorations.push(Shape::Line(Line {
                 x1: x + 1.0,
@@ -585,10 +650,15 @@ fn lane(
             }));
         }
     }
+    // The plan's cut on this axis: the one whose bytes the lane's axis cuts.
+    let cut = plan.lanes[li].cuts.iter().flatten().find(|c| axis.cut == Some((c.from, c.to)));
+    if let Some(cut) = cut {
+        decorations.extend(cut_band(cut, &axis, (x, body_top, height - (body_top - y)), pal));
+    }
     let host = |block| insight::Host {
         lane: (x, width),
         block,
-        factor,
+        axis,
         body_top,
         first_line: f.src_start,
         last_line: f.src_end,
@@ -621,7 +691,8 @@ fn lane(
         blocks,
         fits,
         hwm,
-        factor,
+        factor: axis.k,
+        axis,
         inset: None,
         overflow,
         capacity,
@@ -633,7 +704,7 @@ fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: 
     let t = &b.tile;
     let px = plan::px_rules();
     let (lane_x, lane_w) = host.lane;
-    let (x, w) = plan::place(t.offset, t.size, host.factor, lane_w, px.min_box);
+    let (x, w) = host.axis.place(t.offset, t.size, lane_w, px.min_box);
     let x = lane_x + x;
     let y = host.body_top + (t.start - f.src_start) as f64 * RULES.line_px;
     let h = (t.end - t.start + 1) as f64 * RULES.line_px;
@@ -798,7 +869,7 @@ fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f
             content: line.to_string(),
         })
     }));
-    out.extend((f.src_start..=f.src_end).filter(|line| line % 5 == 0).map(|line| {
+    out.extend((f.src_start..=f.src_end).filter(|line| line % plan::GRID_LINES == 0).map(|line| {
         Shape::Line(Line {
             x1: x,
             y1: row(line) + 0.5,
@@ -881,6 +952,9 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
     let mut items = legend(pal);
+    if drawn.iter().any(|f| has_cut(f, view)) {
+        items.push(cut_swatch(pal));
+    }
     items.extend(placed::legend(map, pal));
     let (legend, bottom) = flow(items, x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
@@ -888,6 +962,30 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
     let (rows, h) = findings_rows(&findings, pal, x, y, width);
     out.extend(rows);
     (out, y + h - 4.0)
+}
+
+/// Whether some lane of `f` drawn as `view` asks has a cut band.
+fn has_cut(f: &FunctionMap, view: &ViewOptions) -> bool {
+    scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())
+}
+
+/// The legend's cut band: its swatch (the page's colour between thin edges) and its words.
+fn cut_swatch(pal: &Palette) -> Vec<Shape> {
+    let edge = |x: f64| {
+        Shape::Line(Line {
+            x1: x,
+            y1: -1.0,
+            x2: x,
+            y2: 12.0,
+            stroke: Stroke { color: pal.muted, width: 1.0, dash: None },
+        })
+    };
+    vec![
+        Shape::Rect(Rect { x: 0.5, y: 0.5, w: 16.0, h: 10.0, radius: 0.0, fill: Some(pal.page), stroke: None }),
+        edge(0.5),
+        edge(16.5),
+        text_at(22.0, 9.5, LABEL, pal.muted, plan::CUT_WORDS),
+    ]
 }
 
 /// `38`, or `1 of 38` where only some are drawn.

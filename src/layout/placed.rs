@@ -26,7 +26,7 @@ pub(super) fn marks(
     let min_box = plan::px_rules().min_box;
     for r in f.reserved.iter().filter(|r| r.space == s.space) {
         let Some(offset) = r.offset else { continue };
-        let (x, w) = plan::place(offset, r.size, host.factor, lane_w, min_box);
+        let (x, w) = host.axis.place(offset, r.size, lane_w, min_box);
         let x = lane_x + x;
         let mut shapes = vec![Shape::Rect(Rect {
             x,
@@ -86,7 +86,7 @@ pub(super) fn marks(
         let stroke = Stroke { color: WARNING, width: 1.0, dash: None };
         let shapes = if span > s.limit {
             // The lane reaches past the usable size: the band is drawn where it is.
-            let (x, w) = plan::place(s.limit, physical.min(span) - s.limit, host.factor, lane_w, min_box);
+            let (x, w) = host.axis.place(s.limit, physical.min(span) - s.limit, lane_w, min_box);
             super::insight::hatch_region(lane_x + x, top, w, rows, stroke)
         } else {
             // The band is past the lane's end: a tab at the end of the byte axis says it is there.
@@ -104,7 +104,7 @@ pub(super) fn marks(
     }
     for b in f.blocks.iter().filter(|b| b.tile.space == s.space) {
         let t = &b.tile;
-        let (x, w) = plan::place(t.offset, t.size, host.factor, lane_w, min_box);
+        let (x, w) = host.axis.place(t.offset, t.size, lane_w, min_box);
         let x = lane_x + x;
         let y = top + (t.start - host.first_line) as f64 * RULES.line_px;
         let h = (t.end - t.start + 1) as f64 * RULES.line_px;
@@ -114,13 +114,13 @@ pub(super) fn marks(
             // The slot boundaries inside the box (all of them where the selector is a run-time one),
             // where they are at least 3 px apart: closer, they would only fill the box, and a
             // hostile allocation of 65 536 tiny slots would cost a line each.
-            if slots.slot_size as f64 * host.factor >= 3.0 {
+            if slots.slot_size as f64 * host.axis.k >= 3.0 {
                 for k in 1..slots.count as i64 {
                     let at = slots.alloc_offset + k * slots.slot_size;
                     if at <= t.offset || at >= t.stop() {
                         continue;
                     }
-                    let lx = lane_x + plan::place(at, 0, host.factor, lane_w, 0.0).0;
+                    let lx = lane_x + host.axis.place(at, 0, lane_w, 0.0).0;
                     shapes.push(Shape::Line(Line { x1: lx, y1: y, x2: lx, y2: y + h, stroke }));
                 }
             }

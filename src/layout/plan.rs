@@ -14,7 +14,9 @@
 
 use serde::Serialize;
 
+mod axis;
 mod marks;
+pub use axis::{Axis, Cut};
 pub use marks::summary;
 
 use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
@@ -42,6 +44,10 @@ pub struct PxRules {
     pub tick: f64,
     /// Width of a profile column.
     pub profile: f64,
+    /// Width of a lane's cut band (its longest free stretch, not to scale), at every zoom.
+    pub cut: f64,
+    /// A gridline across the lanes every this many dump lines (at the lines it divides).
+    pub grid: u32,
 }
 
 /// The rules of this build (the advance is read from the bundled font).
@@ -55,8 +61,16 @@ pub fn px_rules() -> PxRules {
         inset: 4.0,
         tick: 6.0,
         profile: RULES.profile_px,
+        cut: CUT_PX,
+        grid: GRID_LINES,
     }
 }
+
+/// A gridline every this many dump lines.
+pub const GRID_LINES: u32 = 5;
+
+/// Width of a cut band: its two lines (`152 KB`, `free`) at the small size, with their insets.
+const CUT_PX: f64 = 60.0;
 
 /// The plan of every card of a page.
 #[derive(Debug, Clone, Serialize)]
@@ -124,7 +138,62 @@ pub struct CardPlan {
     /// Lines under the card: idle tiles and fit answers.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub summary: Vec<String>,
+    /// The inset lanes of each set of visible lanes, by axis then by mask (as [`CardPlan::factors`];
+    /// only masks with an inset): each lane's index, its own factor at zoom 1, and its badge, whole
+    /// and short ([`inset_badge`]). A drawer shows the whole badge where it fits, else the short one.
+    #[serde(skip_serializing_if = "no_insets")]
+    pub inset_lanes: [std::collections::BTreeMap<usize, Vec<InsetLane>>; 2],
+    /// What the card's marks mean, in order: each a swatch's class and its words.
+    pub legend: Vec<LegendEntry>,
 }
+
+/// One inset lane of a set of visible lanes ([`CardPlan::inset_lanes`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct InsetLane {
+    /// Index of the lane in [`CardPlan::lanes`].
+    pub lane: usize,
+    /// Its own px/byte factor at zoom 1 (times the zoom when drawn).
+    pub factor: f64,
+    /// `x2.6, not to scale`, and `x2.6` for a lane too narrow for the whole.
+    pub badge: [String; 2],
+}
+
+fn no_insets(t: &[std::collections::BTreeMap<usize, Vec<InsetLane>>; 2]) -> bool {
+    t.iter().all(|m| m.is_empty())
+}
+
+/// One entry of a card's legend: the swatch (`box`, `view`, `conflict`, `hwm`, `grid`, `cut`,
+/// `capacity`, `past`) and what it means.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LegendEntry {
+    /// The swatch's kind.
+    pub mark: &'static str,
+    /// Its words.
+    pub text: String,
+}
+
+/// The legend of a card with `lanes`: the marks every card has, then those these lanes have.
+pub fn card_legend(lanes: &[LanePlan]) -> Vec<LegendEntry> {
+    let entry = |mark: &'static str, text: &str| LegendEntry { mark, text: text.to_string() };
+    let mut out = vec![
+        entry("box", "tile live range"),
+        entry("view", "view into the same base"),
+        entry("conflict", "cross-base address + lifetime overlap"),
+        entry("hwm", "high-water mark"),
+        entry("grid", &format!("gridline every {GRID_LINES} lines")),
+    ];
+    if lanes.iter().any(|l| l.cuts.iter().any(Option::is_some)) {
+        out.push(entry("cut", CUT_WORDS));
+    }
+    if lanes.iter().any(|l| l.marks.iter().any(|m| m.style == CAPACITY)) {
+        out.push(entry("capacity", "capacity"));
+        out.push(entry("past", "bytes past the capacity"));
+    }
+    out
+}
+
+/// What a cut band is, in the legends.
+pub const CUT_WORDS: &str = "free bytes drawn at a fixed width, not to scale";
 
 /// One space's column.
 #[derive(Debug, Clone, Serialize)]
@@ -141,6 +210,22 @@ pub struct LanePlan {
     pub marks: Vec<Mark>,
     /// The live-bytes column beside the lanes.
     pub profile: ProfilePlan,
+    /// By axis, the lane's longest free stretch where it is drawn as a band of fixed width
+    /// ([`Axis`]): the bytes either side keep the card's scale.
+    #[serde(skip_serializing_if = "no_cuts")]
+    pub cuts: [Option<Cut>; 2],
+}
+
+fn no_cuts(cuts: &[Option<Cut>; 2]) -> bool {
+    cuts.iter().all(Option::is_none)
+}
+
+impl LanePlan {
+    /// The lane's axis on axis `axis` (`0` limit, `1` used) at `k` px/byte.
+    pub fn axis(&self, axis: usize, k: f64) -> Axis {
+        let cut = self.cuts[axis].as_ref().map(|c| (c.from, c.to));
+        Axis { k, cut, px: if cut.is_some() { CUT_PX } else { 0.0 } }
+    }
 }
 
 /// One box: a tile (or a chain of aliases) over its bytes and lines.
@@ -381,22 +466,34 @@ pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
 /// The insets' own widths come out of `width` too, so that the lanes and the insets together fill
 /// it: a card is as wide as `--width` asks, whatever its small spaces.
 pub fn main_factor(spans: &[i64], width: f64, mode: ScaleMode) -> f64 {
+    let lanes: Vec<(i64, f64)> = spans.iter().map(|&s| (s, 0.0)).collect();
+    lanes_factor(&lanes, width, mode)
+}
+
+/// [`main_factor`] for lanes each drawn as `(bytes to scale, px of fixed width)`: a lane with a cut
+/// band spans its bytes less the cut at the factor, plus the band. The bands of the lanes at the
+/// card's factor come out of `width` too; an inset's band is inside the inset.
+pub fn lanes_factor(lanes: &[(i64, f64)], width: f64, mode: ScaleMode) -> f64 {
+    let spans: Vec<i64> = lanes.iter().map(|l| l.0).collect();
+    let fixed: f64 = lanes.iter().map(|l| l.1).sum();
     if mode == ScaleMode::Strict || spans.len() < 2 {
-        return px_per_byte(spans, width, 1.0);
+        return px_per_byte(&spans, (width - fixed).max(RULES.min_lane_px), 1.0);
     }
     // Fewer px for the lanes makes more of them insets, never fewer: this settles within one pass
     // per lane.
-    let mut room = width;
+    let mut room = (width - fixed).max(RULES.min_lane_px);
     for _ in 0..=spans.len() {
-        let factor = fill_factor(spans, room);
-        let insets = spans.iter().filter(|&&s| is_inset(s, factor, true)).count();
-        let next = (width - insets as f64 * RULES.inset_px).max(RULES.min_lane_px);
+        let factor = fill_factor(&spans, room);
+        let inset = |l: &&(i64, f64)| is_inset(l.0, factor, true);
+        let insets = lanes.iter().filter(inset).count();
+        let bands: f64 = lanes.iter().filter(|l| !inset(l)).map(|l| l.1).sum();
+        let next = (width - insets as f64 * RULES.inset_px - bands).max(RULES.min_lane_px);
         if (next - room).abs() < 1e-9 || insets == spans.len() {
             return factor;
         }
         room = next;
     }
-    fill_factor(spans, room)
+    fill_factor(&spans, room)
 }
 
 /// The card's room for its lanes inside a panel `width` px wide: what the line-number gutter
@@ -428,15 +525,21 @@ pub fn is_inset(span: i64, factor: f64, insets: bool) -> bool {
     insets && (span.max(1) as f64) * factor < RULES.min_lane_px - 1e-6
 }
 
-/// The px/byte factor of an inset lane at zoom 1: it is `RULES.inset_px` wide.
-pub fn inset_factor(span: i64) -> f64 {
-    RULES.inset_px / span.max(1) as f64
+/// The px/byte factor of an inset lane at zoom 1 with `span` bytes to scale and a cut band `band`
+/// px wide (0 without one): it is `RULES.inset_px` wide.
+pub fn inset_factor(span: i64, band: f64) -> f64 {
+    (RULES.inset_px - band) / span.max(1) as f64
 }
 
 /// The badge of an inset: how much larger its scale is than the card's (`x36, not to scale`).
 pub fn inset_badge(inset: f64, main: f64) -> String {
+    format!("{}, not to scale", inset_ratio(inset, main))
+}
+
+/// The short badge of an inset, for a lane too narrow for [`inset_badge`]: `x36`.
+pub fn inset_ratio(inset: f64, main: f64) -> String {
     let ratio = inset / main;
-    if ratio >= 10.0 { format!("x{}, not to scale", ratio.round()) } else { format!("x{:.1}, not to scale", ratio) }
+    if ratio >= 10.0 { format!("x{}", ratio.round()) } else { format!("x{:.1}", ratio) }
 }
 
 /// Lanes past this many get factors only for "all shown" and "one hidden" (a table of every subset
@@ -444,20 +547,57 @@ pub fn inset_badge(inset: f64, main: f64) -> String {
 const MAX_SUBSET_LANES: usize = 10;
 
 /// The factor at zoom 1 for every set of visible lanes, by axis.
-fn factors(f: &FunctionMap, width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
-    let n = f.spaces.len().min(MAX_SUBSET_LANES);
-    let table = |axis: XAxis| -> Vec<f64> {
-        let spans: Vec<i64> = f.spaces.iter().map(|s| span(s, axis)).collect();
+fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
+    let n = lanes.len().min(MAX_SUBSET_LANES);
+    let table = |axis: usize| -> Vec<f64> {
+        let drawn: Vec<(i64, f64)> = lanes.iter().map(|l| scaled(l, axis)).collect();
         (0..1usize << n)
             .map(|mask| {
-                let shown: Vec<i64> =
-                    spans.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
+                let shown: Vec<(i64, f64)> =
+                    drawn.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
                 let room = lane_room(width, super::gutter_width(f.src_end), shown.len());
-                if shown.is_empty() { 0.0 } else { main_factor(&shown, room, mode) }
+                if shown.is_empty() { 0.0 } else { lanes_factor(&shown, room, mode) }
             })
             .collect()
     };
-    [table(XAxis::Limit), table(XAxis::Used)]
+    [table(0), table(1)]
+}
+
+/// The inset lanes of every set of visible lanes at `factors` ([`CardPlan::inset_lanes`]).
+fn inset_table(
+    lanes: &[LanePlan],
+    factors: &[Vec<f64>; 2],
+    mode: ScaleMode,
+) -> [std::collections::BTreeMap<usize, Vec<InsetLane>>; 2] {
+    [0, 1].map(|axis| {
+        let mut out = std::collections::BTreeMap::new();
+        for (mask, &main) in factors[axis].iter().enumerate().skip(1) {
+            let insets: Vec<InsetLane> = lanes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i < MAX_SUBSET_LANES && mask & (1 << i) != 0)
+                .filter_map(|(i, l)| {
+                    let (scaled, band) = scaled(l, axis);
+                    is_inset(scaled, main, mode == ScaleMode::Insets).then(|| {
+                        let own = inset_factor(scaled, band);
+                        InsetLane { lane: i, factor: own, badge: [inset_badge(own, main), inset_ratio(own, main)] }
+                    })
+                })
+                .collect();
+            if !insets.is_empty() {
+                out.insert(mask, insets);
+            }
+        }
+        out
+    })
+}
+
+/// A lane on axis `axis` as [`lanes_factor`] takes it: bytes to scale, and its band's px.
+pub fn scaled(l: &LanePlan, axis: usize) -> (i64, f64) {
+    match &l.cuts[axis] {
+        Some(c) => ((l.span[axis] - c.size()).max(1), CUT_PX),
+        None => (l.span[axis], 0.0),
+    }
 }
 
 /// The bit set of the lanes `view` shows (never none: the last one stays).
@@ -601,7 +741,10 @@ enum Tips {
 }
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
-    let lanes = f.spaces.iter().map(|s| lane_plan(f, s)).collect();
+    let lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
+    let factors = factors(f, &lanes, view.width, view.scale_mode);
+    let inset_lanes = inset_table(&lanes, &factors, view.scale_mode);
+    let legend = card_legend(&lanes);
     let mut boxes: Vec<BoxPlan> = f
         .blocks
         .iter()
@@ -614,13 +757,32 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         first: f.src_start,
         last: f.src_end,
         lanes,
-        factors: factors(f, view.width, view.scale_mode),
+        factors,
+        inset_lanes,
+        legend,
         insets: view.scale_mode == ScaleMode::Insets,
         panel: view.width,
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
         summary: marks::summary(f),
     }
+}
+
+/// The stretch of space `s`'s lane spanning `span` bytes drawn as a cut band: none under `--scale-mode
+/// strict`, whose one scale runs from end to end. `marks` are the lane's marks ([`LanePlan::marks`]).
+pub fn lane_cut(f: &FunctionMap, s: &SpaceUsage, span: i64, mode: ScaleMode, marks: &[Mark]) -> Option<(i64, i64)> {
+    if mode == ScaleMode::Strict {
+        return None;
+    }
+    axis::cut_range(f, s, span, marks)
+}
+
+/// The marks of space `s`'s lane a cut must leave whole: fit answers, the high-water mark, the
+/// capacity and what lies past it ([`LanePlan::marks`]).
+pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
+    let mut marks = marks::fit_plan(f, &s.space);
+    marks.extend(marks::overflow_plan(f, s));
+    marks
 }
 
 /// Gives each box its key: top to bottom (first line), then left to right (offset, then lane).
@@ -632,12 +794,14 @@ fn number_in_reading_order(boxes: &mut [BoxPlan]) {
     }
 }
 
-fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
+fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
     let mut marks = marks::fit_plan(f, &s.space);
     marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
     marks.extend(marks::overflow_plan(f, s));
+    let cuts = [0, 1].map(|a| lane_cut(f, s, span[a], mode, &marks).map(|r| axis::cut(r, CUT_PX)));
     LanePlan {
+        cuts,
         space: s.space.clone(),
         span,
         ends: [fmt_bytes(span[0]), fmt_bytes(span[1])],
@@ -811,7 +975,7 @@ mod tests {
         assert!(is_inset(1_024, f, true) && !is_inset(65_536, f, true));
         assert!(!is_inset(1_024, f, false), "strict mode has no insets");
         assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
-        assert_eq!(inset_badge(inset_factor(1_024), f), "x87, not to scale");
+        assert_eq!(inset_badge(inset_factor(1_024, 0.0), f), "x87, not to scale");
         // The gutter and the live-bytes columns come out of the panel too.
         assert!(
             (lane_room(1180.0, 60.0, 5) - (1180.0 - 60.0 - RULES.profile_gap - 5.0 * (RULES.profile_px + 4.0))).abs()

@@ -142,7 +142,7 @@ pub struct Lane {
     pub x: f64,
     /// Top edge (the column header's).
     pub y: f64,
-    /// Width: its span times the card's factor.
+    /// Width: its span times the card's factor (less a cut stretch, plus its band).
     pub width: f64,
     /// Height, header included.
     pub height: f64,
@@ -156,6 +156,8 @@ pub struct Lane {
     pub hwm: Option<Line>,
     /// Its px/byte factor: the card's, or its own when it is an inset.
     pub factor: f64,
+    /// How its bytes map to px: [`Lane::factor`], except a cut band where the lane is mostly free.
+    pub axis: super::plan::Axis,
     /// For an inset (a lane too small for the card's scale, drawn at its own), its badge and frame.
     pub inset: Option<Inset>,
     /// Where tiles reach past the capacity: the capacity line and the hatching past it.

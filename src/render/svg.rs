@@ -161,6 +161,11 @@ fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail, plain: Plain) {
     ];
     // An inset has its own byte scale; a script reads it here, as the card's from the card.
     let factor = if detail == Detail::Full { lane.factor.to_string() } else { String::new() };
+    // A cut band's bytes (`from to`): the stretch drawn at a fixed width, not to scale.
+    let cut = lane.axis.cut.map(|(from, to)| format!("{from} {to}")).unwrap_or_default();
+    if lane.axis.cut.is_some() {
+        attrs.push(("data-cut", cut.as_str().into()));
+    }
     if let Some(inset) = &lane.inset {
         attrs.push(("data-px-per-byte", factor.as_str().into()));
         attrs.push(("data-inset", inset.badge.as_str().into()));

@@ -76,7 +76,7 @@ async fn run(
         .pool
         .run(move || -> Result<Vec<u8>, ApiError> {
             let (old, new) = load(&options)?;
-            super::routes::timed(&metrics, options.format.extension(), || {
+            metrics.timed(options.format.extension(), || {
                 let (old, new) = (map_of(old)?, map_of(new)?);
                 let opts = options.params.render_options(crate::Format::Svg);
                 render_diff(&old, &new, options.format, &opts.view, opts.scale)

@@ -70,6 +70,19 @@ pub fn method_label(method: &actix_web::http::Method) -> &'static str {
 }
 
 impl Metrics {
+    /// Runs one render (a map's or a diff's) and records its time and outcome under `format`:
+    /// every render the service does goes through here, so every one reaches the metrics.
+    pub(super) fn timed(
+        &self,
+        format: &str,
+        work: impl FnOnce() -> crate::Result<Vec<u8>>,
+    ) -> Result<Vec<u8>, super::errors::ApiError> {
+        let started = std::time::Instant::now();
+        let result = work();
+        self.observe_render(format, started.elapsed(), result.is_ok());
+        result.map_err(super::errors::ApiError::from)
+    }
+
     pub fn count_request(&self, route: &str, method: &'static str, status: u16) {
         let mut map = self.requests.lock().unwrap_or_else(|p| p.into_inner());
         *map.entry((route.to_string(), method, status)).or_insert(0) += 1;

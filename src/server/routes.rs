@@ -1,8 +1,6 @@
 //! The endpoints. Each handler reads and checks the request, hands the CPU work to the render pool,
 //! and shapes the answer; the work itself is the library's `render_bytes`.
 
-use std::time::Instant;
-
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{self, Bytes};
@@ -121,20 +119,7 @@ pub(super) fn timed_render(
     dump: Vec<u8>,
     opts: &RenderOptions,
 ) -> Result<Vec<u8>, ApiError> {
-    timed(metrics, opts.format.extension(), || crate::render_bytes(name, dump, opts))
-}
-
-/// Runs one render (a map's or a diff's) and records its time and outcome under `format`: every
-/// render the service does goes through here, so every one reaches the metrics.
-pub(super) fn timed(
-    metrics: &Metrics,
-    format: &str,
-    work: impl FnOnce() -> crate::Result<Vec<u8>>,
-) -> Result<Vec<u8>, ApiError> {
-    let started = Instant::now();
-    let result = work();
-    metrics.observe_render(format, started.elapsed(), result.is_ok());
-    result.map_err(ApiError::from)
+    metrics.timed(opts.format.extension(), || crate::render_bytes(name, dump, opts))
 }
 
 /// Reads a dump request: query options checked first (no body is read for a bad option), then

@@ -10,11 +10,19 @@ const DECODE = 'decode_fwd_layers';
 async function lanesInSight(c) {
   return c.evaluate((root) => {
     const plot = root.querySelector('.plot').getBoundingClientRect();
-    const lanes = [...root.querySelectorAll('.lane')].map((l) => ({ r: l.getBoundingClientRect(), span: Number(l.dataset.span) }));
+    // A lane's bytes to scale are its span less a cut band's bytes; the band keeps its width.
+    const lanes = [...root.querySelectorAll('.lane')].map((l) => {
+      const [from, to] = (l.dataset.cut || '0 0').split(' ').map(Number);
+      const band = l.querySelector(':scope > .cut:not([hidden])');
+      const bandW = band ? band.getBoundingClientRect().width : 0;
+      return { r: l.getBoundingClientRect(), span: Number(l.dataset.span) - (to - from), bandW, inset: l.classList.contains('inset') };
+    });
+    // An inset has its own factor; every other lane has the card's.
+    const main = lanes.filter((l) => !l.inset);
     return {
       right: Math.max(...lanes.map((l) => l.r.right)),
       plotRight: plot.right,
-      factors: lanes.map((l) => l.r.width / l.span),
+      factors: main.map((l) => (l.r.width - l.bandW) / l.span),
       narrowest: Math.min(...lanes.map((l) => l.r.width)),
     };
   });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, payload, pagesDir, laneWidths, near, expectedScale, panelOf, boxGeometry } from './helpers.mjs';
+import { withPage, card, openCard, pageData, payload, pagesDir, laneWidths, scaledWidths, near, expectedScale, panelOf, boxGeometry, cutsOf, xOf } from './helpers.mjs';
 
 const A2A3 = 'fx_a2a3_case';
 const A5 = 'fx_a5_case';
@@ -39,15 +39,19 @@ test('every space of both backends gets a lane, all on one px/byte factor, boxes
       const w = await laneWidths(c);
       assert.deepEqual(Object.keys(w).sort(), [...spaces].sort(), name);
       // One factor for every lane that can hold it; a lane too small for it is an inset at its own.
-      const { widths } = expectedScale(rules, fn.spaces, 'limit', 1, await panelOf(page, fnName));
+      const cuts = await cutsOf(page, fnName);
+      const { widths } = expectedScale(rules, fn.spaces, 'limit', 1, await panelOf(page, fnName), cuts);
       for (const s of fn.spaces) near(w[s.space], widths[s.space], 0.5, `${name} ${s.space} lane width`);
-      const factor = Object.fromEntries(fn.spaces.map((s) => [s.space, widths[s.space] / Math.max(s.limit, 1)]));
+      const band = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
+      const scaled = (s) => Math.max(s.limit, 1) - (cuts.bytes[s.space] || 0);
+      const factor = Object.fromEntries(fn.spaces.map((s) => [s.space, (widths[s.space] - band(s)) / scaled(s)]));
       const geo = await boxGeometry(c);
       assert.equal(geo.length, fn.boxes.length);
       for (const g of geo) {
         const f = factor[g.space];
-        near(g.x, g.offset * f, 0.6, `${g.name} x`);
-        near(g.w, Math.max(rules.min_box_px, g.size * f), 0.6, `${g.name} width`);
+        const x = xOf(cuts, g.space, f, g.offset);
+        near(g.x, x, 0.6, `${g.name} x`);
+        near(g.w, Math.max(rules.min_box_px, xOf(cuts, g.space, f, g.offset + g.size) - x), 0.6, `${g.name} width`);
       }
     });
   }
@@ -80,9 +84,10 @@ test('zoom, pin and the fragment work on a fixture page', async () => {
   await withPage(A2A3, {}, async ({ page }) => {
     const c = await openCard(page, 'fx_cube');
     const { rules } = await pageData(page);
-    const w0 = await laneWidths(c);
+    // A zoom scales each lane's bytes; a cut band keeps its width.
+    const w0 = await scaledWidths(c);
     await c.getByRole('button', { name: 'Zoom in' }).click();
-    const w1 = await laneWidths(c);
+    const w1 = await scaledWidths(c);
     for (const s of Object.keys(w0)) near(w1[s] / w0[s], rules.zoom_step, 0.01 * rules.zoom_step, `${s} grows`);
     await c.locator('.box[data-name="b_l0__tile"]').click();
     const chip = c.locator('.pin-chip');
@@ -123,7 +128,7 @@ test('show/hide: a hidden space gives its width to the others; the last one stay
     assert.equal(await c.locator('.box[data-space="Bias"]').count(), 0);
     const rest = fn.spaces.filter((s) => s.space !== 'Bias');
     const w = await laneWidths(c);
-    const { widths } = expectedScale(rules, rest, 'limit', 1, await panelOf(page, 'fx_cube'));
+    const { widths } = expectedScale(rules, rest, 'limit', 1, await panelOf(page, 'fx_cube'), await cutsOf(page, 'fx_cube'));
     for (const s of rest) near(w[s.space], widths[s.space], 0.5, `${s.space} after hiding Bias`);
     for (const s of ['Mat', 'Left', 'Right']) await c.locator(`.space-toggle[data-space="${s}"]`).click();
     assert.deepEqual(await spaces(), ['Acc']);

@@ -143,9 +143,13 @@ export function needsCorpus(...names) {
  * it is an inset, inset_px wide at its own scale, and the insets' widths come out of the room as
  * well. Returns the card's factor and each space's expected lane width.
  */
-export function expectedScale(rules, spaces, axis, zoom, panel) {
+export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0 }) {
   const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
-  const spans = spaces.map(span);
+  // A lane with a cut band (layout::plan::Axis) draws its bytes less the cut to scale, plus the band.
+  const bandOf = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
+  const scaledOf = (s) => (cuts.bytes[s.space] ? Math.max(span(s) - cuts.bytes[s.space], 1) : span(s));
+  const spans = spaces.map(scaledOf);
+  const bands = spaces.map(bandOf);
   const room = Math.max(panel - rules.profile_gap - spaces.length * (rules.profile_px + 4), rules.min_lane_px);
   const fillFactor = (width) => {
     const sorted = [...spans].sort((a, b) => a - b);
@@ -159,25 +163,60 @@ export function expectedScale(rules, spaces, axis, zoom, panel) {
     if (Math.min(...main) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...main);
     return f;
   };
+  const allBands = bands.reduce((a, b) => a + b, 0);
   let f;
   if (spans.length < 2) {
-    f = Math.max(room / spans[0], rules.min_lane_px / spans[0]);
+    const width = Math.max(room - allBands, rules.min_lane_px);
+    f = Math.max(width / spans[0], rules.min_lane_px / spans[0]);
   } else {
-    let width = room;
+    let width = Math.max(room - allBands, rules.min_lane_px);
     for (let i = 0; i <= spans.length; i++) {
       f = fillFactor(width);
-      const insets = spans.filter((s) => s * f < rules.min_lane_px - 1e-6).length;
-      const next = Math.max(room - insets * rules.inset_px, rules.min_lane_px);
+      const inset = (j) => spans[j] * f < rules.min_lane_px - 1e-6;
+      const insets = spans.filter((_, j) => inset(j)).length;
+      const kept = bands.filter((_, j) => !inset(j)).reduce((a, b) => a + b, 0);
+      const next = Math.max(room - insets * rules.inset_px - kept, rules.min_lane_px);
       if (Math.abs(next - width) < 1e-9 || insets === spans.length) break;
       width = next;
     }
   }
   const widths = {};
   for (const s of spaces) {
-    const inset = spans.length > 1 && span(s) * f < rules.min_lane_px - 1e-6;
-    widths[s.space] = inset ? rules.inset_px * zoom : span(s) * f * zoom;
+    const inset = spans.length > 1 && scaledOf(s) * f < rules.min_lane_px - 1e-6;
+    widths[s.space] = inset ? (rules.inset_px - bandOf(s)) * zoom + bandOf(s) : scaledOf(s) * f * zoom + bandOf(s);
   }
   return { f: f * zoom, widths };
+}
+
+/** The cut bands of a card's lanes on `axis` (the plan's): bytes cut by space, and the band's px. */
+export async function cutsOf(page, fn, axis = 'limit') {
+  const plan = await payload(page, 'pmm-plan');
+  const card = plan.cards.find((c) => c.function === fn);
+  const a = axis === 'used' ? 1 : 0;
+  const bytes = {};
+  const ranges = {};
+  for (const l of card.lanes) {
+    if (!(l.cuts && l.cuts[a])) continue;
+    bytes[l.space] = l.cuts[a].to - l.cuts[a].from;
+    ranges[l.space] = [l.cuts[a].from, l.cuts[a].to];
+  }
+  return { bytes, ranges, band: plan.px.cut };
+}
+
+/** Where byte `b` of `space` lands at `f` px/byte, past a cut band where `cuts` has one there. */
+export function xOf(cuts, space, f, b) {
+  const r = cuts.ranges[space];
+  if (!r || b <= r[0]) return b * f;
+  if (b >= r[1]) return (b - (r[1] - r[0])) * f + cuts.band;
+  return r[0] * f + ((b - r[0]) / (r[1] - r[0])) * cuts.band;
+}
+
+/** Each lane's width less its cut band, if it has one: the part a zoom scales. */
+export async function scaledWidths(c) {
+  return c.locator('.lane').evaluateAll((ls) => Object.fromEntries(ls.map((l) => {
+    const band = l.querySelector(':scope > .cut:not([hidden])');
+    return [l.dataset.space, l.getBoundingClientRect().width - (band ? band.getBoundingClientRect().width : 0)];
+  })));
 }
 
 /**

@@ -1,7 +1,7 @@
 // The map itself: one shared byte scale, zoom, the x axis, and showing/hiding spaces.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, card, openCard, pageData, laneWidths, near, expectedScale, panelOf, needsCorpus, boxGeometry } from './helpers.mjs';
+import { withPage, card, openCard, pageData, laneWidths, scaledWidths, near, expectedScale, panelOf, needsCorpus, boxGeometry, cutsOf, xOf } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 
@@ -11,16 +11,23 @@ test('lanes share one px/byte factor and boxes sit on their bytes', needsCorpus(
     const { data, rules } = await pageData(page);
     const fn = data.functions.find((f) => f.name === 'down_proj');
     const panel = await panelOf(page, 'down_proj');
-    const { f } = expectedScale(rules, fn.spaces, 'limit', 1, panel);
+    const cuts = await cutsOf(page, 'down_proj');
+    const { widths } = expectedScale(rules, fn.spaces, 'limit', 1, panel, cuts);
     const w = await laneWidths(c);
-    for (const s of fn.spaces) near(w[s.space], s.limit * f, 0.5, `${s.space} lane width`);
-    // 512 KB of Mat is exactly eight times 64 KB of Left.
-    near(w.Mat / w.Left, 8, 0.01, 'Mat/Left');
+    for (const s of fn.spaces) near(w[s.space], widths[s.space], 0.5, `${s.space} lane width`);
+    // Without cut bands, 512 KB of Mat is exactly eight times 64 KB of Left.
+    if (!cuts.bytes.Mat && !cuts.bytes.Left) near(w.Mat / w.Left, 8, 0.01, 'Mat/Left');
     const geo = await boxGeometry(c);
     assert.equal(geo.length, fn.boxes.length);
+    // Each lane's own factor: the card's, or an inset's (its bytes to scale fill its width less a band).
+    const own = Object.fromEntries(fn.spaces.map((s) => {
+      const band = cuts.bytes[s.space] ? cuts.band : 0;
+      return [s.space, (widths[s.space] - band) / (Math.max(s.limit, 1) - (cuts.bytes[s.space] || 0))];
+    }));
     for (const g of geo) {
-      near(g.x, g.offset * f, 0.6, `${g.name} x`);
-      near(g.w, Math.max(rules.min_box_px, g.size * f), 0.6, `${g.name} width`);
+      const x = xOf(cuts, g.space, own[g.space], g.offset);
+      near(g.x, x, 0.6, `${g.name} x`);
+      near(g.w, Math.max(rules.min_box_px, xOf(cuts, g.space, own[g.space], g.offset + g.size) - x), 0.6, `${g.name} width`);
     }
     // The narrowest-lane rule: with x=used, Left (1 KB) would be 3 px wide, so it is an inset.
     await c.locator('.axis-toggle').click();
@@ -39,30 +46,30 @@ test('zoom buttons: ×1.6 per click on every lane, reset, and bounds', needsCorp
     const zout = c.getByRole('button', { name: 'Zoom out' });
     const reset = c.getByRole('button', { name: 'Reset zoom' });
     assert.equal(await reset.innerText(), '1.0×');
-    const w0 = await laneWidths(c);
+    const w0 = await scaledWidths(c);
     await zin.click();
-    const w1 = await laneWidths(c);
+    const w1 = await scaledWidths(c);
     for (const s of Object.keys(w0)) near(w1[s] / w0[s], rules.zoom_step, 0.01 * rules.zoom_step, `${s} grows ×${rules.zoom_step}`);
     assert.equal(await reset.innerText(), '1.6×');
     await zout.click();
     await zout.click();
-    const w2 = await laneWidths(c);
+    const w2 = await scaledWidths(c);
     for (const s of Object.keys(w0)) near(w2[s] * rules.zoom_step, w0[s], 0.01 * w0[s], `${s} shrinks ÷${rules.zoom_step}`);
     await reset.click();
     assert.equal(await reset.innerText(), '1.0×');
-    const w3 = await laneWidths(c);
+    const w3 = await scaledWidths(c);
     for (const s of Object.keys(w0)) near(w3[s], w0[s], 0.01 * w0[s], `${s} back to 1×`);
 
     for (let i = 0; i < 20; i++) if (await zin.isEnabled()) await zin.click();
     assert.equal(Number(await c.getAttribute('data-zoom')), rules.zoom_max);
     assert.equal(await reset.innerText(), `${rules.zoom_max.toFixed(1)}×`);
-    const wMax = await laneWidths(c);
+    const wMax = await scaledWidths(c);
     for (const s of Object.keys(w0)) near(wMax[s], w0[s] * rules.zoom_max, 0.01 * w0[s] * rules.zoom_max, `${s} at max zoom`);
     await reset.click();
     for (let i = 0; i < 20; i++) if (await zout.isEnabled()) await zout.click();
     assert.equal(Number(await c.getAttribute('data-zoom')), rules.zoom_min);
     assert.ok(await zout.isDisabled());
-    const wMin = await laneWidths(c);
+    const wMin = await scaledWidths(c);
     for (const s of Object.keys(w0)) near(wMin[s], w0[s] * rules.zoom_min, 0.01 * w0[s] * rules.zoom_min + 0.5, `${s} at min zoom`);
   });
 });
@@ -155,7 +162,7 @@ test('show/hide spaces: the lane goes, the rest share the width, the last stays'
     assert.deepEqual(await heads(), ['Left', 'Right', 'Acc']);
     assert.equal(await c.locator('.box[data-space="Mat"]').count(), 0, 'its boxes go with it');
     const left = fn.spaces.filter((s) => s.space !== 'Mat');
-    const { widths } = expectedScale(rules, left, 'limit', 1, await panelOf(page, 'down_proj'));
+    const { widths } = expectedScale(rules, left, 'limit', 1, await panelOf(page, 'down_proj'), await cutsOf(page, 'down_proj'));
     const w = await laneWidths(c);
     for (const s of left) near(w[s.space], widths[s.space], 0.5, `${s.space} after hiding Mat`);
     // Lanes stay side by side: no gap where Mat was.

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { withPage, card, openCard, pageData, payload, pagesDir, laneWidths, near, expectedScale, panelOf, needsCorpus } from './helpers.mjs';
+import { withPage, card, openCard, pageData, payload, pagesDir, laneWidths, near, expectedScale, panelOf, needsCorpus, cutsOf } from './helpers.mjs';
 
 const DECODE = 'decode_fwd_layers';
 const LAYER_NORM = 'test_layer_norm_core';
@@ -132,7 +132,7 @@ test('the URL fragment restores a view, and interactions write it', needsCorpus(
     const w = await laneWidths(c);
     const { rules } = await pageData(page);
     const shown = fn.spaces.filter((s) => ['Mat', 'Right'].includes(s.space));
-    const { widths } = expectedScale(rules, shown, 'used', 2.56, await panelOf(page, 'down_proj'));
+    const { widths } = expectedScale(rules, shown, 'used', 2.56, await panelOf(page, 'down_proj'), await cutsOf(page, 'down_proj', 'used'));
     near(w.Mat, widths.Mat, 0.5, 'Mat lane width');
 
     // Changing the view rewrites the fragment in place (no new history entry).

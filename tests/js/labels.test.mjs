@@ -32,10 +32,19 @@ test('the page places every label where the layout does', { skip: !file && 'PMM_
   let boxes = 0;
   cases.forEach((c, i) => {
     const input = c.boxes.map((b) => ({ ...b, label: { badge: '', ...b.label } }));
-    const got = labels.placeLane(input, c.lane_w, c.rows, px);
+    const got = labels.placeLane(input, c.lane_w, c.rows, px, c.blocked);
     const names = c.boxes.map((b) => b.label.name).slice(0, 3).join(', ');
     same(got, c.spots, `case ${i} (${names}…)`);
     boxes += c.boxes.length;
   });
   assert.ok(boxes > 0);
+});
+
+test('the page maps bytes to px by the plan\'s axis rule', { skip: !file && 'PMM_LABEL_CASES not set' }, () => {
+  const { px, axes } = JSON.parse(readFileSync(file, 'utf8'));
+  assert.ok(axes.some((a) => a.axis.cut), 'some lane has a cut band');
+  axes.forEach((a, i) => {
+    a.probes.forEach((b, j) => same(labels.axisX(a.axis, b), a.xs[j], `lane ${i} byte ${b}`));
+    a.ranges.forEach(([o, n], j) => same(labels.placeOn(a.axis, o, n, a.lane_w, px.min_box), a.want[j], `lane ${i} box ${j}`));
+  });
 });

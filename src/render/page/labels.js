@@ -116,7 +116,11 @@ const pmmLabels = (() => {
    * drawing order) in a lane `laneW` px wide and `rows` rows tall; one spot per box, or null:
    * {inside: {fitted, keyed, row}} or {beside: {text, keyed, x, row, leader}}.
    */
-  function placeLane(boxes, laneW, rowsIn, px) {
+  /**
+   * Labels of a lane's boxes (layout::labels::place_lane_around): `blocked`, if given, is a stretch
+   * [from, to) px across the first two rows (a cut band's words) that takes no label beside a box.
+   */
+  function placeLane(boxes, laneW, rowsIn, px, blocked) {
     const line = px.line;
     const width = (s, size) => chars(s) * px.char_em * size;
     const rows = Math.max(rowsIn, 1);
@@ -131,6 +135,7 @@ const pmmLabels = (() => {
         drawnIn[r].push(i);
       }
     });
+    if (blocked) for (const row of boxesIn.slice(0, 2)) row.push([blocked[0], blocked[1]]);
     const labelsIn = Array.from({ length: rows }, () => []);
     const out = boxes.map(() => null);
     const reading = boxes.map((_, i) => i).sort((i, j) => boxes[i].key - boxes[j].key || i - j);
@@ -193,5 +198,26 @@ const pmmLabels = (() => {
     return out;
   }
 
-  return { fitText, fitLabel, placeLane };
+  /**
+   * The byte axis rule (layout::plan::Axis): `axis` is { k, cut, px }, `k` px a byte except the
+   * cut [from, to), drawn `px` wide. Where byte `b` lands from the lane's left.
+   */
+  function axisX(axis, b) {
+    if (axis.cut && b > axis.cut[0]) {
+      const [from, to] = axis.cut;
+      if (b >= to) return (b - (to - from)) * axis.k + axis.px;
+      return from * axis.k + ((b - from) / (to - from)) * axis.px;
+    }
+    return b * axis.k;
+  }
+
+  /** layout::plan::Axis::place: a byte range's left edge and width in a lane `laneW` px wide. */
+  function placeOn(axis, offset, size, laneW, minPx) {
+    const stop = offset + Math.max(size, 0);
+    const apart = !axis.cut || stop <= axis.cut[0] || offset >= axis.cut[1];
+    const w = Math.max(apart ? Math.max(size, 0) * axis.k : axisX(axis, stop) - axisX(axis, offset), minPx);
+    return [clamp(axisX(axis, offset), 0, Math.max(laneW - w, 0)), w];
+  }
+
+  return { fitText, fitLabel, placeLane, axisX, placeOn };
 })();

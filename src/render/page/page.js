@@ -171,10 +171,12 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
-  /** layout::plan::place: bytes [offset, offset + size) in a lane `laneW` px wide at `k` px/byte. */
-  function place(offset, size, k, laneW) {
-    const w = Math.max(Math.max(size, 0) * k, PX.min_box);
-    return [clamp(offset * k, 0, Math.max(laneW - w, 0)), w];
+  /**
+   * layout::plan::Axis::place: bytes [offset, offset + size) in a lane `laneW` px wide on `axis`
+   * ({ k, cut, px }: k px a byte, except a cut band; pmmLabels.axisX is the rule).
+   */
+  function place(offset, size, axis, laneW) {
+    return pmmLabels.placeOn(axis, offset, size, laneW, PX.min_box);
   }
 
   /** Width of `text` at `size` px: the font is monospaced, one advance per character. */
@@ -200,8 +202,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   }
 
   /** The generic draw of a mark: `host` is its box's [x, w] (or the lane's), in its parent's px. */
-  function placeMark({ m, st, node, text }, host, k, laneW) {
-    let [x, w] = m.bytes ? place(m.bytes[0], m.bytes[1], k, laneW) : host;
+  function placeMark({ m, st, node, text }, host, axis, laneW) {
+    let [x, w] = m.bytes ? place(m.bytes[0], m.bytes[1], axis, laneW) : host;
     if (text) {
       text.hidden = textW(m.text.content, PX.small) + 2 * PX.inset > w;
       text.style.left = `${x + PX.inset}px`;
@@ -214,7 +216,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       x += 1;
       w = Math.max(w - 2, 1);
     } else if (st.kind === 'rule') {
-      x = clamp(m.bytes[0] * k, 0.5, laneW - 0.5);
+      x = clamp(pmmLabels.axisX(axis, m.bytes[0]), 0.5, laneW - 0.5);
       w = 0;
     } else if (st.kind === 'ticks') {
       const tick = Math.min(PX.tick, w);
@@ -491,8 +493,10 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // plot grid: row 1 = headers, row 2 = body; column 1 = the sticky IR column, then one per lane
       this.grid = el('div', { class: 'grid' });
       this.grid.style.gridTemplateRows = `auto ${this.lines * R.line_px}px`;
-      const period = 5 * R.line_px;
-      const firstRule = Math.ceil(fn.src_start / 5) * 5;
+      // A gridline every PX.grid dump lines, at the lines it divides (the plan's period).
+      const period = PX.grid * R.line_px;
+      const firstRule = Math.ceil(fn.src_start / PX.grid) * PX.grid;
+      this.grid.style.setProperty('--grid-n', String(PX.grid));
       this.grid.style.setProperty('--grid-y', `${(firstRule - fn.src_start + 1) * R.line_px - period}px`);
       this.plot = el('div', { class: 'plot' }, this.grid);
       this.plot.style.setProperty('--gutter-w', `calc(${Math.max(3, String(fn.src_end).length)}ch + 22px)`);
@@ -539,10 +543,13 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           el('div', { class: 'lh-inset', hidden: true }));
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
+        // The lane's cut band (layout::plan::Cut): its free stretch, a fixed width, not to scale.
+        const cut = el('div', { class: 'cut', hidden: true }, el('span'), el('span'));
+        lane.append(cut);
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
         const hwm = lp.marks.find((m) => PLAN.styles[m.style].class === 'hwm');
         this.lanes.set(lp.space, {
-          lp, li, head, lane, marks, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
+          lp, li, head, lane, marks, cut, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
           hwm: head.querySelector('.lh-hwm'), hwmBytes: hwm ? hwm.bytes[0] : 0,
         });
       });
@@ -581,20 +588,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // legend and table
       const first = fn.src_start;
       const last = fn.src_end;
+      // The plan's legend (layout::plan::card_legend): each swatch and its words.
       const legend = el('div', { class: 'legend' },
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-box' }), 'tile live range'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-view' }), 'view into the same base'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-conflict' }), 'cross-base address + lifetime overlap'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-hwm' }), 'high-water mark'),
-        el('span', { class: 'lg' }, el('i', { class: 'mk mk-grid' }), 'gridline every 5 lines'),
+        ...this.plan.legend.map((e) => el('span', { class: 'lg' }, el('i', { class: `mk mk-${e.mark}` }), e.text)),
         el('span', { class: 'lg hint', text: 'ctrl/⌘ + wheel zooms the byte scale · click a tile to pin it' }),
         el('span', { class: 'lg count', text: `${this.lines} lines · dump L${first}–L${last}` }));
-      // Where a tile reaches past its capacity, the legend says what the red line and hatching are.
-      if (this.plan.lanes.some((l) => l.marks.some((m) => PLAN.styles[m.style].class === 'capacity'))) {
-        legend.lastElementChild.before(
-          el('span', { class: 'lg' }, el('i', { class: 'mk mk-capacity' }), 'capacity'),
-          el('span', { class: 'lg' }, el('i', { class: 'mk mk-past' }), 'bytes past the capacity'));
-      }
       this.tableDetails = el('details', { class: 'table-view' }, el('summary', { text: 'Table view' }));
 
       this.keyList = el('div', { class: 'key-list', hidden: true });
@@ -788,33 +786,48 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       return this.lanes.get(sp.space).lp.span[this.axisIndex()];
     }
 
-    /** The card's px/byte factor: the plan's answer for the visible lanes, times the zoom. */
-    factor() {
+    /** The bit set of the visible lanes (bit i: the plan's lane i), as the plan's tables index them. */
+    mask() {
       let mask = 0;
       for (const { li, lp } of this.lanes.values()) if (!this.state.hidden.has(lp.space)) mask |= 1 << li;
+      return mask;
+    }
+
+    /** The card's px/byte factor: the plan's answer for the visible lanes, times the zoom. */
+    factor() {
       const table = this.plan.factors[this.axisIndex()];
-      return (table[mask] || table[table.length - 1]) * this.state.zoom;
+      return (table[this.mask()] || table[table.length - 1]) * this.state.zoom;
     }
 
     /**
-     * A lane's px/byte factor on a card whose factor is `k`: the card's, or, for a lane too narrow at
-     * it (layout::plan::is_inset), its own, inset_px wide at zoom 1 (layout::plan::inset_factor).
+     * A lane's byte axis on a card whose factor is `k`: the card's factor, or, for an inset (the
+     * plan's inset_lanes for the visible lanes: layout::plan::is_inset), its own factor times the
+     * zoom; and the plan's cut band on this x axis, if the lane has one. Returns the axis, the
+     * plan's inset entry (null for a lane at the card's factor), and the lane's width.
      */
-    laneFactor(span, k) {
-      const z = this.state.zoom;
-      const inset = this.plan.insets && Math.max(span, 1) * (k / z) < R.min_lane_px - 1e-6;
-      return inset ? (R.inset_px / Math.max(span, 1)) * z : k;
+    laneAxis(entry, k) {
+      const a = this.axisIndex();
+      const span = entry.lp.span[a];
+      const c = entry.lp.cuts ? entry.lp.cuts[a] : null;
+      const insets = this.plan.inset_lanes ? this.plan.inset_lanes[a][this.mask()] || [] : [];
+      const inset = insets.find((x) => x.lane === entry.li) || null;
+      const kl = inset ? inset.factor * this.state.zoom : k;
+      const axis = { k: kl, cut: c ? [c.from, c.to] : null, px: c ? PX.cut : 0 };
+      return { axis, inset, width: pmmLabels.axisX(axis, Math.max(span, 1)) };
     }
 
-    /** Sets an inset lane apart (dashed frame, its scale in words: layout::plan::inset_badge). */
-    markInset(entry, kl, k) {
-      const inset = kl !== k;
-      entry.lane.classList.toggle('inset', inset);
-      entry.head.classList.toggle('inset', inset);
-      entry.badge.hidden = !inset;
-      const ratio = kl / k;
-      entry.badge.textContent = inset ? `x${ratio >= 10 ? Math.round(ratio) : ratio.toFixed(1)}, not to scale` : '';
-      if (inset) entry.lane.dataset.pxPerByte = String(kl);
+    /**
+     * Sets an inset lane apart (dashed frame, and the plan's badge: whole where it fits the lane's
+     * head, else the plan's short one, never cut).
+     */
+    markInset(entry, inset, kl, laneW) {
+      const on = !!inset;
+      entry.lane.classList.toggle('inset', on);
+      entry.head.classList.toggle('inset', on);
+      entry.badge.hidden = !on;
+      const room = laneW - 2 * 8; // the head's padding (page.css)
+      entry.badge.textContent = on ? inset.badge.find((b) => textW(b, PX.small) <= room) ?? '' : '';
+      if (on) entry.lane.dataset.pxPerByte = String(kl);
       else delete entry.lane.dataset.pxPerByte;
     }
 
@@ -855,28 +868,43 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      * The high-water mark's words over its line: centred on it, moved in from an edge of the lane so
      * they are never cut (the lane head's padding is HEAD_PAD px).
      */
-    placeHwm(entry, k, laneW) {
+    placeHwm(entry, axis, laneW) {
       const HEAD_PAD = 8;
       const w = [...entry.lp.hwm].length * PX.char_em * 10;
-      const at = clamp(entry.hwmBytes * k, 0.5, laneW - 0.5);
+      const at = clamp(pmmLabels.axisX(axis, entry.hwmBytes), 0.5, laneW - 0.5);
       const left = clamp(at - w / 2, 1, Math.max(laneW - w - 1, 1));
       entry.hwm.style.left = `${left - HEAD_PAD}px`;
     }
 
-    /** Every box and mark of a lane `laneW` px wide, at `k` px/byte, and the labels' rule. */
-    placeLane(entry, k, laneW) {
-      for (const mk of entry.marks) placeMark(mk, [0, laneW], k, laneW);
+    /** The lane's cut band on the current x axis, where it has one: the plan's words, at its place. */
+    placeCut(entry, axis) {
+      const c = entry.lp.cuts ? entry.lp.cuts[this.axisIndex()] : null;
+      entry.cut.hidden = !c;
+      delete entry.lane.dataset.cut;
+      if (!c) return;
+      entry.lane.dataset.cut = `${c.from} ${c.to}`;
+      entry.cut.title = c.title;
+      entry.cut.style.left = `${pmmLabels.axisX(axis, c.from)}px`;
+      entry.cut.style.width = `${axis.px}px`;
+      c.words.forEach((w, i) => { entry.cut.children[i].textContent = w; });
+    }
+
+    /** Every box and mark of a lane `laneW` px wide, on its byte `axis`, and the labels' rule. */
+    placeLane(entry, axis, laneW) {
+      for (const mk of entry.marks) placeMark(mk, [0, laneW], axis, laneW);
+      this.placeCut(entry, axis);
       const first = this.plan.first;
       const input = entry.boxes.map((it) => {
         const { b, node, marks } = it;
-        const [x, w] = place(b.offset, b.size, k, laneW);
+        const [x, w] = place(b.offset, b.size, axis, laneW);
         node.style.left = `${x}px`;
         node.style.width = `${w}px`;
         it.w = w;
-        for (const mk of marks) placeMark(mk, [0, w], k, laneW);
+        for (const mk of marks) placeMark(mk, [0, w], axis, laneW);
         return { x, w, rows: [b.start - first, b.end - first], label: b.plan.label, key: b.plan.n };
       });
-      const spots = pmmLabels.placeLane(input, laneW, this.plan.last - first + 1, PX);
+      const band = axis.cut ? [pmmLabels.axisX(axis, axis.cut[0]), pmmLabels.axisX(axis, axis.cut[0]) + axis.px] : null;
+      const spots = pmmLabels.placeLane(input, laneW, this.plan.last - first + 1, PX, band);
       entry.boxes.forEach((it, i) => {
         const spot = spots[i];
         const inside = spot && spot.inside;
@@ -930,11 +958,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           continue;
         }
         const span = this.spanOf(sp);
-        const kl = this.laneFactor(span, k);
-        this.markInset(entry, kl, k);
-        cols.push(`${(span * kl).toFixed(3)}px`);
-        this.placeLane(entry, kl, span * kl);
-        this.placeHwm(entry, kl, span * kl);
+        const { axis, inset, width } = this.laneAxis(entry, k);
+        this.markInset(entry, inset, axis.k, width);
+        cols.push(`${width.toFixed(3)}px`);
+        this.placeLane(entry, axis, width);
+        this.placeHwm(entry, axis, width);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;
@@ -1003,13 +1031,17 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      * it, unless the reader zoomed in between. Links restore their zoom as written, without this.
      */
     fitBesideSource() {
-      const spans = this.visibleSpaces().map((sp) => this.spanOf(sp) * this.k);
+      // What zooms is each lane's part to scale; a cut band keeps its width.
+      const drawn = this.visibleSpaces().map((sp) => this.laneAxis(this.lanes.get(sp.space), this.k));
+      const spans = drawn.map((d) => d.width - d.axis.px);
+      const bands = drawn.reduce((a, d) => a + d.axis.px, 0);
       const profiles = R.profile_gap + spans.length * R.profile_px;
-      const room = this.plot.clientWidth - this.srcW - profiles;
+      const room = this.plot.clientWidth - this.srcW - profiles - bands;
       const lanes = spans.reduce((a, b) => a + b, 0);
       if (!spans.length || room <= 0 || lanes <= room) return;
       const z0 = this.state.zoom;
-      const readable = (z0 * R.min_lane_px) / Math.min(...spans);
+      // The zoom at which the narrowest lane, band included, is min_lane_px wide.
+      const readable = Math.max(...drawn.map((d, i) => (z0 * Math.max(R.min_lane_px - d.axis.px, 0)) / spans[i]));
       const z = clamp(Math.max((z0 * room) / lanes, readable), R.zoom_min, z0);
       if (z >= z0) return;
       this.fitFrom = z0;
