@@ -14,7 +14,9 @@
 
 use serde::Serialize;
 
+mod live;
 mod marks;
+pub use live::at as live_figures;
 pub use marks::summary;
 
 use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
@@ -141,6 +143,10 @@ pub struct LanePlan {
     pub marks: Vec<Mark>,
     /// The live-bytes column beside the lanes.
     pub profile: ProfilePlan,
+    /// The live list's figures by line: `[line, total, offset, size]` at each line where the live
+    /// set changes (at most two a box), the union of the live boxes' bytes and the largest free
+    /// range ([`live_at`]'s rule); a line's figures are the last entry's at or before it.
+    pub live: Vec<[i64; 4]>,
 }
 
 /// One box: a tile (or a chain of aliases) over its bytes and lines.
@@ -644,6 +650,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage) -> LanePlan {
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
         marks,
         profile: marks::profile_plan(s),
+        live: marks::lane_changes(f, s),
     }
 }
 
