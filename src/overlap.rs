@@ -256,9 +256,8 @@ mod tests {
     fn by_pairs(blocks: &[Block]) -> Overlaps {
         let n = blocks.len();
         let mut out = Overlaps { view: vec![false; n], conflicts: vec![0; n] };
-        for i in 0..n {
-            for j in i + 1..n {
-                let (a, b) = (&blocks[i], &blocks[j]);
+        for (i, a) in blocks.iter().enumerate() {
+            for (j, b) in blocks.iter().enumerate().skip(i + 1) {
                 let (Some(ra), Some(rb)) = (Rect::of(a), Rect::of(b)) else { continue };
                 if a.tile.space != b.tile.space || !ra.meets(&rb) {
                     continue;
