@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
-use crate::findings::{self, for_each_overlap};
+use crate::findings;
 use crate::model::{
     Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
     SpaceUsage, Tile, space_rank,
@@ -71,6 +71,7 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
         map.addresses_in = Some(addresses_dump(dump));
     }
     map.findings = findings::compute(&map, hint.as_deref());
+    crate::budget::checkpoint()?; // the findings stop early past the deadline
     Ok(map)
 }
 
@@ -243,22 +244,13 @@ pub fn idle(t: &Tile) -> Option<Idle> {
 }
 
 /// Two blocks that overlap in address and lifetime: on the same base the narrower is a view into the
-/// other; on different bases both are a conflict (two live allocations share bytes).
+/// other; on different bases both are a conflict (two live allocations share bytes). Counted, not
+/// walked pair by pair (see `overlap`): thousands of tiles over one range cost a few sorts.
 fn mark_overlaps(blocks: &mut [Block]) {
-    // The marks are gathered first: the walk reads the blocks it would otherwise be marking.
-    let (mut views, mut conflicts) = (vec![false; blocks.len()], vec![false; blocks.len()]);
-    for_each_overlap(blocks, |i, j, same_base| {
-        if same_base {
-            let narrower = if blocks[j].tile.size <= blocks[i].tile.size { j } else { i };
-            views[narrower] = true;
-        } else {
-            conflicts[i] = true;
-            conflicts[j] = true;
-        }
-    });
-    for ((b, view), conflict) in blocks.iter_mut().zip(views).zip(conflicts) {
+    let marks = crate::overlap::overlaps(blocks);
+    for ((b, view), conflicts) in blocks.iter_mut().zip(marks.view).zip(marks.conflicts) {
         b.view |= view;
-        b.conflict |= conflict;
+        b.conflict |= conflicts > 0;
     }
 }
 
@@ -480,7 +472,8 @@ fn union_length(ranges: &mut [(i64, i64)]) -> i64 {
 pub fn free_ranges(blocks: &[&Block], limit: i64, (from, to): (u32, u32)) -> Vec<Gap> {
     let mut busy: Vec<(i64, i64)> = blocks
         .iter()
-        .filter(|b| b.tile.start <= to && from <= b.tile.end)
+        // A tile of no bytes holds none: it splits no free range.
+        .filter(|b| b.tile.start <= to && from <= b.tile.end && b.tile.size > 0)
         .map(|b| (b.tile.offset, b.tile.stop()))
         .collect();
     busy.sort_unstable();

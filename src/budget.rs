@@ -122,6 +122,43 @@ pub fn expired() -> bool {
     checkpoint().is_err()
 }
 
+/// Whether a builder of an output now `len` bytes long should stop: past the run's output limit
+/// (the writer then refuses what was built, so nothing past the limit is ever made whole) or past
+/// its deadline (the run's next checkpoint reports it).
+pub fn output_done(len: usize) -> bool {
+    len > limits().output_bytes || expired()
+}
+
+/// A writer into memory that fails once what it holds is past the run's output limit, so a
+/// serializer stops there rather than build the whole: what it holds is then just past the limit,
+/// which the output's writer refuses.
+#[derive(Debug, Default)]
+pub struct Capped(pub Vec<u8>);
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        if output_done(self.0.len()) {
+            return Err(std::io::Error::other("over the output limit or past the deadline"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `value` as pretty JSON with a trailing newline, built no further than the run's output limit.
+pub fn json_capped<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let mut out = Capped::default();
+    // An error is the cap (or the deadline): what was written so far is kept for the caller to refuse.
+    if serde_json::to_writer_pretty(&mut out, value).is_ok() {
+        out.0.push(b'\n');
+    }
+    out.0
+}
+
 /// Stops the run when it was cancelled or its deadline has passed; cheap enough to call per line.
 pub fn checkpoint() -> Result<()> {
     CURRENT.with(|c| {

@@ -127,18 +127,20 @@ pub struct TileSlot {
 pub fn diff(old: &MemoryMap, new: &MemoryMap) -> MapDiff {
     let mut functions = Vec::new();
     let mut added = Vec::new();
+    // By name: thousands of small functions compared one with another would be quadratic.
+    let olds: HashMap<&str, &FunctionMap> = old.functions.iter().rev().map(|f| (f.name.as_str(), f)).collect();
+    let news: HashMap<&str, &FunctionMap> = new.functions.iter().map(|f| (f.name.as_str(), f)).collect();
     for f in &new.functions {
-        match old.functions.iter().find(|o| o.name == f.name) {
+        if crate::budget::expired() {
+            break; // the caller's next checkpoint reports it
+        }
+        match olds.get(f.name.as_str()) {
             Some(o) => functions.push(function_diff(o, f)),
             None => added.push(f.name.clone()),
         }
     }
-    let removed: Vec<String> = old
-        .functions
-        .iter()
-        .filter(|o| !new.functions.iter().any(|f| f.name == o.name))
-        .map(|o| o.name.clone())
-        .collect();
+    let removed: Vec<String> =
+        old.functions.iter().filter(|o| !news.contains_key(o.name.as_str())).map(|o| o.name.clone()).collect();
     let placed = bases_placed(old, new);
     let mut d = MapDiff { old: side(old), new: side(new), verdict: String::new(), functions, added, removed, placed };
     d.verdict = verdict(&d);
@@ -164,23 +166,31 @@ fn bases_placed(old: &MemoryMap, new: &MemoryMap) -> Vec<BasePlaced> {
         _ => return Vec::new(),
     };
     let mut out = Vec::new();
+    // By key, not by search: thousands of bases, each looked for among thousands of tiles, were
+    // quadratic.
+    let lates: HashMap<&str, &FunctionMap> = late.functions.iter().rev().map(|f| (f.name.as_str(), f)).collect();
     for f in &early.functions {
-        let Some(later) = late.functions.iter().find(|l| l.name == f.name) else { continue };
+        if crate::budget::expired() {
+            break; // the caller's next checkpoint reports it
+        }
+        let Some(later) = lates.get(f.name.as_str()) else { continue };
+        let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
         let mut bases: Vec<(&str, &str, i64)> = Vec::new();
         for b in &f.blocks {
-            if !bases.iter().any(|x| (x.0, x.1) == (b.tile.space.as_str(), b.tile.base.as_str())) {
+            if seen.insert((b.tile.space.as_str(), b.tile.base.as_str())) {
                 bases.push((&b.tile.space, &b.tile.base, b.tile.offset));
             }
         }
         // The bases view's columns are in first-use order: so is this list.
         bases.sort_by_key(|x| (space_rank(x.0), x.2));
+        let mut ranges: HashMap<(&str, &str), (i64, i64)> = HashMap::new();
+        for b in &later.blocks {
+            let r =
+                ranges.entry((b.tile.space.as_str(), b.tile.base.as_str())).or_insert((b.tile.offset, b.tile.stop()));
+            *r = (r.0.min(b.tile.offset), r.1.max(b.tile.stop()));
+        }
         for (space, base, _) in bases {
-            let mine = later.blocks.iter().filter(|b| b.tile.space == space && b.tile.base == base);
-            let range = mine.fold(None, |r: Option<(i64, i64)>, b| {
-                Some(
-                    r.map_or((b.tile.offset, b.tile.stop()), |(lo, hi)| (lo.min(b.tile.offset), hi.max(b.tile.stop()))),
-                )
-            });
+            let range = ranges.get(&(space, base));
             out.push(BasePlaced {
                 function: f.name.clone(),
                 space: space.to_string(),
@@ -293,23 +303,25 @@ fn tile_changes(old: &FunctionMap, new: &FunctionMap, alignment: &Alignment) -> 
     let mut out = TileChanges::default();
 
     // Round 1: same place. Several old boxes can share a place only on different bases (a
-    // conflict); prefer the one with the same name, then the same stem.
-    let mut by_place: HashMap<Place, Vec<usize>> = HashMap::new();
+    // conflict); prefer the one with the same name, then the same stem. Thousands of boxes piled on
+    // one place are looked up by key, each list read past its taken entries once.
+    let mut by_place: Queues<Place> = Queues::default();
+    let mut by_place_name: Queues<(Place, &str)> = Queues::default();
+    let mut by_place_stem: Queues<(Place, &str)> = Queues::default();
     for (i, o) in olds.iter().enumerate() {
-        by_place.entry(place(o)).or_default().push(i);
+        let at = place(o);
+        by_place.push(at, i);
+        by_place_name.push((at, o.block.tile.name.as_str()), i);
+        by_place_stem.push((at, o.stem.as_str()), i);
     }
     for (j, n) in news.iter().enumerate() {
         let s = n.slot;
         let key = (s.space, s.offset, s.size, Some(s.start), Some(s.end));
-        let Some(candidates) = by_place.get(&key) else { continue };
-        let free = |i: &&usize| !taken[**i];
-        let pick = candidates
-            .iter()
-            .filter(free)
-            .find(|i| olds[**i].block.tile.name == n.block.tile.name)
-            .or_else(|| candidates.iter().filter(free).find(|i| olds[**i].stem == n.stem))
-            .or_else(|| candidates.iter().find(|i| !taken[**i]));
-        if let Some(&i) = pick {
+        let pick = by_place_name
+            .first_free(&(key, n.block.tile.name.as_str()), &taken)
+            .or_else(|| by_place_stem.first_free(&(key, n.stem.as_str()), &taken))
+            .or_else(|| by_place.first_free(&key, &taken));
+        if let Some(i) = pick {
             taken[i] = true;
             old_of[j] = Some(i);
             if olds[i].block.tile.name != n.block.tile.name {
@@ -337,16 +349,16 @@ fn tile_changes(old: &FunctionMap, new: &FunctionMap, alignment: &Alignment) -> 
     }
 
     // Round 3: the same stem in the same space, bound at the same statement.
-    let mut by_stem: HashMap<(&str, &str, Option<u32>), Vec<usize>> = HashMap::new();
+    let mut by_stem: Queues<(&str, &str, Option<u32>)> = Queues::default();
     for (i, o) in olds.iter().enumerate().filter(|(i, _)| !taken[*i]) {
-        by_stem.entry((o.stem.as_str(), o.slot.space, alignment.new_line(o.slot.start))).or_default().push(i);
+        by_stem.push((o.stem.as_str(), o.slot.space, alignment.new_line(o.slot.start)), i);
     }
     for (j, n) in news.iter().enumerate() {
         if old_of[j].is_some() {
             continue;
         }
         let key = (n.stem.as_str(), n.slot.space, Some(n.slot.start));
-        if let Some(&i) = by_stem.get(&key).and_then(|c| c.iter().find(|i| !taken[**i])) {
+        if let Some(i) = by_stem.first_free(&key, &taken) {
             taken[i] = true;
             old_of[j] = Some(i);
             record(&mut out, change(&olds[i], n, alignment));
@@ -363,6 +375,32 @@ fn tile_changes(old: &FunctionMap, new: &FunctionMap, alignment: &Alignment) -> 
     out.added = news.iter().zip(&old_of).filter(|(_, o)| o.is_none()).map(|(n, _)| n.block.tile.name.clone()).collect();
     out.removed = olds.iter().zip(&taken).filter(|(_, t)| !**t).map(|(o, _)| o.block.tile.name.clone()).collect();
     out
+}
+
+/// Old boxes by key, in order, each list with how far its front is known to be taken: boxes are only
+/// ever taken, so the first free one of a key is found by moving that mark, and all the lookups of a
+/// round cost the lists' length once (a scan from the front each time was quadratic on one place).
+struct Queues<K>(HashMap<K, (Vec<usize>, usize)>);
+
+impl<K> Default for Queues<K> {
+    fn default() -> Self {
+        Queues(HashMap::new())
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Queues<K> {
+    fn push(&mut self, key: K, i: usize) {
+        self.0.entry(key).or_default().0.push(i);
+    }
+
+    /// The first box of `key` not yet taken.
+    fn first_free(&mut self, key: &K, taken: &[bool]) -> Option<usize> {
+        let (list, front) = self.0.get_mut(key)?;
+        while *front < list.len() && taken[list[*front]] {
+            *front += 1;
+        }
+        list.get(*front).copied()
+    }
 }
 
 /// A matched pair goes to `changed`, or to `renamed` when nothing but its name differs.

@@ -4,7 +4,7 @@
 //! `check` and SARIF all say the same thing. [`CODES`] is the one table of codes: `explain` prints
 //! it, SARIF turns it into rules, the text report cites it.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use crate::model::{BackendChoice, BackendSource, Block, Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, Tile};
 use crate::units::fmt_bytes;
@@ -202,6 +202,9 @@ pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
         ));
     }
     for f in &map.functions {
+        if crate::budget::expired() {
+            break; // the caller's next checkpoint reports it
+        }
         unresolved(f, &mut out);
         reserved(f, &mut out);
         conflicts(f, &mut out);
@@ -369,119 +372,33 @@ fn reserved(f: &FunctionMap, out: &mut Vec<Finding>) {
     }
 }
 
-/// Calls `visit(i, j)`, `i < j`, for each pair of blocks in one space that overlap in address and
-/// lifetime. `blocks` must be sorted by (panel order, offset, start), as `analyze::merge_aliases`
-/// leaves them. The analysis marks views and conflicts with it, and the findings name the
-/// conflicting pairs. Nothing is collected: a hostile dump's thousands of tiles over one range make
-/// millions of pairs, which cost a few comparisons each here rather than memory.
-///
-/// The blocks that may overlap `a` in address are the runs of equal offset after it, up to its end.
-/// Within a run, sorted by start, only those whose start lies in `[a.start - longest lifetime of the
-/// run, a.end]` can overlap it in time, and a binary search finds them: a slot reused by thousands
-/// of tiles over disjoint lifetimes costs a search, not a pass over all of them. The pairs are
-/// checked against the run's deadline as they go; past it the walk stops, and the caller's next
-/// checkpoint reports it.
-pub fn for_each_overlap(blocks: &[Block], mut visit: impl FnMut(usize, usize, bool)) {
-    let n = blocks.len();
-    // What the walk compares, compact and without strings: millions of pairs are read here.
-    let ids = |key: &dyn Fn(&Block) -> &str| {
-        let mut seen: HashMap<&str, u32> = HashMap::new();
-        blocks
-            .iter()
-            .map(|b| {
-                let next = seen.len() as u32;
-                *seen.entry(key(b)).or_insert(next)
-            })
-            .collect::<Vec<u32>>()
-    };
-    let (space, base) = (ids(&|b| b.tile.space.as_str()), ids(&|b| b.tile.base.as_str()));
-    let span: Vec<(i64, i64, u32, u32)> =
-        blocks.iter().map(|b| (b.tile.offset, b.tile.stop(), b.tile.start, b.tile.end)).collect();
-    // For each block: one past the end of its run of equal (space, offset), and the run's longest
-    // lifetime in lines.
-    let (mut run_end, mut run_span) = (vec![n; n], vec![0u32; n]);
-    let mut from = 0;
-    while from < n {
-        let same = |k: usize| space[k] == space[from] && span[k].0 == span[from].0;
-        let to = from + (from..n).take_while(|&k| same(k)).count();
-        let longest = span[from..to].iter().map(|s| s.3.saturating_sub(s.2)).max().unwrap_or(0);
-        run_end[from..to].fill(to);
-        run_span[from..to].fill(longest);
-        from = to;
-    }
-    // Steps (candidates and runs looked at) since the deadline was last read.
-    let mut steps = 0usize;
-    for i in 0..n {
-        let (a_offset, a_stop, a_start, a_end) = span[i];
-        if a_stop <= a_offset {
-            continue; // an empty tile overlaps nothing
-        }
-        let mut run = i + 1;
-        while run < n {
-            steps += 1;
-            if steps >= DEADLINE_EVERY {
-                steps = 0;
-                if crate::budget::expired() {
-                    return;
-                }
-            }
-            if space[run] != space[i] || span[run].0 >= a_stop {
-                break; // nothing later overlaps `a` in address
-            }
-            let (earliest, latest) = (a_start.saturating_sub(run_span[run]), a_end);
-            let end = run_end[run];
-            let lo = run + span[run..end].partition_point(|s| s.2 < earliest);
-            let hi = run + span[run..end].partition_point(|s| s.2 <= latest);
-            steps += hi - lo;
-            for j in lo..hi {
-                let (b_offset, b_stop, b_start, b_end) = span[j];
-                if a_start <= b_end && b_start <= a_end && b_stop > b_offset {
-                    visit(i, j, base[i] == base[j]);
-                }
-            }
-            run = end;
-        }
-    }
-}
-
-/// How many steps of a loop that can grow run between two reads of the deadline: reading it costs a
-/// clock read, and this many steps take well under a millisecond.
-const DEADLINE_EVERY: usize = 1 << 14;
-
 /// Conflicting pairs listed one finding each, per function and space; past them one more finding
 /// says how many pairs were not listed. Real dumps have none or a few; a hostile one has millions,
 /// and listing them all made findings (and every report of them) quadratic in tiles.
 pub const CONFLICTS_LISTED: usize = 50;
 
 /// Conflicts: one finding per pair of blocks of different bases that overlap in address and
-/// lifetime, up to [`CONFLICTS_LISTED`] per space, then one finding counting the rest.
+/// lifetime, up to [`CONFLICTS_LISTED`] per space, then one finding counting the rest. The pairs are
+/// counted, not enumerated (see `overlap`), and only the blocks the analysis marked take part.
 fn conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
-    // Per space (in the blocks' order): the pairs listed, and how many more there were.
-    type Listed<'a> = (&'a str, Vec<(usize, usize)>, usize);
-    let mut spaces: Vec<Listed> = Vec::new();
-    for_each_overlap(&f.blocks, |i, j, same_base| {
-        if same_base {
-            return;
+    if !f.blocks.iter().any(|b| b.conflict) {
+        return;
+    }
+    let counts = crate::overlap::conflict_counts(&f.blocks, |b| b.conflict);
+    let mut spaces: Vec<&str> = Vec::new();
+    for b in f.blocks.iter().filter(|b| b.conflict) {
+        if !spaces.contains(&b.tile.space.as_str()) {
+            spaces.push(&b.tile.space);
         }
-        let a = &f.blocks[i].tile;
-        let at = match spaces.iter().position(|s| s.0 == a.space) {
-            Some(at) => at,
-            None => {
-                spaces.push((&a.space, Vec::new(), 0));
-                spaces.len() - 1
-            }
-        };
-        let s = &mut spaces[at];
-        if s.1.len() < CONFLICTS_LISTED {
-            s.1.push((i, j));
-        } else {
-            s.2 += 1;
-        }
-    });
-    for (space, pairs, more) in spaces {
+    }
+    for space in spaces {
+        let pairs = crate::overlap::first_conflicts(&f.blocks, &counts, space, CONFLICTS_LISTED);
         for &(i, j) in &pairs {
             out.push(conflict(f, &f.blocks[i].tile, &f.blocks[j].tile));
         }
+        let all: u64 =
+            f.blocks.iter().zip(&counts).filter(|(b, _)| b.tile.space == space).map(|(_, n)| n).sum::<u64>() / 2;
+        let more = all.saturating_sub(pairs.len() as u64);
         if more > 0 {
             let message = format!(
                 "{more} more pairs of tiles of different bases share bytes in {space} while both are live \
@@ -702,20 +619,12 @@ mod tests {
     }
 
     #[test]
-    fn the_overlap_walk_stops_at_the_deadline() {
-        let blocks = piled(3000);
-        let mut all = 0usize;
-        for_each_overlap(&blocks, |_, _, _| all += 1);
-        assert_eq!(all, 3000 * 2999 / 2);
-        let past = crate::budget::Budget { deadline: Some(std::time::Instant::now()), ..Default::default() };
-        let mut seen = 0usize;
-        crate::budget::run(past, || for_each_overlap(&blocks, |_, _, _| seen += 1));
-        assert!(seen <= DEADLINE_EVERY, "{seen} pairs visited past the deadline");
-    }
-
-    #[test]
     fn conflicts_are_listed_up_to_a_cap_then_counted() {
-        let blocks = piled(400);
+        let mut blocks = piled(400);
+        let marks = crate::overlap::overlaps(&blocks);
+        for (b, n) in blocks.iter_mut().zip(marks.conflicts) {
+            b.conflict = n > 0;
+        }
         let f = FunctionMap {
             name: "f".into(),
             ftype: "AIV".into(),

@@ -25,6 +25,7 @@ pub mod layout;
 pub mod model;
 pub mod option_table;
 pub mod output;
+pub mod overlap;
 pub mod par;
 pub mod render;
 pub mod server;
@@ -156,7 +157,10 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
     if opts.format == Format::Html {
         return write_page(map, &opts.view, out);
     }
-    out.write_all(&render_unchecked(map, opts)?).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+    let bytes = render_unchecked(map, opts)?;
+    // A builder past the deadline stopped early: what it made is not the output.
+    budget::checkpoint()?;
+    out.write_all(&bytes).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
 }
 
 /// Maps with up to this many boxes have their page's card plans made once and held (some 35 MB of
@@ -371,11 +375,7 @@ pub fn render_diff(
     let picture = || render::svg::render_markup(new, &scene());
     let out = match format {
         DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),
-        DiffFormat::Map(Format::Json) => {
-            let mut out = serde_json::to_string_pretty(&d).unwrap_or_default();
-            out.push('\n');
-            Ok(out.into_bytes())
-        }
+        DiffFormat::Map(Format::Json) => Ok(budget::json_capped(&d)),
         DiffFormat::Map(Format::Svg) => Ok(picture().into_string().into_bytes()),
         DiffFormat::Map(Format::Html) => {
             let scene = scene();
@@ -392,7 +392,9 @@ pub fn render_diff(
             Err(Error::new(ErrorKind::Usage, "a diff has no txt format; known formats: svg, png, html, md, json"))
         }
     };
-    within_output_limit(out?)
+    let out = out?;
+    budget::checkpoint()?; // a builder past the deadline stopped early
+    within_output_limit(out)
 }
 
 #[cfg(test)]

@@ -171,8 +171,12 @@ fn every_line_live_total_and_largest_free_range_has_its_words() {
         for f in &map.functions {
             for s in &f.spaces {
                 let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+                let card = plan.cards.iter().find(|c| c.function == f.name).unwrap();
+                let lane = card.lanes.iter().find(|l| l.space == s.space).unwrap();
                 for line in f.src_start..=f.src_end {
                     let (total, largest) = plan::live_at(&mine, plan::live_capacity(s), line);
+                    // The lane's changes, looked up, say the same as the rule recomputed.
+                    assert_eq!(plan::live_figures(&lane.live, line), (total, largest), "{} L{line}", path.display());
                     for v in [total, largest.size] {
                         assert!(plan.words.contains_key(&v), "{}: {} {} L{line}: {v}", path.display(), f.name, s.space);
                     }

@@ -18,6 +18,14 @@ cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps
 cargo test --locked
+# The attack bounds in time and memory (2 s, 300 MB, 1 GB for the service) mean something only for
+# an optimized build: checked when one exists, named when not (`cargo build --release` first).
+release_bin="$(bash scripts/target-dir.sh)/release/pto-memory-map"
+if [[ -x "$release_bin" ]]; then
+  python3 scripts/attack_release.py "$release_bin"
+else
+  echo "run.sh: no release binary at $release_bin: the release attack bounds (scripts/attack_release.py) are skipped" >&2
+fi
 bash tests/s3/run.sh
 bash tests/browser/run.sh
 bash tests/wheel.sh

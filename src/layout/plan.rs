@@ -15,8 +15,10 @@
 use serde::Serialize;
 
 mod axis;
+mod live;
 mod marks;
 pub use axis::{Axis, Cut};
+pub use live::at as live_figures;
 pub use marks::summary;
 
 use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
@@ -214,6 +216,10 @@ pub struct LanePlan {
     /// ([`Axis`]): the bytes either side keep the card's scale.
     #[serde(skip_serializing_if = "no_cuts")]
     pub cuts: [Option<Cut>; 2],
+    /// The live list's figures by line: `[line, total, offset, size]` at each line where the live
+    /// set changes (at most two a box), the union of the live boxes' bytes and the largest free
+    /// range ([`live_at`]'s rule); a line's figures are the last entry's at or before it.
+    pub live: Vec<[i64; 4]>,
 }
 
 fn no_cuts(cuts: &[Option<Cut>; 2]) -> bool {
@@ -808,6 +814,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
         marks,
         profile: marks::profile_plan(s),
+        live: marks::lane_changes(f, s),
     }
 }
 

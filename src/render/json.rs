@@ -2,9 +2,8 @@
 
 use crate::model::MemoryMap;
 
-/// Pretty-printed, with a trailing newline, so it diffs well in review.
+/// Pretty-printed, with a trailing newline, so it diffs well in review. Built no further than just
+/// past the run's output limit (see [`crate::budget::json_capped`]).
 pub fn render(map: &MemoryMap) -> String {
-    let mut out = serde_json::to_string_pretty(map).unwrap_or_default();
-    out.push('\n');
-    out
+    String::from_utf8_lossy(&crate::budget::json_capped(map)).into_owned()
 }

@@ -37,6 +37,9 @@ fn body(d: &MapDiff, heading: &str) -> String {
             "\n{heading} Where the bases were placed\n\n| function | space | base | placed at |\n|---|---|---|---|\n"
         );
         for p in &d.placed {
+            if crate::budget::output_done(out.len()) {
+                break; // refused by the output's limit, or by the run's next checkpoint
+            }
             let at = match (p.from, p.to) {
                 (Some(from), Some(to)) => format!("[{from}, {to}) ({})", fmt_bytes(to - from)),
                 _ => "not in the other dump".into(),
@@ -45,6 +48,9 @@ fn body(d: &MapDiff, heading: &str) -> String {
         }
     }
     for f in d.functions.iter().filter(|f| f.changed) {
+        if crate::budget::output_done(out.len()) {
+            break; // refused by the output's limit, or by the run's next checkpoint
+        }
         out += &format!("\n{heading} `{}` ({})\n\n", md_code(&f.name), md_text(&f.ftype));
         out += "| space | old | new | delta | capacity | occupancy |\n|---|---:|---:|---:|---:|---|\n";
         for s in &f.spaces {

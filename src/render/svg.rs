@@ -53,6 +53,9 @@ pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
     shapes(&mut x, &scene.header, plain);
     x.close();
     for card in &scene.cards {
+        if crate::budget::output_done(x.len()) {
+            break; // refused by the output's writer, or by the run's next checkpoint
+        }
         draw_card(&mut x, card, Detail::Full, plain);
     }
     x.finish()

@@ -16,6 +16,9 @@ pub fn render(map: &MemoryMap) -> String {
     overview(map, &mut out);
     findings_section(&map.findings, &mut out);
     for f in &map.functions {
+        if crate::budget::output_done(out.len()) {
+            break; // refused by the output's writer, or by the run's next checkpoint
+        }
         function(f, &mut out);
     }
     visible_controls(out)

@@ -65,6 +65,16 @@ pub struct Xml {
 const VOID: [&str; 6] = ["meta", "link", "br", "hr", "img", "input"];
 
 impl Xml {
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Whether nothing is written yet.
+    pub fn is_empty(&self) -> bool {
+        self.out.is_empty()
+    }
+
     /// An empty XML (SVG) writer.
     pub fn new() -> Self {
         Xml { out: String::with_capacity(64 * 1024), stack: Vec::new(), pending: false, html: false }

@@ -184,40 +184,25 @@ pub fn live_words(
     values.into_iter().map(|v| (v, fmt_bytes(v))).collect()
 }
 
-/// The byte counts of [`live_words`] for one function, unsorted.
+/// The byte counts of [`live_words`] for one function, unsorted: box sizes, and the figures of
+/// each lane's live changes (see [`lane_changes`]).
 fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
-    let mut values = Vec::new();
+    let mut values: Vec<i64> = f.blocks.iter().map(|b| b.tile.size).collect();
     for s in &f.spaces {
-        let mut mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
-        values.extend(mine.iter().map(|b| b.tile.size));
-        let capacity = super::live_capacity(s);
-        // A sweep down the lines: `live_at` sees only the blocks live there, so a long function
-        // of short-lived tiles costs its lines plus its tiles, not their product. Between two
-        // lines where a tile starts or ends the live set is the same, and so are its figures.
-        mine.sort_by_key(|b| b.tile.start);
-        let (mut next, mut live, mut changed) = (0, Vec::new(), true);
-        for line in f.src_start..=f.src_end {
-            while next < mine.len() && mine[next].tile.start <= line {
-                live.push(mine[next]);
-                next += 1;
-                changed = true;
-            }
-            let before = live.len();
-            live.retain(|b: &&Block| b.tile.end >= line);
-            if changed || live.len() != before {
-                // Each change costs the live set: thousands of tiles live at once over thousands of
-                // lines is quadratic, so the run's deadline is read here (the page's next
-                // checkpoint reports it; these words are then never used).
-                if live.len() > 64 && crate::budget::expired() {
-                    return values;
-                }
-                let (total, largest) = super::live_at(&live, capacity, line);
-                values.extend([total, largest.size]);
-                changed = false;
-            }
+        if crate::budget::expired() {
+            break; // the page's next checkpoint reports it; these words are then never used
         }
+        values.extend(lane_changes(f, s).iter().flat_map(|c| [c[1], c[3]]));
     }
     values
+}
+
+/// A lane's live changes: at each line where the live set of the space changes, the live total and
+/// the largest free range (`[line, total, offset, size]`, see `live::changes`), which the page looks
+/// up rather than recomputes.
+pub fn lane_changes(f: &crate::model::FunctionMap, s: &SpaceUsage) -> Vec<[i64; 4]> {
+    let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+    super::live::changes(&mine, super::live_capacity(s), (f.src_start, f.src_end))
 }
 
 #[cfg(test)]

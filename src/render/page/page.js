@@ -232,32 +232,21 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   const words = (n) => WORDS[n] ?? `${n} B`;
 
   /**
-   * What holds a space at `line`, by the plan's rule (layout::plan::live_at, mirrored): the boxes
-   * whose lines include it, biggest first; the union of their bytes; the largest gap between them
-   * in [0, capacity) (the first of the largest).
+   * What holds a space at `line`: the boxes whose lines include it, biggest first, and the plan's
+   * figures there (layout::plan::LanePlan::live: the live total and the largest free range at each
+   * line where the live set changes; a line's are the last change's at or before it).
    */
-  function liveAt(boxes, capacity, line) {
+  function liveAt(boxes, changes, line) {
     const live = boxes.filter((b) => b.start <= line && line <= b.end);
-    const ranges = live.map((b) => [b.offset, b.offset + b.size]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    let total = 0;
-    let reach = -Infinity;
-    for (const [lo0, hi] of ranges) {
-      const lo = Math.max(lo0, reach);
-      if (hi > lo) {
-        total += hi - lo;
-        reach = hi;
-      }
+    let lo = 0;
+    let hi = changes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (changes[mid][0] <= line) lo = mid + 1; else hi = mid;
     }
-    let largest = { offset: 0, size: 0 };
-    const consider = (offset, size) => { if (size > largest.size) largest = { offset, size }; };
-    let at = 0;
-    for (const [lo, hi] of ranges) {
-      if (lo > at && at < capacity) consider(at, Math.min(lo, capacity) - at);
-      at = Math.max(at, hi);
-    }
-    if (at < capacity) consider(at, capacity - at);
+    const [, total, offset, size] = changes[lo - 1] || [line, 0, 0, 0];
     live.sort((a, b) => b.size - a.size || a.offset - b.offset);
-    return { live, total, largest };
+    return { live, total, largest: { offset, size } };
   }
 
   function fmtZoom(z) {
@@ -414,8 +403,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       close.addEventListener('click', () => { panel.hidden = true; });
       const rows = [el('div', { class: 'la-head' }, el('b', { text: `live at L${line}` }), close)];
       for (const sp of this.fn.spaces) {
-        const capacity = sp.limit > 0 ? sp.limit : sp.hwm;
-        const { live, total, largest } = liveAt(this.boxes.filter((b) => b.space === sp.space), capacity, line);
+        const changes = this.lanes.get(sp.space).lp.live;
+        const { live, total, largest } = liveAt(this.boxes.filter((b) => b.space === sp.space), changes, line);
         const free = largest.size > 0
           ? `largest free ${words(largest.size)} at [${largest.offset}, ${largest.offset + largest.size})`
           : 'no free range';

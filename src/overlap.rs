@@ -1,0 +1,333 @@
+//! Which blocks overlap in address and lifetime, counted rather than enumerated.
+//!
+//! Two blocks overlap when their byte ranges (`[offset, offset + size)`) and their line ranges
+//! (`[start, end]`) both intersect. A hostile dump of a few thousand tiles piled on one range has
+//! millions of such pairs, so nothing here visits pairs: the analysis needs, per block, only whether
+//! some other block overlaps it (a view, a conflict), and the findings need how many pairs there
+//! are and the first few of them. Both come from counting.
+//!
+//! Of two rectangles, those that do *not* overlap lie wholly left, right, above or below; at most one
+//! of left/right and one of above/below holds at once. So the blocks overlapping `q` are all of them,
+//! minus those left of `q`, right of it, above it and below it, plus those in each of the four corners
+//! (counted twice by the subtraction). Each term is a dominance count (points `(x, y)` with `x <= X`
+//! and `y <= Y`), which a sweep over `x` with a Fenwick tree over `y` answers for every query at once:
+//! O((points + queries) log) time and linear memory.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::model::Block;
+
+/// A block's byte range (half-open) and line range (closed), as signed numbers the counting negates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Rect {
+    x0: i64,
+    x1: i64,
+    y0: i64,
+    y1: i64,
+}
+
+impl Rect {
+    /// `None` for a block that overlaps nothing: no bytes, or (never from a dump) no lines.
+    fn of(b: &Block) -> Option<Rect> {
+        let t = &b.tile;
+        let r = Rect { x0: t.offset, x1: t.stop(), y0: t.start as i64, y1: t.end as i64 };
+        (r.x1 > r.x0 && r.y1 >= r.y0).then_some(r)
+    }
+
+    fn meets(&self, o: &Rect) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 <= o.y1 && o.y0 <= self.y1
+    }
+}
+
+/// For each query, how many points `(x, y)` have `x <= X` and `y <= Y`.
+fn dominance(points: &[(i64, i64)], queries: &[(i64, i64)]) -> Vec<u64> {
+    let mut ys: Vec<i64> = points.iter().map(|p| p.1).collect();
+    ys.sort_unstable();
+    ys.dedup();
+    let mut by_x: Vec<(i64, i64)> = points.to_vec();
+    by_x.sort_unstable();
+    let mut order: Vec<usize> = (0..queries.len()).collect();
+    order.sort_unstable_by_key(|&q| queries[q].0);
+    let mut tree = vec![0u64; ys.len() + 1];
+    let mut out = vec![0u64; queries.len()];
+    let mut next = 0;
+    for q in order {
+        let (qx, qy) = queries[q];
+        while next < by_x.len() && by_x[next].0 <= qx {
+            let mut i = ys.partition_point(|&y| y < by_x[next].1) + 1;
+            while i < tree.len() {
+                tree[i] += 1;
+                i += i & i.wrapping_neg();
+            }
+            next += 1;
+        }
+        let (mut i, mut sum) = (ys.partition_point(|&y| y <= qy), 0);
+        while i > 0 {
+            sum += tree[i];
+            i -= i & i.wrapping_neg();
+        }
+        out[q] = sum;
+    }
+    out
+}
+
+/// For each query, how many of `points` overlap it (a query among the points counts itself).
+fn overlapping(points: &[Rect], queries: &[Rect]) -> Vec<u64> {
+    if points.is_empty() || queries.is_empty() {
+        return vec![0; queries.len()];
+    }
+    // (point's corner, query's corner, sign): left of q is `p.x1 <= q.x0`, right `q.x1 <= p.x0`,
+    // above `p.y1 < q.y0`, below `q.y1 < p.y0`; negating turns each `>=` into a `<=`.
+    type Corner = fn(&Rect) -> (i64, i64);
+    let terms: [(Corner, Corner, bool); 8] = [
+        (|p| (p.x1, 0), |q| (q.x0, 0), false),
+        (|p| (-p.x0, 0), |q| (-q.x1, 0), false),
+        (|p| (p.y1, 0), |q| (q.y0 - 1, 0), false),
+        (|p| (-p.y0, 0), |q| (-q.y1 - 1, 0), false),
+        (|p| (p.x1, p.y1), |q| (q.x0, q.y0 - 1), true),
+        (|p| (p.x1, -p.y0), |q| (q.x0, -q.y1 - 1), true),
+        (|p| (-p.x0, p.y1), |q| (-q.x1, q.y0 - 1), true),
+        (|p| (-p.x0, -p.y0), |q| (-q.x1, -q.y1 - 1), true),
+    ];
+    // Signed: a corner's blocks are subtracted twice before they are added back.
+    let mut out = vec![points.len() as i64; queries.len()];
+    for (point, query, add) in terms {
+        let p: Vec<(i64, i64)> = points.iter().map(point).collect();
+        let q: Vec<(i64, i64)> = queries.iter().map(query).collect();
+        for (o, n) in out.iter_mut().zip(dominance(&p, &q)) {
+            *o += if add { n as i64 } else { -(n as i64) };
+        }
+    }
+    out.into_iter().map(|n| n.max(0) as u64).collect()
+}
+
+/// What the analysis marks on each block, and how many conflicting pairs there are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overlaps {
+    /// Overlaps a wider block of the same base (of two equally wide, the later is the view).
+    pub view: Vec<bool>,
+    /// How many blocks of other bases in its space overlap it.
+    pub conflicts: Vec<u64>,
+}
+
+/// The blocks of each space, by index; a space's order is the blocks' order.
+fn by_key<'a>(blocks: &'a [Block], key: impl Fn(&'a Block) -> (&'a str, &'a str)) -> Vec<Vec<usize>> {
+    let mut at: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if Rect::of(b).is_none() {
+            continue;
+        }
+        let g = *at.entry(key(b)).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(i);
+    }
+    groups
+}
+
+/// How many blocks of another base overlap each block, in O(n log n): those of any base in its space,
+/// less those of its own base. `only` restricts the work to blocks already known to conflict (the
+/// others count 0).
+pub fn conflict_counts(blocks: &[Block], only: impl Fn(&Block) -> bool) -> Vec<u64> {
+    let rect = |i: &usize| Rect::of(&blocks[*i]).unwrap_or(Rect { x0: 0, x1: 0, y0: 0, y1: 0 });
+    let mut out = vec![0u64; blocks.len()];
+    let chosen = |g: Vec<usize>| -> Vec<usize> { g.into_iter().filter(|&i| only(&blocks[i])).collect() };
+    for space in by_key(blocks, |b| (b.tile.space.as_str(), "")).into_iter().map(chosen) {
+        let rects: Vec<Rect> = space.iter().map(rect).collect();
+        for (&i, n) in space.iter().zip(overlapping(&rects, &rects)) {
+            out[i] = n;
+        }
+        if crate::budget::expired() {
+            return out;
+        }
+    }
+    for base in by_key(blocks, |b| (b.tile.space.as_str(), b.tile.base.as_str())).into_iter().map(chosen) {
+        let rects: Vec<Rect> = base.iter().map(rect).collect();
+        for (&i, n) in base.iter().zip(overlapping(&rects, &rects)) {
+            out[i] -= n;
+        }
+    }
+    out
+}
+
+/// Views and conflict counts of `blocks`. A block is a view when a block of its base that overlaps
+/// it is wider, or as wide and earlier: within each base, the blocks in that order (widest first),
+/// each asking how many before it overlap it. Those "before" questions are answered a half at a time
+/// (the first half's blocks against the second's, then each half within itself): O(n log² n).
+pub fn overlaps(blocks: &[Block]) -> Overlaps {
+    let conflicts = conflict_counts(blocks, |_| true);
+    let mut view = vec![false; blocks.len()];
+    for mut base in by_key(blocks, |b| (b.tile.space.as_str(), b.tile.base.as_str())) {
+        if base.len() < 2 {
+            continue;
+        }
+        base.sort_by_key(|&i| (std::cmp::Reverse(blocks[i].tile.size), i));
+        let rects: Vec<Rect> =
+            base.iter().map(|&i| Rect::of(&blocks[i]).unwrap_or(Rect { x0: 0, x1: 0, y0: 0, y1: 0 })).collect();
+        let mut earlier = vec![0u64; rects.len()];
+        halves(&rects, &mut earlier);
+        for (&i, n) in base.iter().zip(earlier) {
+            view[i] = n > 0;
+        }
+        if crate::budget::expired() {
+            break;
+        }
+    }
+    Overlaps { view, conflicts }
+}
+
+/// Adds to `earlier[k]` how many of `rects[..k]` overlap `rects[k]`.
+fn halves(rects: &[Rect], earlier: &mut [u64]) {
+    if rects.len() < 2 {
+        return;
+    }
+    let mid = rects.len() / 2;
+    for (e, n) in earlier[mid..].iter_mut().zip(overlapping(&rects[..mid], &rects[mid..])) {
+        *e += n;
+    }
+    let (left, right) = earlier.split_at_mut(mid);
+    halves(&rects[..mid], left);
+    halves(&rects[mid..], right);
+}
+
+/// Up to `most` pairs `(i, j)`, `i < j`, of blocks in `space` on different bases that overlap, found
+/// from the blocks `conflicts` says have any, in their order: each such block's partners are looked
+/// up in one pass over the space. A block whose pass adds no new pair is in a pair already listed,
+/// and `most` pairs hold at most `2 * most` blocks: so at most `3 * most` passes, whatever the count.
+pub fn first_conflicts(blocks: &[Block], conflicts: &[u64], space: &str, most: usize) -> Vec<(usize, usize)> {
+    let mine: Vec<usize> = (0..blocks.len()).filter(|&i| blocks[i].tile.space == space).collect();
+    let mut listed: Vec<(usize, usize)> = Vec::new();
+    let mut seen: HashSet<(usize, usize)> = HashSet::new();
+    for &i in mine.iter().filter(|&&i| conflicts.get(i).is_some_and(|&n| n > 0)) {
+        let Some(a) = Rect::of(&blocks[i]) else { continue };
+        if crate::budget::expired() {
+            break;
+        }
+        for &j in &mine {
+            if listed.len() >= most {
+                return listed;
+            }
+            let pair = (i.min(j), i.max(j));
+            if i == j || blocks[i].tile.base == blocks[j].tile.base || seen.contains(&pair) {
+                continue;
+            }
+            if Rect::of(&blocks[j]).is_some_and(|b| a.meets(&b)) {
+                seen.insert(pair);
+                listed.push(pair);
+            }
+        }
+    }
+    listed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Tile;
+
+    fn block(space: &str, base: &str, offset: i64, size: i64, lines: (u32, u32)) -> Block {
+        Block {
+            tile: Tile {
+                name: format!("{base}_{offset}_{}", lines.0),
+                space: space.into(),
+                base: base.into(),
+                offset,
+                size,
+                shape: Vec::new(),
+                dtype: String::new(),
+                op: String::new(),
+                start: lines.0,
+                end: lines.1,
+                uses: Vec::new(),
+                layout: String::new(),
+                slots: None,
+                pinned: false,
+            },
+            aliases: Vec::new(),
+            view: false,
+            conflict: false,
+            idle: None,
+        }
+    }
+
+    /// What every pair says, one pair at a time: the rule the counting must agree with.
+    fn by_pairs(blocks: &[Block]) -> Overlaps {
+        let n = blocks.len();
+        let mut out = Overlaps { view: vec![false; n], conflicts: vec![0; n] };
+        for (i, a) in blocks.iter().enumerate() {
+            for (j, b) in blocks.iter().enumerate().skip(i + 1) {
+                let (Some(ra), Some(rb)) = (Rect::of(a), Rect::of(b)) else { continue };
+                if a.tile.space != b.tile.space || !ra.meets(&rb) {
+                    continue;
+                }
+                if a.tile.base == b.tile.base {
+                    let narrower = if b.tile.size <= a.tile.size { j } else { i };
+                    out.view[narrower] = true;
+                } else {
+                    out.conflicts[i] += 1;
+                    out.conflicts[j] += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// A small deterministic generator: the tests need variety, not quality.
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    #[test]
+    fn counting_agrees_with_every_pair_on_random_maps() {
+        let mut r = Lcg(7);
+        for round in 0..300 {
+            let n = 1 + r.below(40) as usize;
+            let blocks: Vec<Block> = (0..n)
+                .map(|_| {
+                    let space = ["Vec", "Mat"][r.below(2) as usize];
+                    let base = format!("m{}", r.below(4));
+                    let start = 1 + r.below(12) as u32;
+                    // Sizes include 0 (an empty tile overlaps nothing) and many equal ones.
+                    let size = [0, 4, 8, 8, 16, 32][r.below(6) as usize];
+                    block(space, &base, r.below(8) as i64 * 4, size, (start, start + r.below(6) as u32))
+                })
+                .collect();
+            assert_eq!(overlaps(&blocks), by_pairs(&blocks), "round {round}: {blocks:#?}");
+        }
+    }
+
+    #[test]
+    fn thousands_of_piled_tiles_are_counted_without_their_pairs() {
+        let n = 5000;
+        let blocks: Vec<Block> =
+            (0..n).map(|i| block("Vec", &format!("m{i}"), i as i64 * 2, 16384, (1 + i as u32, 1 + n as u32))).collect();
+        let started = std::time::Instant::now();
+        let o = overlaps(&blocks);
+        assert!(o.conflicts.iter().all(|&c| c == n as u64 - 1));
+        assert_eq!(o.conflicts.iter().sum::<u64>() / 2, 5000 * 4999 / 2);
+        let listed = first_conflicts(&blocks, &o.conflicts, "Vec", 50);
+        assert_eq!(listed.len(), 50);
+        assert_eq!(listed[0], (0, 1));
+        assert_eq!(listed[49], (0, 50));
+        // 12.5 M pairs took seconds in a debug build; this is a few dozen sorts.
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn listing_stops_after_few_passes_when_each_block_has_one_partner() {
+        // Pairs far apart: every conflicting block has one partner, found by its own pass.
+        let blocks: Vec<Block> =
+            (0..400).map(|i| block("Vec", &format!("m{i}"), (i / 2) as i64 * 64, 64, (1, 2))).collect();
+        let o = overlaps(&blocks);
+        assert!(o.conflicts.iter().all(|&c| c == 1));
+        let listed = first_conflicts(&blocks, &o.conflicts, "Vec", 50);
+        assert_eq!(listed, (0..50).map(|k| (2 * k, 2 * k + 1)).collect::<Vec<_>>());
+        assert!(first_conflicts(&blocks, &o.conflicts, "Mat", 50).is_empty());
+    }
+}
