@@ -579,27 +579,20 @@ class Q:
         let Ok(dump) = crate::Dump::open(&path, crate::dump::DEFAULT_PASS) else { return };
         let text = dump.text.as_str();
         let opts = crate::RenderOptions { format: crate::Format::Html, ..Default::default() };
-        let mut jobs: Vec<(&str, Box<dyn Fn()>)> = vec![
-            ("guard scan", Box::new(|| drop(check(text, "d.py").unwrap()))),
-            (
-                "ruff lexer",
-                Box::new(|| {
-                    let mut lexer = ruff_python_parser::lexer::lex(text, ruff_python_parser::Mode::Module);
-                    while lexer.next_token() != TokenKind::EndOfFile {}
-                }),
-            ),
-            (
-                "1x page",
-                Box::new(|| {
-                    let map = crate::load(&path, crate::dump::DEFAULT_PASS, None).unwrap();
-                    drop(crate::render_map(&map, &opts).unwrap())
-                }),
-            ),
-        ];
+        let scan = || drop(check(text, "d.py").unwrap());
+        let lex = || {
+            let mut lexer = ruff_python_parser::lexer::lex(text, ruff_python_parser::Mode::Module);
+            while lexer.next_token() != TokenKind::EndOfFile {}
+        };
+        let page = || {
+            let map = crate::load(&path, crate::dump::DEFAULT_PASS, None).unwrap();
+            drop(crate::render_map(&map, &opts).unwrap())
+        };
+        let jobs: [(&str, &dyn Fn()); 3] = [("guard scan", &scan), ("ruff lexer", &lex), ("1x page", &page)];
         let rounds = 41;
         let mut times = vec![Vec::with_capacity(rounds); jobs.len()];
         for round in 0..=rounds {
-            for (k, (_, job)) in jobs.iter_mut().enumerate() {
+            for (k, (_, job)) in jobs.iter().enumerate() {
                 let at = Instant::now();
                 job();
                 if round > 0 {
