@@ -601,6 +601,9 @@ fn lane(
     let mut hwm = None;
     let mut overflow = Vec::new();
     for m in &plan.lanes[li].marks {
+        if placed::is_placed(m) {
+            continue;
+        }
         let shapes = insight::mark_shapes(m, &host(None), color, pal);
         match (m.style.kind, shapes.first()) {
             _ if m.style == plan::CAPACITY || m.style == plan::OVERFLOW => overflow.extend(shapes),
@@ -609,7 +612,7 @@ fn lane(
         }
     }
     let capacity = (!overflow.is_empty()).then_some(s.limit);
-    let placed = placed::marks(f, s, span, &host(None), color, pal);
+    let placed = placed::marks(&plan.lanes[li].marks, &host(None), color, pal);
     Lane {
         space: s.space.clone(),
         span,
