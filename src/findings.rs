@@ -512,7 +512,11 @@ pub fn holders(f: &FunctionMap) -> Vec<(Block, Option<u32>)> {
 }
 
 /// [`holders`] of a function's blocks, reserved windows and lines.
-pub fn holders_of(blocks: &[Block], reserved: &[crate::model::Reserved], lines: (u32, u32)) -> Vec<(Block, Option<u32>)> {
+pub fn holders_of(
+    blocks: &[Block],
+    reserved: &[crate::model::Reserved],
+    lines: (u32, u32),
+) -> Vec<(Block, Option<u32>)> {
     let all: Vec<&Block> = blocks.iter().collect();
     let mut out: Vec<(Block, Option<u32>)> =
         crate::analyze::slot_allocations(&all).into_iter().map(|b| (b, None)).collect();
@@ -543,7 +547,8 @@ pub fn for_each_held_overlap(blocks: &[Block], holders: &[(Block, Option<u32>)],
                 && ht.start <= t.end
                 && t.size > 0
         };
-        let own: Vec<&Tile> = blocks.iter().map(|b| &b.tile).filter(|t| t.base == ht.base && t.space == ht.space).collect();
+        let own: Vec<&Tile> =
+            blocks.iter().map(|b| &b.tile).filter(|t| t.base == ht.base && t.space == ht.space).collect();
         for (i, b) in blocks.iter().enumerate() {
             steps += 1 + own.len();
             if steps >= DEADLINE_EVERY {
@@ -598,14 +603,8 @@ fn held_conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
             ),
             (None, None) => format!("the allocation {}", ht.base),
         };
-        let message = format!(
-            "{} ({}) is on {} at {}..{} of {what} (L{from}-L{to})",
-            t.name,
-            t.base,
-            fmt_bytes(hi - lo),
-            lo,
-            hi
-        );
+        let message =
+            format!("{} ({}) is on {} at {}..{} of {what} (L{from}-L{to})", t.name, t.base, fmt_bytes(hi - lo), lo, hi);
         let mut lines = vec![t.start, declared.unwrap_or(ht.start)];
         lines.sort_unstable();
         lines.dedup();

@@ -461,7 +461,9 @@ fn a_tile_on_an_unbound_slot_of_a_live_allocation_is_a_conflict() {
     assert_eq!(x[0].space.as_deref(), Some("Acc"));
     let msg = &x[0].message;
     assert!(
-        msg.starts_with("stray (mem_acc_1) is on 16 KB at 0..16384 of the declared allocation l0c (2 slots of 16 KB, pinned)"),
+        msg.starts_with(
+            "stray (mem_acc_1) is on 16 KB at 0..16384 of the declared allocation l0c (2 slots of 16 KB, pinned)"
+        ),
         "{msg}"
     );
     assert!(msg.contains(&format!("(L{stray}-L{})", stray + 1)), "{msg}");

@@ -103,7 +103,8 @@ pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
     if s.limit <= 0 || s.hwm <= s.limit {
         return Vec::new();
     }
-    let mut out = vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None, tip: None }];
+    let mut out =
+        vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None, tip: None }];
     for b in f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.stop() > s.limit) {
         let t = &b.tile;
         let from = t.offset.max(s.limit);
