@@ -405,6 +405,11 @@ fn a_dump_before_address_assignment_is_a_bases_view() {
     // The header says so, and where the addresses are.
     let s = svg(&m);
     assert!(s.contains("addresses not assigned yet: a bases view, one column per base in first-use order; the addresses are in 35_after_AllocateMemoryAddr.py"));
+    // The page's header too.
+    let page =
+        String::from_utf8(render_map(&m, &RenderOptions { format: Format::Html, ..Default::default() }).unwrap())
+            .unwrap();
+    assert!(page.contains("<p class=\"note concise\">addresses not assigned yet: a bases view"), "the page says so");
     // A dump with addresses says nothing of them.
     let later = load(&common::fixtures().join("fx_a2a3_case"), "AllocateMemoryAddr", None).unwrap();
     assert!(json(&later).get("addresses").is_none());

@@ -24,6 +24,7 @@ pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Re
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::{fmt_bytes, fmt_num};
+pub use placed::unassigned_note;
 use plan::{BoxPlan, CardPlan, LabelPlan};
 pub use plan::{Plan, place, px_per_byte, span};
 use style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};

@@ -40,7 +40,7 @@ pub(super) fn is_placed(m: &plan::Mark) -> bool {
 
 /// What the header says of a dump from before AllocateMemoryAddr: that its columns are bases, not
 /// addresses, and which dump has the addresses.
-pub(super) fn unassigned_note(map: &MemoryMap) -> Option<String> {
+pub fn unassigned_note(map: &MemoryMap) -> Option<String> {
     (map.addresses == Addresses::Unassigned).then(|| {
         format!(
             "addresses not assigned yet: a bases view, one column per base in first-use order; the addresses are in {}",

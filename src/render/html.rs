@@ -524,6 +524,10 @@ fn header(x: &mut Xml, map: &MemoryMap) {
             "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT",
         );
     }
+    if let Some(note) = crate::layout::unassigned_note(map) {
+        // A dump from before AllocateMemoryAddr: the same words as the static picture's header.
+        x.element("p", &[("class", "note concise".into())], &note);
+    }
     x.element(
         "p",
         &[("class", "note".into())],
