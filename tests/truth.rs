@@ -530,7 +530,14 @@ fn windows_and_bands_are_drawn_on_both_sides_and_both_backends() {
     let s = svg(&map("reserve_windows.py"));
     let ring = group(&s, "reserved", "ring_c2v_slot_buffer");
     assert!(ring.contains("data-from=\"0\" data-to=\"16384\"") && ring.contains("16 KB of Vec reserved"), "{ring}");
-    assert_eq!(s.matches("class=\"reserved\"").count(), 2, "one per placed window");
+    assert_eq!(s.matches("class=\"reserved\"").count(), 3, "one per placed window");
+    // An InCore function reserves in Vec, as an AIV one does; the JSON says where.
+    let m = map("reserve_windows.py");
+    let incore = function(&m, "ring_incore");
+    assert_eq!((incore.ftype.as_str(), incore.reserved[0].space.as_str()), ("InCore", "Vec"));
+    assert_eq!(space(incore, "Vec").hwm, 24576);
+    assert_eq!(function_json(&json(&m), "ring_incore")["reserved"][0]["space"], "Vec");
+    assert!(group(&s, "reserved", "incore_slot_buffer").contains("data-from=\"0\" data-to=\"8192\""));
     // Ascend950's band (240..248 KB), reached by the tile that ends at 244 KB.
     let m = map_with("unsafe_band.py", Some("Ascend950"));
     let s = svg(&m);
