@@ -147,7 +147,14 @@ fn function_map(
     capacity: impl Fn(&str) -> Option<i64>,
     physical: impl Fn(&str) -> Option<i64>,
 ) -> FunctionMap {
-    let blocks = merge_aliases(f.tiles);
+    let mut blocks = merge_aliases(f.tiles);
+    // A tile on bytes a declared allocation or a reserved window holds is drawn as a conflict too.
+    let holders = findings::holders_of(&blocks, &f.reserved, (f.src_start, f.src_end));
+    let mut held = Vec::new();
+    findings::for_each_held_overlap(&blocks, &holders, |i, _| held.push(i));
+    for i in held {
+        blocks[i].conflict = true;
+    }
     let mut spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end));
     for s in &mut spaces {
         s.physical = physical(&s.space).filter(|&p| s.described && p > s.limit);
@@ -285,7 +292,7 @@ pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
 }
 
 /// The reserved windows of `space` that are placed, as blocks live over the whole function.
-fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32)) -> Vec<Block> {
+pub(crate) fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32)) -> Vec<Block> {
     reserved
         .iter()
         .filter(|r| r.space == space)

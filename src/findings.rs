@@ -51,7 +51,9 @@ pub const CODES: &[CodeInfo] = &[
         severity: Severity::Error,
         title: "two allocations share bytes while both are live",
         meaning: "Two tiles of different bases overlap in address and in lifetime: writing one corrupts \
-                  the other. Views into one base are not conflicts.",
+                  the other. Views into one base are not conflicts. A tile on bytes a declared multi-slot \
+                  allocation holds (a slot no tile of it binds there) while the allocation is live, or on a \
+                  window system.reserve_buffer keeps, is one too.",
         remedy: "Report the dump to the compiler (AllocateMemoryAddr placed two live buffers on the same \
                  bytes); if a tile is rebound by hand, make sure the first is dead before the second is written.",
     },
@@ -208,6 +210,7 @@ pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
         unresolved(f, &mut out);
         reserved(f, &mut out);
         conflicts(f, &mut out);
+        held_conflicts(f, &mut out);
         for s in &f.spaces {
             let capacity = map.backend.capacities.get(&s.space).copied().filter(|&c| c > 0);
             let physical = map.backend.physical.get(&s.space).copied();
@@ -414,6 +417,134 @@ fn conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
                 line.unwrap_or_default(),
             ));
         }
+    }
+}
+
+/// What holds bytes beyond the tiles drawn on them: each declared multi-slot allocation whole, live
+/// over the lines of its tiles (a slot no tile binds is still the allocation's), and each placed
+/// reserved window, over the whole function. A holder is a block named by its allocation's base
+/// (or the window's name), with the line it is declared on where that is known.
+pub fn holders(f: &FunctionMap) -> Vec<(Block, Option<u32>)> {
+    holders_of(&f.blocks, &f.reserved, (f.src_start, f.src_end))
+}
+
+/// [`holders`] of a function's blocks, reserved windows and lines.
+pub fn holders_of(
+    blocks: &[Block],
+    reserved: &[crate::model::Reserved],
+    lines: (u32, u32),
+) -> Vec<(Block, Option<u32>)> {
+    let all: Vec<&Block> = blocks.iter().collect();
+    let mut out: Vec<(Block, Option<u32>)> =
+        crate::analyze::slot_allocations(&all).into_iter().map(|b| (b, None)).collect();
+    let mut spaces: Vec<&str> = reserved.iter().map(|r| r.space.as_str()).collect();
+    spaces.sort_unstable();
+    spaces.dedup();
+    for space in spaces {
+        let placed = reserved.iter().filter(|r| r.space == space && r.offset.is_some());
+        let windows = crate::analyze::reserved_blocks(reserved, space, lines);
+        out.extend(windows.into_iter().zip(placed).map(|(b, r)| (b, Some(r.line))));
+    }
+    out
+}
+
+/// Pairs visited between two looks at the run's deadline.
+const DEADLINE_EVERY: usize = 1 << 14;
+
+/// Calls `visit(i, h)` for each block `i` of another base that shares bytes with holder `h` (of
+/// [`holders`]) while both are live, where no tile of the holder's own base does (that pair is a
+/// conflict of its own). Holders are few (declared allocations and windows); each is checked
+/// against the blocks of its space, under the run's deadline.
+pub fn for_each_held_overlap(blocks: &[Block], holders: &[(Block, Option<u32>)], mut visit: impl FnMut(usize, usize)) {
+    let mut steps = 0usize;
+    for (h, (holder, _)) in holders.iter().enumerate() {
+        let ht = &holder.tile;
+        let overlaps = |t: &Tile| {
+            t.space == ht.space
+                && t.offset < ht.stop()
+                && ht.offset < t.stop()
+                && t.start <= ht.end
+                && ht.start <= t.end
+                && t.size > 0
+        };
+        let own: Vec<&Tile> =
+            blocks.iter().map(|b| &b.tile).filter(|t| t.base == ht.base && t.space == ht.space).collect();
+        for (i, b) in blocks.iter().enumerate() {
+            steps += 1 + own.len();
+            if steps >= DEADLINE_EVERY {
+                steps = 0;
+                if crate::budget::expired() {
+                    return;
+                }
+            }
+            let t = &b.tile;
+            if t.base == ht.base || !overlaps(t) {
+                continue;
+            }
+            let pair = |o: &&Tile| t.offset < o.stop() && o.offset < t.stop() && t.start <= o.end && o.start <= t.end;
+            if !own.iter().any(pair) {
+                visit(i, h);
+            }
+        }
+    }
+}
+
+/// A `conflict` for each tile on bytes a declared allocation or a reserved window holds
+/// ([`for_each_held_overlap`]), up to [`CONFLICTS_LISTED`] per function, then one counting the rest.
+fn held_conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
+    let holders = holders(f);
+    if holders.is_empty() {
+        return;
+    }
+    let (mut listed, mut more) = (0usize, 0usize);
+    let mut first_line = None;
+    for_each_held_overlap(&f.blocks, &holders, |i, h| {
+        let (t, (holder, declared)) = (&f.blocks[i].tile, &holders[h]);
+        first_line.get_or_insert(t.start);
+        if listed >= CONFLICTS_LISTED {
+            more += 1;
+            return;
+        }
+        listed += 1;
+        let ht = &holder.tile;
+        let (lo, hi) = (t.offset.max(ht.offset), t.stop().min(ht.stop()));
+        let (from, to) = (t.start.max(ht.start), t.end.min(ht.end));
+        let what = match (&ht.slots, declared) {
+            (_, Some(line)) => format!("the window {} reserved by system.reserve_buffer (line {line})", ht.name),
+            (Some(slots), None) => format!(
+                "the declared allocation {} ({} slots of {}{}), which holds them while any of its tiles is live \
+                 (L{}-L{}) though none of its tiles is on those bytes then",
+                ht.base,
+                slots.count,
+                fmt_bytes(slots.slot_size),
+                if ht.pinned { ", pinned" } else { "" },
+                ht.start,
+                ht.end
+            ),
+            (None, None) => format!("the allocation {}", ht.base),
+        };
+        let message =
+            format!("{} ({}) is on {} at {}..{} of {what} (L{from}-L{to})", t.name, t.base, fmt_bytes(hi - lo), lo, hi);
+        let mut lines = vec![t.start, declared.unwrap_or(ht.start)];
+        lines.sort_unstable();
+        lines.dedup();
+        let mut x = in_function(finding("conflict", Severity::Error, message), f, &t.space, names(&f.blocks[i]), lines);
+        x.tiles.push(ht.name.clone());
+        x.line = Some(from);
+        out.push(x);
+    });
+    if more > 0 {
+        let message = format!(
+            "{more} more tiles are on bytes a declared allocation or a reserved window holds (the first {listed} are listed)"
+        );
+        let space = f.blocks.first().map_or(String::new(), |b| b.tile.space.clone());
+        out.push(in_function(
+            finding("conflict", Severity::Error, message),
+            f,
+            &space,
+            Vec::new(),
+            first_line.into_iter().collect(),
+        ));
     }
 }
 

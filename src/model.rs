@@ -115,7 +115,8 @@ pub struct Block {
     pub aliases: Vec<String>,
     /// Overlaps a wider block of the same base while both are live: a view into it.
     pub view: bool,
-    /// Overlaps a block of another base while both are live: two allocations share bytes.
+    /// Overlaps a block of another base while both are live: two allocations share bytes (or lies on
+    /// bytes a live declared allocation or a reserved window holds).
     pub conflict: bool,
     /// The longest stretch of its live range with no mention of any of its names, when that
     /// stretch is long enough to be worth a look (see `analyze::idle`).

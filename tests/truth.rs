@@ -368,7 +368,9 @@ fn the_unsafe_band_is_drawn_where_a_tile_reaches_it_and_flagged_otherwise() {
     let m = map_with("slots_pingpong.py", Some("Ascend910B"));
     let s = svg(&m);
     let tab = group(&s, "unsafe-band", "Vec");
-    assert!(tab.contains("<rect") && !tab.contains("<line"), "{tab}");
+    assert!(tab.contains("data-from=\"188416\" data-to=\"196608\""), "{tab}");
+    // A strip as narrow as the narrowest box, at the lane's end, framed and hatched in amber.
+    assert!(tab.contains("width=\"2\"") && tab.contains("stroke=\"#fab219\""), "{tab}");
     // Spaces without a band have none.
     assert_eq!(s.matches("class=\"unsafe-band\"").count(), 1);
 }
@@ -403,6 +405,11 @@ fn a_dump_before_address_assignment_is_a_bases_view() {
     // The header says so, and where the addresses are.
     let s = svg(&m);
     assert!(s.contains("addresses not assigned yet: a bases view, one column per base in first-use order; the addresses are in 35_after_AllocateMemoryAddr.py"));
+    // The page's header too.
+    let page =
+        String::from_utf8(render_map(&m, &RenderOptions { format: Format::Html, ..Default::default() }).unwrap())
+            .unwrap();
+    assert!(page.contains("<p class=\"note concise\">addresses not assigned yet: a bases view"), "the page says so");
     // A dump with addresses says nothing of them.
     let later = load(&common::fixtures().join("fx_a2a3_case"), "AllocateMemoryAddr", None).unwrap();
     assert!(json(&later).get("addresses").is_none());
@@ -438,4 +445,106 @@ fn a_diff_against_the_assigned_dump_says_where_each_base_was_placed() {
     // Either way round; and two assigned dumps say nothing of bases.
     assert_eq!(pto_memory_map::compare::diff(&late, &early).placed.len(), 2);
     assert!(pto_memory_map::compare::diff(&late, &late).placed.is_empty());
+}
+
+/// The line of `fixture` that binds `name` (`    name: ...`), from 1.
+fn line_of(fixture: &str, name: &str) -> u32 {
+    let text = std::fs::read_to_string(common::fixtures().join(fixture)).unwrap();
+    let at = text.lines().position(|l| l.trim_start().starts_with(&format!("{name}: "))).unwrap();
+    at as u32 + 1
+}
+
+#[test]
+fn a_tile_on_an_unbound_slot_of_a_live_allocation_is_a_conflict() {
+    let m = map("held_conflicts.py");
+    let f = function(&m, "over_slot");
+    let x = findings(&m, "conflict", "over_slot");
+    assert_eq!(x.len(), 1, "{x:?}");
+    let (acc, stray) = (line_of("held_conflicts.py", "acc"), line_of("held_conflicts.py", "stray"));
+    assert_eq!(x[0].tiles, ["stray", "l0c"]);
+    assert_eq!((x[0].line, x[0].lines.clone()), (Some(stray), vec![acc, stray]));
+    assert_eq!(x[0].space.as_deref(), Some("Acc"));
+    let msg = &x[0].message;
+    assert!(
+        msg.starts_with(
+            "stray (mem_acc_1) is on 16 KB at 0..16384 of the declared allocation l0c (2 slots of 16 KB, pinned)"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("(L{stray}-L{})", stray + 1)), "{msg}");
+    // Drawn as a conflict; the same bytes taken after the allocation is dead are not one.
+    assert!(block(f, "stray").conflict);
+    assert!(!block(f, "later").conflict && !block(f, "acc").conflict);
+    let j = json(&m);
+    let boxes = function_json(&j, "over_slot")["boxes"].as_array().unwrap();
+    assert_eq!(boxes.iter().find(|b| b["name"] == "stray").unwrap()["conflict"], true);
+    assert!(svg(&m).contains("class=\"box conflict\" data-name=\"stray\""));
+}
+
+#[test]
+fn a_tile_on_a_reserved_window_is_a_conflict() {
+    let m = map("held_conflicts.py");
+    let x = findings(&m, "conflict", "over_window");
+    assert_eq!(x.len(), 1, "{x:?}");
+    let (ring, tile) = (line_of("held_conflicts.py", "ring_buf"), line_of("held_conflicts.py", "x"));
+    assert_eq!(x[0].tiles, ["x", "ring_buf"]);
+    assert_eq!((x[0].line, x[0].lines.clone()), (Some(tile), vec![ring, tile]));
+    assert!(
+        x[0].message.starts_with(&format!(
+            "x (mem_vec_1) is on 8 KB at 8192..16384 of the window ring_buf reserved by system.reserve_buffer (line {ring})"
+        )),
+        "{}",
+        x[0].message
+    );
+    assert!(block(function(&m, "over_window"), "x").conflict);
+    // The fixtures whose tiles keep off their windows and slots have none.
+    for clean in ["reserve_windows.py", "slots_pingpong.py"] {
+        let m = map(clean);
+        assert!(m.findings.iter().all(|x| x.code != "conflict"), "{clean}: {:?}", m.findings);
+    }
+}
+
+#[test]
+fn a_negative_offset_is_refused_at_its_place() {
+    let path = common::fixtures().join("negative_numbers.py");
+    let err = load(&path, "AllocateMemoryAddr", None).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Unreadable);
+    let line = line_of("negative_numbers.py", "y");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let col = text.lines().nth(line as usize - 1).unwrap().find("-256").unwrap() + 1;
+    assert!(err.message.contains(&format!("negative_numbers.py:{line}:{col}: ")), "{err}");
+    assert!(err.message.contains("negative"), "{err}");
+    // The command line says the same and exits non-zero, writing no map.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+        .args([path.to_str().unwrap(), "-f", "json"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!(":{line}:{col}: ")), "{out:?}");
+}
+
+#[test]
+fn windows_and_bands_are_drawn_on_both_sides_and_both_backends() {
+    // The AIV side's window, in Vec.
+    let s = svg(&map("reserve_windows.py"));
+    let ring = group(&s, "reserved", "ring_c2v_slot_buffer");
+    assert!(ring.contains("data-from=\"0\" data-to=\"16384\"") && ring.contains("16 KB of Vec reserved"), "{ring}");
+    assert_eq!(s.matches("class=\"reserved\"").count(), 3, "one per placed window");
+    // An InCore function reserves in Vec, as an AIV one does; the JSON says where.
+    let m = map("reserve_windows.py");
+    let incore = function(&m, "ring_incore");
+    assert_eq!((incore.ftype.as_str(), incore.reserved[0].space.as_str()), ("InCore", "Vec"));
+    assert_eq!(space(incore, "Vec").hwm, 24576);
+    assert_eq!(function_json(&json(&m), "ring_incore")["reserved"][0]["space"], "Vec");
+    assert!(group(&s, "reserved", "incore_slot_buffer").contains("data-from=\"0\" data-to=\"8192\""));
+    // Ascend950's band (240..248 KB), reached by the tile that ends at 244 KB.
+    let m = map_with("unsafe_band.py", Some("Ascend950"));
+    let s = svg(&m);
+    let band = group(&s, "unsafe-band", "Vec");
+    assert!(band.contains("data-from=\"245760\" data-to=\"253952\""), "{band}");
+    assert!(band.contains("240 KB usable of 248 KB physical"), "{band}");
+    let j = json(&m);
+    assert_eq!(j["backend"]["physical"]["Vec"], 253_952);
+    assert_eq!(function_json(&j, "past_physical")["spaces"][0]["hwm"], 249_856);
 }

@@ -4,7 +4,7 @@
 
 use super::plan::{Mark, MarkKind, ProfilePlan, Tone};
 use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
-use super::style::{CRITICAL, Color, GOOD, Palette, space_color};
+use super::style::{CRITICAL, Color, GOOD, Palette, WARNING, space_color};
 use super::{LABEL, RULES, SMALL, text};
 use crate::model::FunctionMap;
 
@@ -126,6 +126,9 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
         Tone::Wash => pal.wash(color),
         Tone::Good => GOOD,
         Tone::Crit => CRITICAL,
+        Tone::Muted => pal.muted,
+        Tone::Warn => WARNING,
+        Tone::Ink => pal.text,
     };
     let [from, to] = m.lines.unwrap_or([host.first_line, host.last_line]);
     let (top, bottom) = (row(from), row(to) + px.line);
@@ -168,18 +171,40 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
         MarkKind::Rule => {
             let at = m.bytes.map_or(0, |b| b[0]);
             let hx = (lane_x + host.axis.x(at)).min(lane_x + lane_w - 0.5).max(lane_x + 0.5);
-            let end = host.body_top + (host.last_line - host.first_line + 1) as f64 * px.line;
             // A status rule (the capacity) is solid and heavier than the space's own (the hwm).
             let stroke = if m.style.tone == Tone::Crit {
                 Stroke { color: tone, width: 2.0, dash: None }
             } else {
                 Stroke { color: tone, width: 1.0, dash: Some((4.0, 3.0)) }
             };
-            out.push(Shape::Line(Line { x1: hx, y1: host.body_top, x2: hx, y2: end, stroke }));
+            // Down the whole lane, or over its own lines where it has them (a slot edge in its box).
+            out.push(Shape::Line(Line { x1: hx, y1: top, x2: hx, y2: bottom, stroke }));
         }
         MarkKind::Hatch => {
             out.extend(hatch(x, top, w, bottom - top, Stroke { color: tone, width: 1.0, dash: None }));
         }
+        MarkKind::Window => {
+            out.push(Shape::Rect(Rect {
+                x,
+                y: top,
+                w,
+                h: bottom - top,
+                radius: 0.0,
+                fill: None,
+                stroke: Some(Stroke { color: tone, width: 1.0, dash: Some((4.0, 2.0)) }),
+            }));
+            out.extend(hatch(x, top, w, bottom - top, Stroke { color: tone, width: 0.75, dash: None }));
+        }
+        MarkKind::Note => {}
+        MarkKind::Dot => out.push(Shape::Rect(Rect {
+            x: x + w - 6.0,
+            y: top + 1.0,
+            w: 5.0,
+            h: 5.0,
+            radius: 2.5,
+            fill: Some(tone),
+            stroke: None,
+        })),
     }
     if let Some(t) = &m.text
         && text::width(&t.content, px.small) + 2.0 * px.inset <= w

@@ -24,6 +24,7 @@ pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Re
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::units::{fmt_bytes, fmt_num};
+pub use placed::unassigned_note;
 use plan::{BoxPlan, CardPlan, LabelPlan};
 pub use plan::{Plan, place, px_per_byte, span};
 use style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
@@ -671,6 +672,9 @@ fn lane(
     let mut hwm = None;
     let mut overflow = Vec::new();
     for m in &plan.lanes[li].marks {
+        if placed::is_placed(m) {
+            continue;
+        }
         let shapes = insight::mark_shapes(m, &host(None), color, pal);
         match (m.style.kind, shapes.first()) {
             _ if m.style == plan::CAPACITY || m.style == plan::OVERFLOW => overflow.extend(shapes),
@@ -679,7 +683,7 @@ fn lane(
         }
     }
     let capacity = (!overflow.is_empty()).then_some(s.limit);
-    let placed = placed::marks(f, s, span, &host(None), color, pal);
+    let placed = placed::marks(&plan.lanes[li].marks, &host(None), color, pal);
     Lane {
         space: s.space.clone(),
         span,

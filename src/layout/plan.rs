@@ -17,9 +17,11 @@ use serde::Serialize;
 mod axis;
 mod live;
 mod marks;
+mod placed;
 pub use axis::{Axis, Cut};
 pub use live::at as live_figures;
 pub use marks::summary;
+pub use placed::PLACED_STYLES;
 
 use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
 use super::text;
@@ -191,6 +193,16 @@ pub fn card_legend(lanes: &[LanePlan]) -> Vec<LegendEntry> {
         out.push(entry("capacity", "capacity"));
         out.push(entry("past", "bytes past the capacity"));
     }
+    let has = |style: MarkStyle| lanes.iter().any(|l| l.marks.iter().any(|m| m.style == style));
+    if has(RESERVED) {
+        out.push(entry("reserved", "reserved window (system.reserve_buffer), in the hwm"));
+    }
+    if has(UNSAFE_BAND) {
+        out.push(entry("unsafe", "unsafe band: past the usable size, within the physical"));
+    }
+    if has(SLOTS) || has(PINNED) {
+        out.push(entry("slots", "declared allocation: its slots (dashed edges); a dot: pinned"));
+    }
     out
 }
 
@@ -324,6 +336,13 @@ pub enum MarkKind {
     Rule,
     /// Diagonal hatching over its byte range and lines (bytes past the capacity).
     Hatch,
+    /// Bytes set aside, not free: hatched and framed dashed over its byte range and lines (a
+    /// reserved window, the unsafe band).
+    Window,
+    /// Nothing but its text, over its byte range and lines (what a box's slots are).
+    Note,
+    /// A small dot at the top right of its byte range, on its first line (a pinned allocation).
+    Dot,
 }
 
 /// The colour a mark takes: its space's colour, its space's wash, or a status colour.
@@ -338,6 +357,12 @@ pub enum Tone {
     Good,
     /// The critical red: what is wrong (bytes past the capacity).
     Crit,
+    /// The muted grey of secondary text: what the compiler set aside.
+    Muted,
+    /// The warning amber: bytes the chip has but corrupts.
+    Warn,
+    /// The text colour: marks about a box's own structure (its slots, its pin).
+    Ink,
 }
 
 /// What a mark means and how it looks.
@@ -363,8 +388,19 @@ pub const FIT: MarkStyle = MarkStyle { class: "fit", kind: MarkKind::Outline, to
 pub const CAPACITY: MarkStyle = MarkStyle { class: "capacity", kind: MarkKind::Rule, tone: Tone::Crit };
 /// The bytes of a tile past its space's capacity: hatched in the critical colour.
 pub const OVERFLOW: MarkStyle = MarkStyle { class: "overflow", kind: MarkKind::Hatch, tone: Tone::Crit };
+/// A window `system.reserve_buffer` keeps for the whole function.
+pub const RESERVED: MarkStyle = MarkStyle { class: "reserved", kind: MarkKind::Window, tone: Tone::Muted };
+/// The bytes between a space's usable and physical size.
+pub const UNSAFE_BAND: MarkStyle = MarkStyle { class: "unsafe-band", kind: MarkKind::Window, tone: Tone::Warn };
+/// A declared multi-slot allocation over the lines of a tile in it: its outline and which slot.
+pub const SLOTS: MarkStyle = MarkStyle { class: "slots", kind: MarkKind::Outline, tone: Tone::Ink };
+/// A boundary between two slots inside a box whose slot is chosen at run time.
+pub const SLOT_EDGE: MarkStyle = MarkStyle { class: "slot-edge", kind: MarkKind::Rule, tone: Tone::Ink };
+/// A tile in an allocation its author declared (`pinned=True`).
+pub const PINNED: MarkStyle = MarkStyle { class: "pinned", kind: MarkKind::Dot, tone: Tone::Ink };
 /// Every mark style; a new mark adds its style here (the page's copy names styles by index here).
-pub const MARK_STYLES: [MarkStyle; 6] = [IDLE, USE, HWM, FIT, CAPACITY, OVERFLOW];
+pub const MARK_STYLES: [MarkStyle; 11] =
+    [IDLE, USE, HWM, FIT, CAPACITY, OVERFLOW, RESERVED, UNSAFE_BAND, SLOTS, SLOT_EDGE, PINNED];
 
 fn style_index<S: serde::Serializer>(style: &MarkStyle, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(MARK_STYLES.iter().position(|m| m == style).unwrap_or(0) as u64)
@@ -388,6 +424,21 @@ pub struct Mark {
     /// A text drawn at the mark's left, on a line of its own, where it fits the mark's width.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<MarkText>,
+    /// What it is about, for a tooltip; absent, the mark says nothing beyond its look. A mark
+    /// without one that follows a mark with one belongs to it (a slot edge to its allocation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tip: Option<MarkTip>,
+}
+
+/// What a mark is about: a name, a sentence, and the bytes it concerns.
+#[derive(Debug, Clone, Serialize)]
+pub struct MarkTip {
+    /// The thing it marks: a window's name, a tile's, a space's.
+    pub name: String,
+    /// The tooltip.
+    pub text: String,
+    /// The bytes `[from, to)` it concerns (the whole unsafe band, where the mark is only a tab).
+    pub range: [i64; 2],
 }
 
 /// A mark's words and the line they sit on.
@@ -803,8 +854,9 @@ fn number_in_reading_order(boxes: &mut [BoxPlan]) {
 fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
     let mut marks = marks::fit_plan(f, &s.space);
-    marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None });
+    marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None, tip: None });
     marks.extend(marks::overflow_plan(f, s));
+    marks.extend(placed::lane_marks(f, s));
     let cuts = [0, 1].map(|a| lane_cut(f, s, span[a], mode, &marks).map(|r| axis::cut(r, CUT_PX)));
     LanePlan {
         cuts,

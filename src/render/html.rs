@@ -19,6 +19,8 @@ const PAGE_CSS: &str = include_str!("page/page.css");
 const PAGE_JS: &str = include_str!("page/page.js");
 /// The label rule the page applies at the reader's zoom (layout/labels.rs, written for the script).
 const LABELS_JS: &str = include_str!("page/labels.js");
+/// The tooltips and legend words of the marks of what the compiler placed (layout/plan/placed.rs).
+const MARKS_JS: &str = include_str!("page/marks.js");
 
 /// `static_cards[i]` is the static SVG of `map.functions[i]` (from the SVG back end);
 /// `rules_json` is the layout rules as a JSON object (see below).
@@ -96,7 +98,7 @@ pub fn write(
         x.newline();
         x.drain_to(out).map_err(io)?;
         let mut rest = AfterPlan::new(plan, out);
-        x.raw_text("script", &[], &format!("\n{LABELS_JS}\n{PAGE_JS}"));
+        x.raw_text("script", &[], &format!("\n{LABELS_JS}\n{MARKS_JS}\n{PAGE_JS}"));
         x.close();
         x.newline();
         write_body(x, map, &batches, drawn.as_ref(), static_cards, &mut rest)?;
@@ -521,6 +523,10 @@ fn header(x: &mut Xml, map: &MemoryMap) {
             &[("class", "note concise".into())],
             "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT",
         );
+    }
+    if let Some(note) = crate::layout::unassigned_note(map) {
+        // A dump from before AllocateMemoryAddr: the same words as the static picture's header.
+        x.element("p", &[("class", "note concise".into())], &note);
     }
     x.element(
         "p",

@@ -67,6 +67,12 @@ else
 fi
 # A Vec tile past its capacity: the overflow drawn (capacity line, hatching).
 render find_overflow "$root/tests/fixtures/find_overflow.py"
+# What the compiler placed besides tiles (placed.test.mjs): reserved windows, declared slots, and
+# the unsafe band on the backend whose Vec has one below the tiles' end.
+render truth_reserve "$root/tests/fixtures/reserve_windows.py"
+render truth_slots "$root/tests/fixtures/slots_pingpong.py"
+cargo run --quiet -- "$root/tests/fixtures/unsafe_band.py" -b Ascend910B -f html -o "$PMM_PAGES/truth_band.html"
+cargo run --quiet -- "$root/tests/fixtures/unsafe_band.py" -b Ascend910B -f json -o "$PMM_PAGES/truth_band.json"
 # A page of many functions (a fixture repeated 110 times: 330 functions, the last named longest):
 # past the 64 overview rows and cards the page draws at once, the rest is drawn when it is idle.
 mkdir -p "$PMM_PAGES/fx_many"

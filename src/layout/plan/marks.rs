@@ -28,11 +28,12 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
             at: Vec::new(),
             text: (label_line <= idle.to)
                 .then(|| MarkText { content: format!("idle {} lines", idle.lines), line: label_line }),
+            tip: None,
         });
     }
     let at: Vec<u32> = t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.end).collect();
     if !at.is_empty() {
-        out.push(Mark { style: USE, bytes: None, lines: None, at, text: None });
+        out.push(Mark { style: USE, bytes: None, lines: None, at, text: None, tip: None });
     }
     out
 }
@@ -88,6 +89,7 @@ pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
                 lines: Some([from, to]),
                 at: Vec::new(),
                 text: Some(MarkText { content: format!("fits {}", fmt_bytes(a.bytes)), line: from }),
+                tip: None,
             });
         }
     }
@@ -101,7 +103,8 @@ pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
     if s.limit <= 0 || s.hwm <= s.limit {
         return Vec::new();
     }
-    let mut out = vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None }];
+    let mut out =
+        vec![Mark { style: CAPACITY, bytes: Some([s.limit, 0]), lines: None, at: Vec::new(), text: None, tip: None }];
     for b in f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.stop() > s.limit) {
         let t = &b.tile;
         let from = t.offset.max(s.limit);
@@ -111,6 +114,7 @@ pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
             lines: Some([t.start, t.end]),
             at: Vec::new(),
             text: None,
+            tip: None,
         });
     }
     out

@@ -182,12 +182,14 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   /** Width of `text` at `size` px: the font is monospaced, one advance per character. */
   const textW = (text, size) => [...text].length * PX.char_em * size;
 
-  // The label rule (layout/labels.rs) is labels.js' `pmmLabels`, loaded before this script.
+  // The label rule (layout/labels.rs) is labels.js' `pmmLabels`, loaded before this script; the
+  // tooltips and legend words of the compiler's placed marks are marks.js' `pmmMarks`.
 
   /** A mark of the plan (layout::plan::Mark) as an element; `placeMark` puts it at a factor. */
   function markEl(m, firstLine) {
     const st = PLAN.styles[m.style];
     const node = el('i', { class: `${st.class} mk-${st.kind} tone-${st.tone}`, 'aria-hidden': 'true' });
+    pmmMarks.tip(node, m);
     // Without lines of its own a mark covers its host (a box, or the lane) from top to bottom.
     const [from, to] = m.lines || [firstLine, null];
     node.style.top = `${(from - firstLine) * PX.line}px`;
