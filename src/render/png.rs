@@ -13,8 +13,8 @@ use std::sync::{Arc, OnceLock};
 use resvg::{tiny_skia, usvg};
 
 use crate::error::{Detail, Error, ErrorKind, Result};
-use crate::layout::text::FONT;
 use crate::layout::Scene;
+use crate::layout::text::FONT;
 use crate::model::MemoryMap;
 
 /// The most pixels one PNG may have (about 256 MiB of RGBA): past it the picture is refused before
@@ -115,7 +115,10 @@ pub fn render_scene(_map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata)
         let margin = 4.0 + OVERLAP as f32;
         let (top, bottom) = (top * scale - margin, bottom * scale + margin);
         let (first, end) = if top.is_finite() && bottom.is_finite() {
-            ((top.max(0.0) as u32 / STRIP_ROWS) as usize, ((bottom.max(0.0) as u32 / STRIP_ROWS) as usize + 1).min(count))
+            (
+                (top.max(0.0) as u32 / STRIP_ROWS) as usize,
+                ((bottom.max(0.0) as u32 / STRIP_ROWS) as usize + 1).min(count),
+            )
         } else {
             (0, count)
         };
@@ -126,7 +129,8 @@ pub fn render_scene(_map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata)
     // The background fills every pixel when the picture is a whole number of pixels each way (the
     // usual case): the strip starts as that colour rather than transparent with a rect over it.
     let exact = (scene.width * scale as f64).fract() == 0.0 && (scene.height * scale as f64).fract() == 0.0;
-    let background = Background { color: scene.background, exact, width: scene.width as f32, height: scene.height as f32 };
+    let background =
+        Background { color: scene.background, exact, width: scene.width as f32, height: scene.height as f32 };
     let painter = Painter::Scene { scale, ops: &ops, strips, background };
     let indices: Vec<u32> = (0..count as u32).collect();
     let last = count as u32 - 1;
@@ -233,10 +237,22 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
 /// features drawn otherwise than shape by shape: group opacity, masks, filters, images, gradients)
 /// the whole tree, clipped to the strip.
 enum Painter<'a> {
-    Culled { scale: f32, paths: Vec<(&'a usvg::Path, tiny_skia::Transform)>, strips: Vec<Vec<u32>> },
-    Whole { tree: &'a usvg::Tree, scale: f32 },
+    Culled {
+        scale: f32,
+        paths: Vec<(&'a usvg::Path, tiny_skia::Transform)>,
+        strips: Vec<Vec<u32>>,
+    },
+    Whole {
+        tree: &'a usvg::Tree,
+        scale: f32,
+    },
     /// A scene's operations (see [`render_scene`]), over its background.
-    Scene { scale: f32, ops: &'a [super::raster::Op], strips: Vec<Vec<u32>>, background: Background },
+    Scene {
+        scale: f32,
+        ops: &'a [super::raster::Op],
+        strips: Vec<Vec<u32>>,
+        background: Background,
+    },
 }
 
 impl<'a> Painter<'a> {

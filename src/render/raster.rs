@@ -314,7 +314,10 @@ fn shape(font: &Font, text: &str) -> Vec<Glyph> {
 fn outline(font: &Font, id: u32) -> Option<Path> {
     let glyph = font.font.outline_glyphs().get(skrifa::GlyphId::new(id))?;
     let mut pen = Pen(PathBuilder::new());
-    let settings = skrifa::outline::DrawSettings::unhinted(skrifa::prelude::Size::unscaled(), skrifa::prelude::LocationRef::default());
+    let settings = skrifa::outline::DrawSettings::unhinted(
+        skrifa::prelude::Size::unscaled(),
+        skrifa::prelude::LocationRef::default(),
+    );
     glyph.draw(settings, &mut pen).ok()?;
     pen.0.finish()
 }
