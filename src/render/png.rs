@@ -1,5 +1,6 @@
-//! The PNG: the SVG document, parsed by usvg with the bundled font and drawn with tiny-skia. There
-//! is no second drawing path, so the PNG and the SVG cannot disagree.
+//! The PNG: a scene drawn with tiny-skia. A scene is drawn straight from its shapes (see
+//! [`super::raster`]: the paths usvg makes of its SVG, so the same pixels; a test compares them);
+//! an SVG document given as text (a diff's picture) is parsed by usvg with the bundled font.
 //!
 //! The picture is a stack of independent rows, so it is drawn and compressed in horizontal strips
 //! of a fixed height, on every core: each strip draws only the shapes that reach into it, filters

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use resvg::tiny_skia::{self, FillRule, Paint, Path, PathBuilder, Transform};
 use skrifa::MetadataProvider;
+use skrifa::raw::TableProvider as _;
 
 use crate::layout::style::Color;
 use crate::layout::text::FONT;
@@ -159,7 +160,7 @@ impl<'a> Ops<'a> {
     fn rect(&mut self, r: &Rect) {
         let (x, y, w, h) = (cents(r.x) as f32, cents(r.y) as f32, cents(r.w) as f32, cents(r.h) as f32);
         // usvg skips a rect without area.
-        if !(w > 0.0 && h > 0.0) {
+        if w <= 0.0 || h <= 0.0 {
             return;
         }
         let radius = (cents(r.radius) as f32).min(w / 2.0).min(h / 2.0);
@@ -186,7 +187,7 @@ impl<'a> Ops<'a> {
     fn stroked(&mut self, path: Option<Path>, s: Stroke) {
         let Some(path) = path else { return };
         let width = cents(s.width) as f32;
-        if !(width > 0.0) {
+        if width <= 0.0 {
             return;
         }
         let dash = s.dash.and_then(|(a, b)| tiny_skia::StrokeDash::new(vec![cents(a) as f32, cents(b) as f32], 0.0));
@@ -291,8 +292,6 @@ thread_local! {
     /// Glyph outlines in font units, read once per thread.
     static OUTLINES: std::cell::RefCell<HashMap<u32, Option<Path>>> = std::cell::RefCell::new(HashMap::new());
 }
-
-use skrifa::raw::TableProvider as _;
 
 /// `text` shaped as usvg shapes it: left to right, the script and language guessed, the font's
 /// default features (kerning, contextual alternates, ligatures).
