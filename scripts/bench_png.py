@@ -101,6 +101,7 @@ def main():
     for cmd in commands.values():
         run(cmd)  # not counted: the first run may find files outside the page cache
     samples = {name: [] for name in commands}
+    load_before = os.getloadavg()
     print(f"{args.runs} interleaved runs of each of {len(commands)} commands ...", file=sys.stderr)
     for _ in range(args.runs):
         for name, cmd in commands.items():
@@ -118,13 +119,16 @@ def main():
             "noise": (max(walls) - min(walls)) / med,
         }
 
+    load_after = os.getloadavg()
     st = {name: stat(name) for name in commands}
     w, h = png_size(one_png)
     dw, dh = png_size(all_png)
     cores = os.cpu_count()
     print(
         f"\nPNG, whole process, {cores} cores; medians of {args.runs} interleaved runs of each command;"
-        f" spread = (max - min) / median of the wall times.\n"
+        f" spread = (max - min) / median of the wall times. Load average (1, 5, 15 min) before"
+        f" {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, after"
+        f" {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}.\n"
     )
     print("| | picture | wall | cpu | peak | spread |")
     print("|---|---|---:|---:|---:|---:|")

@@ -193,12 +193,13 @@ fn the_strips_draw_what_the_whole_picture_draws() {
     let (w, h) = png::pixels(tree.size().width() as f64, tree.size().height() as f64, 2.0).unwrap();
     let whole = png::rasterize(&tree, w, h, 2.0).unwrap();
     let meta = png::Metadata { dump: "d", pass_name: "p", backend: "b" };
-    // Drawn from the one parsed document, and as the PNG is made: in bands, each parsed apart.
+    // Drawn from the one parsed document, and as the PNG is made: the scene drawn straight, with no
+    // SVG between (the same paths, so the same pixels).
     let from_tree = decode(&png::encode_tree(&tree, w, h, 2.0, &meta).unwrap());
     let opts = RenderOptions { format: Format::Png, scale: 2.0, view, ..Default::default() };
     let img = decode(&render_map(&map, &opts).unwrap());
     assert_eq!((img.width, img.height), (w, h));
-    assert!(img.rgba == from_tree.rgba, "the bands draw what the one document draws");
+    assert!(img.rgba == from_tree.rgba, "the scene drawn straight is the document drawn");
     // tiny-skia keeps premultiplied alpha; the page is opaque, so the two agree as they are.
     let (mut differ, mut worst) = (0usize, 0u8);
     for (a, b) in img.rgba.chunks_exact(4).zip(whole.data().chunks_exact(4)) {

@@ -7,6 +7,7 @@ pub mod json;
 pub mod md;
 pub mod overview;
 pub mod png;
+mod raster;
 pub mod sarif;
 pub mod svg;
 pub mod txt;

@@ -1,5 +1,6 @@
-//! The PNG: the SVG document, parsed by usvg with the bundled font and drawn with tiny-skia. There
-//! is no second drawing path, so the PNG and the SVG cannot disagree.
+//! The PNG: a scene drawn with tiny-skia. A scene is drawn straight from its shapes (see
+//! [`super::raster`]: the paths usvg makes of its SVG, so the same pixels; a test compares them);
+//! an SVG document given as text (a diff's picture) is parsed by usvg with the bundled font.
 //!
 //! The picture is a stack of independent rows, so it is drawn and compressed in horizontal strips
 //! of a fixed height, on every core: each strip draws only the shapes that reach into it, filters
@@ -13,8 +14,8 @@ use std::sync::{Arc, OnceLock};
 use resvg::{tiny_skia, usvg};
 
 use crate::error::{Detail, Error, ErrorKind, Result};
+use crate::layout::Scene;
 use crate::layout::text::FONT;
-use crate::layout::{BlockShape, Card, Lane, Line, Profile, Rect, Scene, Shape, Text};
 use crate::model::MemoryMap;
 
 /// The most pixels one PNG may have (about 256 MiB of RGBA): past it the picture is refused before
@@ -99,135 +100,53 @@ pub fn fits(width: f64, height: f64, scale: f64) -> bool {
     pixels(width, height, scale).is_ok()
 }
 
-/// Draws `scene` (a picture of `map`) at `scale` device pixels per px as a PNG, in bands of strips
-/// on every core: each band is the scene's shapes that reach into it, written as SVG and parsed on
-/// its own (parsing, which lays out every text, is then spread over the cores as drawing is), and
-/// its strips drawn from that. A shape crossing bands is in each.
-pub fn render_scene(map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
+/// Draws `scene` at `scale` device pixels per px as a PNG, a strip at a time on every core: the
+/// scene's shapes are turned into paths once (see [`super::raster`]), each strip draws those that
+/// reach into it.
+pub fn render_scene(_map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
     let (w, h) = pixels(scene.width, scene.height, scale)?;
-    let strips = h.div_ceil(STRIP_ROWS);
-    let bands: Vec<std::ops::Range<u32>> =
-        (0..strips).step_by(BAND_STRIPS as usize).map(|s| s..(s + BAND_STRIPS).min(strips)).collect();
-    // Each band's rows with the culling margin (see `Painter::new`), in the scene's px.
-    let margin = (8.0 + OVERLAP as f64) / scale;
-    let spans: Vec<(f64, f64)> = bands
-        .iter()
-        .map(|b| ((b.start * STRIP_ROWS) as f64 / scale - margin, (b.end * STRIP_ROWS).min(h) as f64 / scale + margin))
-        .collect();
-    let scenes = split(scene, &spans);
+    let ops = super::raster::ops(&scene);
     crate::budget::checkpoint()?;
-    let jobs: Vec<_> = bands.into_iter().zip(scenes).collect();
-    let parts = crate::par::map_ref(&jobs, |(band, part)| -> Result<Vec<Piece>> {
-        crate::budget::checkpoint()?;
-        let tree = parse(&super::svg::render(map, part))?;
-        let painter = Painter::new(&tree, scale as f32, h);
-        band.clone().map(|i| strip(&painter, w, h, i, strips - 1)).collect()
-    });
-    crate::budget::checkpoint()?;
-    let mut pieces = Vec::with_capacity(strips as usize);
-    for part in parts {
-        pieces.extend(part?);
+    let count = h.div_ceil(STRIP_ROWS) as usize;
+    let mut strips = vec![Vec::new(); count];
+    let scale = scale as f32;
+    for (k, op) in ops.iter().enumerate() {
+        let (top, bottom) = op.span();
+        // Generous, as in `Painter::new`: a shape drawn in one strip too many only costs time.
+        let margin = 4.0 + OVERLAP as f32;
+        let (top, bottom) = (top * scale - margin, bottom * scale + margin);
+        let (first, end) = if top.is_finite() && bottom.is_finite() {
+            (
+                (top.max(0.0) as u32 / STRIP_ROWS) as usize,
+                ((bottom.max(0.0) as u32 / STRIP_ROWS) as usize + 1).min(count),
+            )
+        } else {
+            (0, count)
+        };
+        for strip in strips.iter_mut().take(end).skip(first) {
+            strip.push(k as u32);
+        }
     }
+    // The background fills every pixel when the picture is a whole number of pixels each way (the
+    // usual case): the strip starts as that colour rather than transparent with a rect over it.
+    let exact = (scene.width * scale as f64).fract() == 0.0 && (scene.height * scale as f64).fract() == 0.0;
+    let background =
+        Background { color: scene.background, exact, width: scene.width as f32, height: scene.height as f32 };
+    let painter = Painter::Scene { scale, ops: &ops, strips, background };
+    let indices: Vec<u32> = (0..count as u32).collect();
+    let last = count as u32 - 1;
+    let pieces = crate::par::map_ref(&indices, |&i| strip(&painter, w, h, i, last));
+    crate::budget::checkpoint()?;
+    let pieces: Vec<Piece> = pieces.into_iter().collect::<Result<_>>()?;
     Ok(assemble(w, h, meta, &pieces))
 }
 
-/// Strips per band: a band's parse is shared by this many strips; enough bands that the cores
-/// share them evenly.
-const BAND_STRIPS: u32 = 8;
-
-/// `scene` cut into one scene per span (`top`, `bottom` in px): each has the shapes that reach into
-/// its span, in their order, and everything else of the scene (its size, cards, lanes).
-fn split(mut scene: Scene, spans: &[(f64, f64)]) -> Vec<Scene> {
-    use std::mem::take;
-    let pick = |list: &[Shape], (top, bottom): (f64, f64)| -> Vec<Shape> {
-        list.iter().filter(|s| meets(shape_span(s), top, bottom)).cloned().collect()
-    };
-    let header = take(&mut scene.header);
-    // Each card, lane and profile emptied of its shapes (cloned empty into every band), and the
-    // shapes taken out.
-    let cards: Vec<_> = take(&mut scene.cards)
-        .into_iter()
-        .map(|mut card| {
-            let decorations = take(&mut card.decorations);
-            let lanes: Vec<_> = take(&mut card.lanes)
-                .into_iter()
-                .map(|mut lane| {
-                    let shapes = [take(&mut lane.decorations), take(&mut lane.fits), take(&mut lane.overflow)];
-                    let (blocks, hwm, inset) = (take(&mut lane.blocks), lane.hwm.take(), lane.inset.take());
-                    (lane, shapes, blocks, hwm, inset)
-                })
-                .collect();
-            let profiles: Vec<_> = take(&mut card.profiles).into_iter().map(|mut p| (take(&mut p.shapes), p)).collect();
-            (card, decorations, lanes, profiles)
-        })
-        .collect();
-    spans
-        .iter()
-        .map(|&span| {
-            let (top, bottom) = span;
-            let cards = cards
-                .iter()
-                .map(|(card, decorations, lanes, profiles)| Card {
-                    decorations: pick(decorations, span),
-                    lanes: lanes
-                        .iter()
-                        .map(|(lane, [decorations, fits, overflow], blocks, hwm, inset)| Lane {
-                            decorations: pick(decorations, span),
-                            blocks: blocks.iter().filter(|b| meets(block_span(b), top, bottom)).cloned().collect(),
-                            fits: pick(fits, span),
-                            hwm: hwm.clone().filter(|l| meets(line_span(l), top, bottom)),
-                            inset: inset.clone().filter(|i| meets(rect_span(&i.frame), top, bottom)),
-                            overflow: pick(overflow, span),
-                            ..lane.clone()
-                        })
-                        .collect(),
-                    profiles: profiles
-                        .iter()
-                        .map(|(shapes, p)| Profile { shapes: pick(shapes, span), ..p.clone() })
-                        .collect(),
-                    ..card.clone()
-                })
-                .collect();
-            Scene { header: pick(&header, span), cards, ..scene.clone() }
-        })
-        .collect()
-}
-
-/// Whether a vertical span reaches between `top` and `bottom`.
-fn meets((a, b): (f64, f64), top: f64, bottom: f64) -> bool {
-    b >= top && a <= bottom
-}
-
-/// How far up and down a shape may draw, in px: its box, its stroke, a text's ascent and descent.
-fn shape_span(shape: &Shape) -> (f64, f64) {
-    match shape {
-        Shape::Rect(r) => rect_span(r),
-        Shape::Line(l) => line_span(l),
-        Shape::Text(t) => text_span(t),
-    }
-}
-
-fn text_span(t: &Text) -> (f64, f64) {
-    // Generous: the font's ascent and descent are about 1.0 and 0.3 of its size.
-    (t.y - 1.5 * t.size, t.y + 0.6 * t.size)
-}
-
-fn line_span(l: &Line) -> (f64, f64) {
-    (l.y1.min(l.y2) - l.stroke.width, l.y1.max(l.y2) + l.stroke.width)
-}
-
-fn rect_span(r: &Rect) -> (f64, f64) {
-    let stroke = r.stroke.map_or(0.0, |s| s.width);
-    (r.y - stroke, r.y + r.h + stroke)
-}
-
-fn block_span(b: &BlockShape) -> (f64, f64) {
-    let spans = [rect_span(&b.rect), rect_span(&b.outline)].into_iter();
-    let labels = b.label.iter().map(text_span);
-    spans
-        .chain(b.marks.iter().map(shape_span))
-        .chain(labels)
-        .fold((f64::MAX, f64::MIN), |(a, b), (c, d)| (a.min(c), b.max(d)))
+/// The page colour behind a scene, and whether it covers every pixel whole.
+struct Background {
+    color: crate::layout::style::Color,
+    exact: bool,
+    width: f32,
+    height: f32,
 }
 
 /// usvg options with only the bundled font, so output does not depend on the machine's fonts.
@@ -275,6 +194,16 @@ fn draw(tree: &usvg::Tree, w: u32, h: u32, scale: f32, meta: &Metadata) -> Resul
     Ok(assemble(w, h, meta, &pieces))
 }
 
+thread_local! {
+    /// Each thread's strip of pixels (see [`strip`]).
+    static PIXELS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Each thread's strip of filtered rows, kept for the same reason.
+    static FILTERED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Each thread's compressor, reset after each strip (a fresh one costs its tables' allocation
+    /// and zeroing, a tenth of the encoding).
+    static COMPRESSOR: std::cell::RefCell<Option<zlib_rs::Deflate>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Strip `i` of a `w` x `h` px picture, drawn, filtered and deflated (`last` is the last strip's
 /// index: its piece ends the stream).
 fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> {
@@ -285,14 +214,23 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
         // A few rows past each edge are drawn and dropped (see OVERLAP).
         let (above, below) = (OVERLAP.min(top), OVERLAP.min(h - top - rows));
         let drawn = above + rows + below;
-        let mut pixmap = tiny_skia::Pixmap::new(w, drawn)
-            .ok_or_else(|| Error::new(ErrorKind::TooLarge, format!("cannot allocate a {w} x {drawn} px strip")))?;
-        painter.paint(i, top - above, &mut pixmap.as_mut());
         let stride = w as usize * 4;
-        let kept = &pixmap.data()[above as usize * stride..(above + rows) as usize * stride];
-        let filtered = filter_rows(&straight_alpha(kept), stride);
-        drop(pixmap);
-        deflate(&filtered, i == last)
+        PIXELS.with_borrow_mut(|pixels| {
+            // Each thread's strip pixels are allocated once, not for every strip: a fresh strip's
+            // pages cost as much to fault in and zero as drawing it. Every painter covers them all.
+            pixels.resize(stride * drawn as usize, 0);
+            let too_large = || Error::new(ErrorKind::TooLarge, format!("cannot allocate a {w} x {drawn} px strip"));
+            let mut pixmap = tiny_skia::PixmapMut::from_bytes(pixels, w, drawn).ok_or_else(too_large)?;
+            if !matches!(painter, Painter::Scene { .. }) {
+                pixmap.fill(tiny_skia::Color::TRANSPARENT);
+            }
+            painter.paint(i, top - above, &mut pixmap);
+            let kept = &pixels[above as usize * stride..(above + rows) as usize * stride];
+            FILTERED.with_borrow_mut(|filtered| {
+                filter_rows(&straight_alpha(kept), stride, filtered);
+                deflate(filtered, i == last)
+            })
+        })
     }
 }
 
@@ -300,8 +238,22 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
 /// features drawn otherwise than shape by shape: group opacity, masks, filters, images, gradients)
 /// the whole tree, clipped to the strip.
 enum Painter<'a> {
-    Culled { scale: f32, paths: Vec<(&'a usvg::Path, tiny_skia::Transform)>, strips: Vec<Vec<u32>> },
-    Whole { tree: &'a usvg::Tree, scale: f32 },
+    Culled {
+        scale: f32,
+        paths: Vec<(&'a usvg::Path, tiny_skia::Transform)>,
+        strips: Vec<Vec<u32>>,
+    },
+    Whole {
+        tree: &'a usvg::Tree,
+        scale: f32,
+    },
+    /// A scene's operations (see [`render_scene`]), over its background.
+    Scene {
+        scale: f32,
+        ops: &'a [super::raster::Op],
+        strips: Vec<Vec<u32>>,
+        background: Background,
+    },
 }
 
 impl<'a> Painter<'a> {
@@ -332,11 +284,27 @@ impl<'a> Painter<'a> {
 
     /// Draws the shapes of strip `i` into `pixmap`, whose first row is row `top` of the picture.
     fn paint(&self, i: u32, top: u32, pixmap: &mut tiny_skia::PixmapMut) {
-        let (Painter::Culled { scale, .. } | Painter::Whole { scale, .. }) = *self;
+        let (Painter::Culled { scale, .. } | Painter::Whole { scale, .. } | Painter::Scene { scale, .. }) = *self;
         // `0.0 - top` rather than `-top`: the first strip's transform is exactly the whole picture's.
         let at = tiny_skia::Transform::from_row(scale, 0.0, 0.0, scale, 0.0, 0.0 - top as f32);
         match self {
             Painter::Whole { tree, .. } => resvg::render(tree, at, pixmap),
+            Painter::Scene { ops, strips, background, .. } => {
+                let c = background.color;
+                if background.exact {
+                    pixmap.fill(tiny_skia::Color::from_rgba8(c.0, c.1, c.2, 255));
+                } else {
+                    pixmap.fill(tiny_skia::Color::TRANSPARENT);
+                    let mut paint = tiny_skia::Paint::default();
+                    paint.set_color_rgba8(c.0, c.1, c.2, 255);
+                    if let Some(r) = tiny_skia::Rect::from_xywh(0.0, 0.0, background.width, background.height) {
+                        pixmap.fill_rect(r, &paint, at, None);
+                    }
+                }
+                for &k in &strips[i as usize] {
+                    ops[k as usize].draw(at, pixmap);
+                }
+            }
             Painter::Culled { paths, strips, .. } => {
                 for &k in &strips[i as usize] {
                     let (path, own) = paths[k as usize];
@@ -423,9 +391,10 @@ struct Piece {
 /// difference from the row above), which turns the picture's flat colour and vertical edges into
 /// runs of zeros; Sub (from the pixel to the left) for a strip's first row, whose row above is
 /// another strip's.
-fn filter_rows(data: &[u8], stride: usize) -> Vec<u8> {
+fn filter_rows(data: &[u8], stride: usize, out: &mut Vec<u8>) {
     let rows = data.len() / stride.max(1);
-    let mut out = vec![0u8; rows * (stride + 1)];
+    // Every byte is written below: what the buffer held before does not matter.
+    out.resize(rows * (stride + 1), 0);
     // Plain loops over slices of one length, which the compiler turns into vector instructions.
     for (r, line) in out.chunks_exact_mut(stride + 1).enumerate() {
         let row = &data[r * stride..(r + 1) * stride];
@@ -445,7 +414,6 @@ fn filter_rows(data: &[u8], stride: usize) -> Vec<u8> {
             }
         }
     }
-    out
 }
 
 /// Deflates `data` as one piece of a zlib stream: a raw deflate run flushed to a byte boundary (or,
@@ -458,7 +426,7 @@ fn deflate(data: &[u8], last: bool) -> Result<Piece> {
     }
     let fail = |e: zlib_rs::DeflateError| Error::new(ErrorKind::Io, format!("cannot encode the PNG: {}", e.as_str()));
     // Raw deflate: no zlib header or checksum of its own (the file has one of each for all pieces).
-    let mut z = zlib_rs::Deflate::new(LEVEL, false, 15);
+    let mut z = COMPRESSOR.take().unwrap_or_else(|| zlib_rs::Deflate::new(LEVEL, false, 15));
     let flush = if last { DeflateFlush::Finish } else { DeflateFlush::SyncFlush };
     let mut out = Vec::new();
     SCRATCH.with_borrow_mut(|scratch| -> Result<()> {
@@ -483,6 +451,9 @@ fn deflate(data: &[u8], last: bool) -> Result<Piece> {
             }
         }
     })?;
+    // Reset, it deflates as a fresh one would (a compressor that failed is dropped above).
+    z.reset();
+    COMPRESSOR.set(Some(z));
     Ok(Piece { deflated: out, adler: zlib_rs::adler32::adler32(1, data), len: data.len() as u64 })
 }
 
