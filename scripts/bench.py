@@ -3,7 +3,7 @@
 
 Prints a Markdown table: for the 481 KB real case repeated 1x, 16x and 64x (scripts/repeat_dump.py),
 the median wall time (after one run not counted) and peak memory of each tool, the speed ratio,
-and the page size against the dump; then the goals of issue 17 (>= 30x faster, linear to 64x, peak memory <= 4x the dump at 64x,
+and the page size against the dump; then the speed goals (>= 30x faster, linear to 64x, peak memory <= 4x the dump at 64x,
 page <= 2x the dump) with the figures that meet or miss them.
 
 Needs: a release build (made here with `cargo release-bin`: linked statically, see README), the

@@ -268,7 +268,7 @@ pub const SCALE_MODE: OptionSpec = OptionSpec {
     label: "Small lanes",
     kind: OptionKind::Choice(words::<ScaleMode>),
     default: "insets",
-    help: "a lane too small for the card's byte scale: insets (drawn apart at its own scale, marked) or strict (one scale for all; the map grows until the smallest lane is 72 px)",
+    help: "insets: a lane too small for the card's byte scale drawn apart at its own scale, and a lane's long free stretch drawn as a narrow band, both marked; strict: every byte at one scale (the map grows until the smallest lane is 72 px)",
     repeatable: false,
     apply: |c, v| {
         c.view.scale_mode = choice("scale_mode", v)?;

@@ -243,7 +243,7 @@ fn unknown_space_or_function_names_the_valid_ones() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// Issue 17's size goal, on the largest real dump (481 KB, 38 functions): its page is at most twice
+/// The page's size goal, on the largest real dump (481 KB, 38 functions): its page is at most twice
 /// the dump. Small dumps say nothing here (the page's script and stylesheet alone are 72 KB).
 /// What keeps it so: the data and the plan are gzipped (base64), and the cards' static SVGs leave
 /// out the `data-*` attributes and tooltips the plan carries, which the standalone SVG keeps.

@@ -3,7 +3,7 @@
 //! parser, and the lower floors can be read without the upper ones.
 //!
 //! 0. ground: `units`, `budget`, `error`, `par`, `output` (writing files)
-//! 1. the dump and what it means: `dump`, `model`, `backend`, `analyze`, `findings`, `compare`, `cases`
+//! 1. the dump and what it means: `dump`, `model`, `backend`, `analyze`, `findings`, `overlap`, `compare`, `cases`
 //! 2. pictures: `layout`, `render`
 //! 3. the library's entry points (`lib.rs`: `load`, `render_map`, ...) and the option table
 //! 4. shells: `check`, `tree` (the site), `server`, and the binary
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 fn floor(module: &str) -> Option<u8> {
     Some(match module {
         "units" | "budget" | "error" | "par" | "output" => 0,
-        "dump" | "model" | "backend" | "analyze" | "findings" | "compare" | "cases" => 1,
+        "dump" | "model" | "backend" | "analyze" | "findings" | "overlap" | "compare" | "cases" => 1,
         "layout" | "render" => 2,
         "lib" | "option_table" => 3,
         "check" | "tree" | "server" => 4,

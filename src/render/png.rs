@@ -1,5 +1,5 @@
 //! The PNG: a scene drawn with tiny-skia. A scene is drawn straight from its shapes (see
-//! [`super::raster`]: the paths usvg makes of its SVG, so the same pixels; a test compares them);
+//! `render::raster`: the paths usvg makes of its SVG, so the same pixels; a test compares them);
 //! an SVG document given as text (a diff's picture) is parsed by usvg with the bundled font.
 //!
 //! The picture is a stack of independent rows, so it is drawn and compressed in horizontal strips
@@ -101,7 +101,7 @@ pub fn fits(width: f64, height: f64, scale: f64) -> bool {
 }
 
 /// Draws `scene` at `scale` device pixels per px as a PNG, a strip at a time on every core: the
-/// scene's shapes are turned into paths once (see [`super::raster`]), each strip draws those that
+/// scene's shapes are turned into paths once (see `render::raster`), each strip draws those that
 /// reach into it.
 pub fn render_scene(_map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
     let (w, h) = pixels(scene.width, scene.height, scale)?;
