@@ -234,7 +234,8 @@ impl<'s, 'o, P: Serialize> AfterPlan<'s, 'o, P> {
         let written = x
             .raw_text_to("script", &payload_attrs("pmm-plan"), self.out, |out| base64_to(&plan.bytes()?, out))
             .and_then(|()| x.finish_to(self.out)) // and a line break
-            .and_then(|()| self.out.write_all(&std::mem::take(&mut self.held)));
+            // In pieces, so that an output limit stops the page near the limit, not a megabyte on.
+            .and_then(|()| std::mem::take(&mut self.held).chunks(64 << 10).try_for_each(|c| self.out.write_all(c)));
         self.failed = written.is_err();
         written
     }
