@@ -621,28 +621,7 @@ mod tests {
     }
 
     fn block(offset: i64, size: i64, start: u32, end: u32) -> Block {
-        Block {
-            tile: Tile {
-                name: String::new(),
-                space: "Vec".into(),
-                base: String::new(),
-                offset,
-                size,
-                shape: Vec::new(),
-                dtype: String::new(),
-                op: String::new(),
-                start,
-                end,
-                uses: Vec::new(),
-                layout: String::new(),
-                slots: None,
-                pinned: false,
-            },
-            aliases: Vec::new(),
-            view: false,
-            conflict: false,
-            idle: None,
-        }
+        Block::sample(String::new(), "Vec", "", offset, size, start, end)
     }
 
     #[test]

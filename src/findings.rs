@@ -724,27 +724,9 @@ mod tests {
     /// `n` blocks of `n` bases in Vec, all over the same bytes and lines: every pair overlaps.
     fn piled(n: usize) -> Vec<Block> {
         (0..n)
-            .map(|i| Block {
-                tile: Tile {
-                    name: format!("t{i}"),
-                    space: "Vec".into(),
-                    base: format!("mem_{i}"),
-                    offset: i as i64 * 2,
-                    size: 16384,
-                    shape: Vec::new(),
-                    dtype: String::new(),
-                    op: String::new(),
-                    start: 1 + i as u32,
-                    end: 1 + n as u32,
-                    uses: Vec::new(),
-                    layout: String::new(),
-                    slots: None,
-                    pinned: false,
-                },
-                aliases: Vec::new(),
-                view: false,
-                conflict: false,
-                idle: None,
+            .map(|i| {
+                let base = format!("mem_{i}");
+                Block::sample(format!("t{i}"), "Vec", &base, i as i64 * 2, 16384, 1 + i as u32, 1 + n as u32)
             })
             .collect()
     }

@@ -123,6 +123,31 @@ pub struct Block {
     pub idle: Option<Idle>,
 }
 
+#[cfg(test)]
+impl Block {
+    /// A block for unit tests: tile `name` of `space` on `base`, over bytes `[offset, offset +
+    /// size)` and lines `[start, end]`, with nothing else set.
+    pub(crate) fn sample(name: String, space: &str, base: &str, offset: i64, size: i64, start: u32, end: u32) -> Block {
+        let tile = Tile {
+            name,
+            space: space.into(),
+            base: base.into(),
+            offset,
+            size,
+            shape: Vec::new(),
+            dtype: String::new(),
+            op: String::new(),
+            start,
+            end,
+            uses: Vec::new(),
+            layout: String::new(),
+            slots: None,
+            pinned: false,
+        };
+        Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None }
+    }
+}
+
 /// Lines `from..=to` inside a block's range where none of its names is mentioned: it holds its bytes
 /// there for nothing, and that is what blocks reuse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

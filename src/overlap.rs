@@ -225,31 +225,9 @@ pub fn first_conflicts(blocks: &[Block], conflicts: &[u64], space: &str, most: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Tile;
 
     fn block(space: &str, base: &str, offset: i64, size: i64, lines: (u32, u32)) -> Block {
-        Block {
-            tile: Tile {
-                name: format!("{base}_{offset}_{}", lines.0),
-                space: space.into(),
-                base: base.into(),
-                offset,
-                size,
-                shape: Vec::new(),
-                dtype: String::new(),
-                op: String::new(),
-                start: lines.0,
-                end: lines.1,
-                uses: Vec::new(),
-                layout: String::new(),
-                slots: None,
-                pinned: false,
-            },
-            aliases: Vec::new(),
-            view: false,
-            conflict: false,
-            idle: None,
-        }
+        Block::sample(format!("{base}_{offset}_{}", lines.0), space, base, offset, size, lines.0, lines.1)
     }
 
     /// What every pair says, one pair at a time: the rule the counting must agree with.

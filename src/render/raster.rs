@@ -15,6 +15,7 @@ use resvg::tiny_skia::{self, FillRule, Paint, Path, PathBuilder, Transform};
 use skrifa::MetadataProvider;
 use skrifa::raw::TableProvider as _;
 
+use super::svg::alike;
 use crate::layout::style::Color;
 use crate::layout::text::FONT;
 use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
@@ -224,18 +225,6 @@ impl<'a> Ops<'a> {
         if let Some(path) = pb.finish() {
             self.ops.push(Op { path, color: t.color, stroke: None });
         }
-    }
-}
-
-/// The SVG writer's rule for shapes that share one element (see `render::svg`): plain filled
-/// rects with one fill, lines with one stroke, texts with one style.
-fn alike(a: &Shape, b: &Shape) -> bool {
-    let plain = |r: &Rect| r.stroke.is_none() && r.radius == 0.0 && r.fill.is_some();
-    match (a, b) {
-        (Shape::Rect(a), Shape::Rect(b)) => plain(a) && plain(b) && a.fill == b.fill,
-        (Shape::Line(a), Shape::Line(b)) => a.stroke == b.stroke,
-        (Shape::Text(a), Shape::Text(b)) => (a.size, a.color, a.anchor) == (b.size, b.color, b.anchor),
-        _ => false,
     }
 }
 

@@ -281,7 +281,7 @@ fn shapes(x: &mut Xml, shapes: &[Shape], plain: Plain) {
 
 /// Whether `b` can share `a`'s element: lines with the same stroke, texts with the same style,
 /// plain filled rects (profile bars) with the same fill.
-fn alike(a: &Shape, b: &Shape) -> bool {
+pub(super) fn alike(a: &Shape, b: &Shape) -> bool {
     let plain = |r: &Rect| r.stroke.is_none() && r.radius == 0.0 && r.fill.is_some();
     match (a, b) {
         (Shape::Rect(a), Shape::Rect(b)) => plain(a) && plain(b) && a.fill == b.fill,

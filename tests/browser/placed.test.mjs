@@ -6,7 +6,7 @@
 // at zoom 1 and after a zoom step: present, where their bytes are, with their names and tooltips.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, openCard, near, payload } from './helpers.mjs';
+import { withPage, openCard, near, payload, cutsOf, xOf } from './helpers.mjs';
 
 /** The rectangle of every element `sel` finds in `lane`, relative to the lane, with its data. */
 async function rects(lane, sel) {
@@ -85,9 +85,12 @@ test('the unsafe band is drawn where tiles reach it, with what it is in its tool
       assert.equal([b.name, b.from, b.to].join(), 'Vec,188416,196608', step);
       assert.match(b.title, /Vec: 184 KB usable of 192 KB physical\. The top 8 KB \(184 KB\.\.192 KB\) is the unsafe band/, step);
       assert.match(b.bg, /repeating-linear-gradient/, step);
-      // The tile ends at 190 KB, so the lane does: the band covers 184..190 KB.
-      near(b.x, 188416 * k, 1, `${step}: the band starts at the usable size`);
-      near(b.w, (194560 - 188416) * k, 1, `${step}: the band runs to the lane's end`);
+      // The tile ends at 190 KB, so the lane does: the band covers 184..190 KB. The lane's long
+      // free stretch below is drawn as a cut band, so bytes go to px through the plan's cut.
+      const cuts = await cutsOf(page, 'in_band');
+      const x = (bytes) => xOf(cuts, 'Vec', k, bytes);
+      near(b.x, x(188416), 1, `${step}: the band starts at the usable size`);
+      near(b.w, x(194560) - x(188416), 1, `${step}: the band runs to the lane's end`);
       if (step === 'zoom 1') await zoomIn(c);
     }
     assert.match(await c.locator('.legend').innerText(), /unsafe band: past the usable size, within the physical/);

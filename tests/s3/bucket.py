@@ -86,5 +86,14 @@ class Bucket:
         return self._request("DELETE", key)[0]
 
     def objects(self, prefix):
-        """Every object under `prefix/`: name after the prefix -> bytes."""
-        return {k[len(prefix) + 1:]: self.get(k) for k in self.keys(prefix)}
+        """Every object under `prefix/`: name after the prefix -> bytes. A key listed and then gone
+        before it is read (a quota sweep between the two requests) is not one of them."""
+        found = {}
+        for k in self.keys(prefix):
+            status, body = self._request("GET", k)
+            if status == 404:
+                continue
+            if status != 200:
+                raise AssertionError(f"reading {self.bucket}/{k}: {status} {body[:300]!r}")
+            found[k[len(prefix) + 1:]] = body
+        return found

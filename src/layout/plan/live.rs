@@ -183,31 +183,9 @@ pub fn at(changes: &[[i64; 4]], line: u32) -> (i64, Gap) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Tile;
 
     fn block(offset: i64, size: i64, start: u32, end: u32) -> Block {
-        Block {
-            tile: Tile {
-                name: String::new(),
-                space: "Vec".into(),
-                base: String::new(),
-                offset,
-                size,
-                shape: Vec::new(),
-                dtype: String::new(),
-                op: String::new(),
-                start,
-                end,
-                uses: Vec::new(),
-                layout: String::new(),
-                slots: None,
-                pinned: false,
-            },
-            aliases: Vec::new(),
-            view: false,
-            conflict: false,
-            idle: None,
-        }
+        Block::sample(String::new(), "Vec", "", offset, size, start, end)
     }
 
     #[test]
