@@ -7,6 +7,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+pub mod live;
+
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
@@ -378,90 +380,24 @@ pub fn live_at(blocks: &[&Block], line: u32) -> Vec<LiveTile> {
 }
 
 /// Bytes live at each line of `lines`: the union of the live blocks' address ranges, so a view or
-/// an overlap counts its bytes once.
-///
-/// A sweep down the lines that adds a block's range where it starts and removes it after it ends,
-/// keeping the covered length in a segment tree: O((blocks + lines) log blocks), where recomputing
-/// the union at every line would be lines x blocks.
+/// an overlap counts its bytes once. The totals of [`live::changes`]' sweep, line by line:
+/// O((blocks + lines) log blocks), where recomputing the union at every line would be lines x blocks.
 pub fn live_profile(blocks: &[&Block], (from, to): (u32, u32)) -> Vec<i64> {
-    let ranges: Vec<(i64, i64, u32, u32)> = blocks
-        .iter()
-        .map(|b| (b.tile.offset, b.tile.stop(), b.tile.start.max(from), b.tile.end.min(to)))
-        .filter(|&(lo, hi, start, end)| hi > lo && start <= end)
-        .collect();
-    let mut cuts: Vec<i64> = ranges.iter().flat_map(|&(lo, hi, ..)| [lo, hi]).collect();
-    cuts.sort_unstable();
-    cuts.dedup();
-    let slot = |x: i64| cuts.partition_point(|&c| c < x);
-    // (line, +1 or -1, first cut, last cut): ranges enter at their first line, leave after their last.
-    let mut events: Vec<(u32, i32, usize, usize)> = ranges
-        .iter()
-        .flat_map(|&(lo, hi, start, end)| {
-            [(start, 1, slot(lo), slot(hi)), (end.saturating_add(1), -1, slot(lo), slot(hi))]
-        })
-        .collect();
-    events.sort_unstable_by_key(|e| e.0);
-    let mut cover = Coverage::new(&cuts);
+    let changes = live::changes(blocks, 0, (from, to));
     let mut next = 0;
+    let mut total = 0;
     (from..=to)
         .map(|line| {
-            while next < events.len() && events[next].0 <= line {
-                let (_, delta, lo, hi) = events[next];
-                cover.add(lo, hi, delta);
+            while next < changes.len() && changes[next][0] <= line as i64 {
+                total = changes[next][1];
                 next += 1;
             }
-            cover.covered()
+            total
         })
         .collect()
 }
 
-/// How much of the line is covered by a multiset of ranges between `cuts`: a segment tree whose node
-/// holds how many ranges cover it whole and how many bytes below it are covered.
-struct Coverage<'a> {
-    cuts: &'a [i64],
-    count: Vec<i32>,
-    length: Vec<i64>,
-}
-
-impl<'a> Coverage<'a> {
-    fn new(cuts: &'a [i64]) -> Coverage<'a> {
-        let n = cuts.len().max(2) * 4;
-        Coverage { cuts, count: vec![0; n], length: vec![0; n] }
-    }
-
-    fn covered(&self) -> i64 {
-        self.length[1]
-    }
-
-    /// Adds `delta` to the cover of the elementary segments `lo..hi` (indices into `cuts`).
-    fn add(&mut self, lo: usize, hi: usize, delta: i32) {
-        if self.cuts.len() >= 2 && lo < hi {
-            self.update(1, 0, self.cuts.len() - 1, lo, hi, delta);
-        }
-    }
-
-    fn update(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, delta: i32) {
-        if hi <= l || r <= lo {
-            return;
-        }
-        if lo <= l && r <= hi {
-            self.count[node] += delta;
-        } else {
-            let mid = (l + r) / 2;
-            self.update(node * 2, l, mid, lo, hi, delta);
-            self.update(node * 2 + 1, mid, r, lo, hi, delta);
-        }
-        self.length[node] = if self.count[node] > 0 {
-            self.cuts[r] - self.cuts[l]
-        } else if r - l == 1 {
-            0
-        } else {
-            self.length[node * 2] + self.length[node * 2 + 1]
-        };
-    }
-}
-
-#[cfg(test)]
+/// The bytes `ranges` cover together, each counted once (`ranges` are sorted in place).
 fn union_length(ranges: &mut [(i64, i64)]) -> i64 {
     ranges.sort_unstable();
     let (mut total, mut reach) = (0i64, i64::MIN);

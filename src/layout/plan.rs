@@ -15,11 +15,10 @@
 use serde::Serialize;
 
 mod axis;
-mod live;
 mod marks;
 mod placed;
+pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
 pub use axis::{Axis, Cut};
-pub use live::at as live_figures;
 pub use marks::summary;
 pub use placed::PLACED_STYLES;
 
@@ -93,17 +92,6 @@ pub struct Plan {
     /// space's limit, or its high-water mark where the backend gives none).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub words: std::collections::BTreeMap<i64, String>,
-}
-
-/// The live list at `line` in one space ([`Plan::words`]' rule): the union of the live blocks'
-/// bytes and the largest free range below `capacity` (the first of the largest).
-pub fn live_at(blocks: &[&Block], capacity: i64, line: u32) -> (i64, crate::model::Gap) {
-    let live: Vec<&Block> = blocks.iter().copied().filter(|b| b.tile.start <= line && line <= b.tile.end).collect();
-    let total = crate::analyze::live_profile(&live, (line, line)).first().copied().unwrap_or(0);
-    let gaps = crate::analyze::free_ranges(&live, capacity, (line, line));
-    let largest =
-        gaps.iter().copied().fold(crate::model::Gap::default(), |best, g| if g.size > best.size { g } else { best });
-    (total, largest)
 }
 
 /// The capacity a line's free ranges are measured in: the limit, or the hwm without one.

@@ -202,11 +202,11 @@ fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
 }
 
 /// A lane's live changes: at each line where the live set of the space changes, the live total and
-/// the largest free range (`[line, total, offset, size]`, see `live::changes`), which the page looks
+/// the largest free range (`[line, total, offset, size]`, see `analyze::live::changes`), which the page looks
 /// up rather than recomputes.
 pub fn lane_changes(f: &crate::model::FunctionMap, s: &SpaceUsage) -> Vec<[i64; 4]> {
     let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
-    super::live::changes(&mine, super::live_capacity(s), (f.src_start, f.src_end))
+    crate::analyze::live::changes(&mine, super::live_capacity(s), (f.src_start, f.src_end))
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! segment tree over the distinct offsets whose nodes know how much of them is covered, and their
 //! free runs (the free prefix, the free suffix and the longest run, first of the longest). Each
 //! change costs O(log n); a space of n boxes has at most 2n changes: O(n log n) in all, however many
-//! lines and however many boxes live at once. The rule is [`super::live_at`]'s, which recomputes it
-//! for one line (and the tests hold the two equal).
+//! lines and however many boxes live at once. The rule is [`figures_at`]'s, which recomputes it for
+//! one line (and the tests hold the two equal).
 
 use crate::model::{Block, Gap};
 
@@ -142,7 +142,9 @@ pub fn changes(blocks: &[&Block], capacity: i64, (from, to): (u32, u32)) -> Vec<
     let slot = |x: i64| sweep.cuts.partition_point(|&c| c < x);
     let mut events: Vec<(u32, i32, usize, usize)> = ranges
         .iter()
-        .flat_map(|&(lo, hi, start, end)| [(start, 1, slot(lo), slot(hi)), (end + 1, -1, slot(lo), slot(hi))])
+        .flat_map(|&(lo, hi, start, end)| {
+            [(start, 1, slot(lo), slot(hi)), (end.saturating_add(1), -1, slot(lo), slot(hi))]
+        })
         .filter(|e| e.0 <= to)
         .collect();
     events.sort_unstable_by_key(|e| e.0);
@@ -180,6 +182,18 @@ pub fn at(changes: &[[i64; 4]], line: u32) -> (i64, Gap) {
     changes.get(k.wrapping_sub(1)).map_or((0, Gap::default()), |c| (c[1], Gap { offset: c[2], size: c[3] }))
 }
 
+/// The live figures at `line` in one space, recomputed for that line alone (the rule [`changes`]
+/// keeps by a sweep): the union of the live blocks' bytes and the largest free range below
+/// `capacity` (the first of the largest).
+pub fn figures_at(blocks: &[&Block], capacity: i64, line: u32) -> (i64, Gap) {
+    let live: Vec<&Block> = blocks.iter().copied().filter(|b| b.tile.start <= line && line <= b.tile.end).collect();
+    let mut ranges: Vec<(i64, i64)> = live.iter().map(|b| (b.tile.offset, b.tile.stop())).collect();
+    let total = super::union_length(&mut ranges);
+    let gaps = super::free_ranges(&live, capacity, (line, line));
+    let largest = gaps.iter().copied().fold(Gap::default(), |best, g| if g.size > best.size { g } else { best });
+    (total, largest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,7 +224,7 @@ mod tests {
             let changes = changes(&mine, capacity, (from, to));
             assert!(changes.len() <= 2 * n + 1, "round {round}: {} changes for {n} boxes", changes.len());
             for line in from..=to {
-                assert_eq!(at(&changes, line), super::super::live_at(&mine, capacity, line), "round {round} L{line}");
+                assert_eq!(at(&changes, line), figures_at(&mine, capacity, line), "round {round} L{line}");
             }
         }
     }
