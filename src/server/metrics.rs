@@ -21,6 +21,30 @@ struct Histogram {
     sum_micros: AtomicU64,
 }
 
+impl Histogram {
+    /// Counts one observation of `took`.
+    fn observe(&self, took: Duration) {
+        let secs = took.as_secs_f64();
+        let i = BUCKETS.iter().position(|b| secs <= *b).unwrap_or(BUCKETS.len());
+        self.counts[i].fetch_add(1, Ordering::Relaxed);
+        self.sum_micros.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Appends the histogram's lines as `name{labels,le=...}`, with its sum and count.
+    fn write(&self, out: &mut String, name: &str, labels: &str) {
+        let mut cumulative = 0;
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            cumulative += self.counts[i].load(Ordering::Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{bound}\"}} {cumulative}");
+        }
+        cumulative += self.counts[BUCKETS.len()].load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {cumulative}");
+        let sum = self.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
+        let _ = writeln!(out, "{name}_sum{{{labels}}} {sum}");
+        let _ = writeln!(out, "{name}_count{{{labels}}} {cumulative}");
+    }
+}
+
 /// What the service counts.
 #[derive(Default)]
 pub struct Metrics {
@@ -91,11 +115,7 @@ impl Metrics {
     /// One finished render (successful or not), of a map or a diff, in `format` (its extension),
     /// that took `took`.
     pub fn observe_render(&self, format: &str, took: Duration, ok: bool) {
-        let h = &self.renders[slot(format)];
-        let secs = took.as_secs_f64();
-        let i = BUCKETS.iter().position(|b| secs <= *b).unwrap_or(BUCKETS.len());
-        h.counts[i].fetch_add(1, Ordering::Relaxed);
-        h.sum_micros.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        self.renders[slot(format)].observe(took);
         if !ok {
             self.render_errors[slot(format)].fetch_add(1, Ordering::Relaxed);
         }
@@ -115,19 +135,7 @@ impl Metrics {
         out.push_str("# HELP pto_render_duration_seconds Time spent rendering on a render thread, by format.\n");
         out.push_str("# TYPE pto_render_duration_seconds histogram\n");
         for i in 0..SLOTS {
-            let h = &self.renders[i];
-            let ext = label(i);
-            let mut cumulative = 0;
-            for (i, bound) in BUCKETS.iter().enumerate() {
-                cumulative += h.counts[i].load(Ordering::Relaxed);
-                let _ =
-                    writeln!(out, "pto_render_duration_seconds_bucket{{format=\"{ext}\",le=\"{bound}\"}} {cumulative}");
-            }
-            cumulative += h.counts[BUCKETS.len()].load(Ordering::Relaxed);
-            let _ = writeln!(out, "pto_render_duration_seconds_bucket{{format=\"{ext}\",le=\"+Inf\"}} {cumulative}");
-            let sum = h.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
-            let _ = writeln!(out, "pto_render_duration_seconds_sum{{format=\"{ext}\"}} {sum}");
-            let _ = writeln!(out, "pto_render_duration_seconds_count{{format=\"{ext}\"}} {cumulative}");
+            self.renders[i].write(&mut out, "pto_render_duration_seconds", &format!("format=\"{}\"", label(i)));
         }
         out.push_str("# HELP pto_render_errors_total Renders that ended in an error, by format.\n");
         out.push_str("# TYPE pto_render_errors_total counter\n");
@@ -187,11 +195,7 @@ pub const STORE_OPS: [&str; 4] = ["get", "head", "put", "check"];
 impl StoreStats {
     /// One call of `op` (one of [`STORE_OPS`]) that took `took`.
     pub fn observe(&self, op: usize, took: Duration, ok: bool) {
-        let h = &self.calls[op];
-        let secs = took.as_secs_f64();
-        let i = BUCKETS.iter().position(|b| secs <= *b).unwrap_or(BUCKETS.len());
-        h.counts[i].fetch_add(1, Ordering::Relaxed);
-        h.sum_micros.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        self.calls[op].observe(took);
         if !ok {
             self.errors[op].fetch_add(1, Ordering::Relaxed);
         }
@@ -202,16 +206,7 @@ impl StoreStats {
         out.push_str("# HELP pto_store_duration_seconds Time of map store calls, by operation.\n");
         out.push_str("# TYPE pto_store_duration_seconds histogram\n");
         for (op, h) in STORE_OPS.iter().zip(&self.calls) {
-            let mut cumulative = 0;
-            for (i, bound) in BUCKETS.iter().enumerate() {
-                cumulative += h.counts[i].load(Ordering::Relaxed);
-                let _ = writeln!(out, "pto_store_duration_seconds_bucket{{op=\"{op}\",le=\"{bound}\"}} {cumulative}");
-            }
-            cumulative += h.counts[BUCKETS.len()].load(Ordering::Relaxed);
-            let _ = writeln!(out, "pto_store_duration_seconds_bucket{{op=\"{op}\",le=\"+Inf\"}} {cumulative}");
-            let sum = h.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
-            let _ = writeln!(out, "pto_store_duration_seconds_sum{{op=\"{op}\"}} {sum}");
-            let _ = writeln!(out, "pto_store_duration_seconds_count{{op=\"{op}\"}} {cumulative}");
+            h.write(out, "pto_store_duration_seconds", &format!("op=\"{op}\""));
         }
         out.push_str("# HELP pto_store_errors_total Map store calls that failed (absent maps are not failures).\n");
         out.push_str("# TYPE pto_store_errors_total counter\n");
