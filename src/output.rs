@@ -90,6 +90,7 @@ pub fn write_file(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| cannot("not a file name".into()))?;
     let temp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    sweep_stale(dir, &name.to_string_lossy());
     let written = (|| {
         let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp);
         let mut out = std::io::BufWriter::with_capacity(64 << 10, file.map_err(|e| cannot(e.to_string()))?);
@@ -103,6 +104,43 @@ pub fn write_file(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()
         let _ = std::fs::remove_file(&temp);
     }
     written
+}
+
+/// How long a stale temporary file must have been left untouched before it is removed: a writer
+/// that is still running (on another machine sharing the folder, whose process ids this one cannot
+/// see) touches its file far more often.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes what an earlier run killed mid-write left beside `name` in `dir`: its `.NAME.PID.tmp`,
+/// half a new output and never a user's file, once that process is gone (Linux: no `/proc/PID`)
+/// and the file has been idle for [`STALE_AFTER`]. The `.old` name of a run killed while swapping
+/// files may hold the previous output, so it is never removed. Anything that goes wrong here is
+/// only clutter left: it is not an error.
+fn sweep_stale(dir: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return; // No way to tell a dead process from a live one here.
+    }
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file.to_str().and_then(|f| f.strip_prefix(&prefix)).and_then(|f| f.strip_suffix(".tmp")) else {
+            continue;
+        };
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) || pid == std::process::id().to_string() {
+            continue;
+        }
+        let idle = entry
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if idle && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// [`write_file`] of bytes already made.
@@ -245,6 +283,40 @@ mod tests {
         assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
         let names: Vec<String> = names(Path::new("/dev"));
         assert!(!names.iter().any(|n| n.starts_with(".null.")), "nothing was left beside it");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn what_a_killed_run_left_is_swept_and_nothing_else() {
+        let (dir, _, target) = old_output("stale");
+        // A process id no process has: Linux's ids stay below 2^22.
+        let dead = dir.join(".map.svg.4999999.tmp");
+        let live = dir.join(format!(".map.svg.{}.tmp", std::os::unix::process::parent_id()));
+        let fresh = dir.join(".map.svg.4999998.tmp");
+        let aside = dir.join(".map.svg.4999997.old");
+        let other = dir.join(".other.svg.4999999.tmp");
+        let long_ago = std::time::SystemTime::now() - 2 * STALE_AFTER;
+        for (path, age) in [
+            (&dead, Some(long_ago)),
+            (&live, Some(long_ago)),
+            (&fresh, None),
+            (&aside, Some(long_ago)),
+            (&other, Some(long_ago)),
+        ] {
+            let file = std::fs::File::create(path).unwrap();
+            if let Some(t) = age {
+                file.set_modified(t).unwrap();
+            }
+        }
+        write_bytes(&target, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        let left = names(&dir);
+        assert!(!left.contains(&".map.svg.4999999.tmp".to_string()), "the dead run's file goes: {left:?}");
+        for kept in [&live, &fresh, &aside, &other] {
+            let kept = kept.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(left.contains(&kept), "{kept} stays: {left:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
