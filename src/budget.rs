@@ -106,6 +106,11 @@ pub fn current() -> Budget {
     CURRENT.with(|c| c.borrow().clone())
 }
 
+/// When the run on this thread must stop, for a library that takes a deadline of its own.
+pub fn deadline() -> Option<Instant> {
+    CURRENT.with(|c| c.borrow().deadline)
+}
+
 /// The limits of the run on this thread.
 pub fn limits() -> Limits {
     CURRENT.with(|c| c.borrow().limits)

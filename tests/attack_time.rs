@@ -81,3 +81,44 @@ fn every_format_stops_building_at_the_output_limit() {
         assert!(*count > limit && *count < whole / 2, "{format:?}: {count} bytes built of {whole}");
     }
 }
+
+/// One function of `n` statements, each one of two operations picked by `seed`: two of these share
+/// no line of text, and every statement key with half the other's lines.
+fn long_function(seed: u64, n: usize, ops: [&str; 2]) -> String {
+    let mut text = String::from(
+        "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n",
+    );
+    let mut state = seed;
+    for i in 0..n {
+        // A xorshift step: any sequence of the two operations will do, as long as the two differ.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let op = ops[(state & 1) as usize];
+        text.push_str(&format!(
+            "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{}, {}, 64), pl.Mem.Vec] = pl.tile.{op}(x)\n",
+            i % 7,
+            64 * (i % 50)
+        ));
+    }
+    text.push_str("        return x\n");
+    text
+}
+
+#[test]
+fn a_diff_of_two_long_unlike_functions_stops_at_the_deadline() {
+    let map = |text: String| {
+        build(&Dump::from_bytes("t.py", text.into_bytes()).unwrap(), backend::choose(None, None).unwrap()).unwrap()
+    };
+    let (old, new) = (map(long_function(1, 30_000, ["add", "mul"])), map(long_function(7, 30_000, ["sub", "exp"])));
+    let started = Instant::now();
+    let budget = Budget { deadline: Some(started + Duration::from_millis(50)), ..Budget::default() };
+    let md = pto_memory_map::DiffFormat::Markdown;
+    let err = budget::run(budget, || {
+        pto_memory_map::render_diff(&old, &new, md, &pto_memory_map::ViewOptions::default(), 1.0)
+    })
+    .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Cancelled, "{err}");
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(2), "stopped only after {took:?}");
+}

@@ -4,7 +4,7 @@
 
 use std::hash::Hash;
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 
 use crate::model::FunctionMap;
 
@@ -78,10 +78,12 @@ impl Alignment {
     }
 }
 
-/// Myers' diff (similar's, with its bounded search on hard inputs): a shortest edit script, so
-/// lines only inserted leave every old line paired with its own, even among repeated statements.
+/// Myers' diff (similar's): a shortest edit script, so lines only inserted leave every old line
+/// paired with its own, even among repeated statements. Two long functions with little in common
+/// cost Myers time proportional to their lengths times their differences; past the run's deadline
+/// similar settles for a coarser script at once, and the comparison's next checkpoint stops the run.
 fn diff_lines<T: Eq + Hash>(old: &[T], new: &[T]) -> Vec<DiffOp> {
-    capture_diff_slices(Algorithm::Myers, old, new)
+    capture_diff_slices_deadline(Algorithm::Myers, old, new, crate::budget::deadline())
 }
 
 /// What a line is aligned on: its text without indentation, with every run of digits read as one
