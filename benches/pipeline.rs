@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pto_memory_map::layout::{ViewOptions, layout};
+use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::render::{json, png, svg};
+use pto_memory_map::scene::layout;
 use pto_memory_map::{DiffFormat, Dump, Format, backend, build, render_diff};
 
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {
@@ -85,9 +86,9 @@ fn main() {
         median(|| scene.cards.iter().for_each(|c| drop(svg::render_card(scene.font_family, c))), runs),
         None,
     );
-    let plan = pto_memory_map::layout::plan::plan(&map, &view);
-    report("page: plan", median(|| drop(pto_memory_map::layout::plan::plan(&map, &view)), runs), None);
-    let rules = pto_memory_map::layout::rules_json();
+    let plan = pto_memory_map::plan::plan(&map, &view);
+    report("page: plan", median(|| drop(pto_memory_map::plan::plan(&map, &view)), runs), None);
+    let rules = pto_memory_map::plan::rules_json();
     let t_html = median(|| drop(pto_memory_map::render::html::render(&map, &cards, &rules, &plan)), runs);
     report("page: HTML (data, plan JSON, writing)", t_html, None);
     println!("dump-to-SVG / dump-to-JSON: {:.2}x", to_svg.as_secs_f64() / to_json.as_secs_f64());

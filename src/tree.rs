@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::backend::Backends;
 use crate::error::{Error, ErrorKind, Result};
-use crate::layout::RULES;
 use crate::model::{FunctionMap, MemoryMap};
+use crate::plan::RULES;
 use crate::render::xml::Xml;
 use crate::{RenderOptions, dump, load_with};
 

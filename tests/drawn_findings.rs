@@ -5,10 +5,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use pto_memory_map::layout::plan;
-use pto_memory_map::layout::{ViewOptions, XAxis, layout};
 use pto_memory_map::model::{MemoryMap, Severity};
+use pto_memory_map::plan;
+use pto_memory_map::plan::{ViewOptions, XAxis};
 use pto_memory_map::render::{overview, svg};
+use pto_memory_map::scene::layout;
 use pto_memory_map::units::fmt_bytes;
 use pto_memory_map::{Format, RenderOptions, render_map};
 

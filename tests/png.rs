@@ -2,8 +2,9 @@
 
 mod common;
 
-use pto_memory_map::layout::{Scene, ViewOptions, layout, style};
 use pto_memory_map::option_table::{Shell, describe};
+use pto_memory_map::plan::{ViewOptions, style};
+use pto_memory_map::scene::{Scene, layout};
 use pto_memory_map::{ErrorKind, Format, MemoryMap, RenderOptions, render_map};
 
 struct Image {
@@ -53,7 +54,7 @@ fn the_png_is_the_svg_drawn() {
     assert_eq!((img.width, img.height), ((scene.width * scale) as u32, (scene.height * scale) as u32));
 
     let lane = &scene.cards[0].lanes[0];
-    let pal = style::palette(pto_memory_map::layout::Theme::Light);
+    let pal = style::palette(pto_memory_map::plan::Theme::Light);
     let fill = pal.fill(style::space_color("Vec", pal.theme));
     // probs__tile: a plain box; sample its body below the label, away from other boxes.
     let probs = lane.blocks.iter().find(|b| b.name == "probs__tile").unwrap();
@@ -127,9 +128,9 @@ fn a_map_widened_by_a_small_space_names_it() {
     let map = pto_memory_map::load(&case, "AllocateMemoryAddr", None).unwrap();
     let default = RenderOptions { format: Format::Png, ..Default::default() };
     assert!(render_map(&map, &default).is_ok(), "by default Bias is an inset and the picture is made");
-    assert!(pto_memory_map::layout::widening_spaces(&map, &default.view).is_empty());
+    assert!(pto_memory_map::scene::widening_spaces(&map, &default.view).is_empty());
     // The whole dump gets its digest; its functions named, the refusal says why.
-    let strict = ViewOptions { scale_mode: pto_memory_map::layout::ScaleMode::Strict, ..Default::default() };
+    let strict = ViewOptions { scale_mode: pto_memory_map::plan::ScaleMode::Strict, ..Default::default() };
     let whole = RenderOptions { format: Format::Png, view: strict.clone(), ..Default::default() };
     assert!(render_map(&map, &whole).is_ok(), "a whole dump always has a picture");
     let every: Vec<String> = map.functions.iter().map(|f| f.name.clone()).collect();
@@ -141,7 +142,7 @@ fn a_map_widened_by_a_small_space_names_it() {
     assert!(cli.contains("small Bias lane sets the byte scale") && cli.contains("--hide Bias"), "{cli}");
     let hidden = RenderOptions { view: ViewOptions { hidden: vec!["Bias".into()], ..strict }, ..opts };
     assert!(render_map(&map, &hidden).is_ok(), "hiding Bias gives a picture");
-    assert!(pto_memory_map::layout::widening_spaces(&map, &hidden.view).is_empty());
+    assert!(pto_memory_map::scene::widening_spaces(&map, &hidden.view).is_empty());
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
         .args([case.to_str().unwrap(), "--scale-mode", "strict", "-f", "svg", "-o", "-"])
@@ -246,7 +247,7 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
         .header
         .iter()
         .filter_map(|s| match s {
-            pto_memory_map::layout::Shape::Text(t) => Some(t.content.as_str()),
+            pto_memory_map::scene::Shape::Text(t) => Some(t.content.as_str()),
             _ => None,
         })
         .collect();

@@ -10,10 +10,11 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::findings::counts_text;
-use crate::layout::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
-use crate::layout::text::{fit, width as text_width};
-use crate::layout::{Anchor, Card, RULES, Rect, SMALL, Scene, Shape, ShiftDown, Stroke, Text, ViewOptions, layout};
 use crate::model::{FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
+use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
+use crate::plan::text::{fit, width as text_width};
+use crate::plan::{RULES, ViewOptions};
+use crate::scene::{Anchor, Card, Rect, SMALL, Scene, Shape, ShiftDown, Stroke, Text, layout};
 use crate::units::fmt_bytes;
 
 use super::{overview, png};
@@ -275,7 +276,7 @@ impl<'a> Table<'a> {
             out.push(text(cx + COUNT_W - 14.0, head_y, SMALL, pal.muted, Anchor::End, head));
             cx += COUNT_W;
         }
-        out.push(Shape::Line(crate::layout::Line {
+        out.push(Shape::Line(crate::scene::Line {
             x1: x + 8.0,
             y1: head_y + 6.0,
             x2: x + self.width - 8.0,
@@ -346,7 +347,7 @@ fn advice(functions: usize, picked: usize) -> [String; 2] {
 fn bar(u: &SpaceUsage, x: f64, base: f64, pal: &Palette) -> Vec<Shape> {
     let track = Rect { x, y: base - BAR_H, w: BAR, h: BAR_H, radius: 0.0, fill: Some(pal.grid), stroke: None };
     let mut out = vec![Shape::Rect(track.clone())];
-    let pill = crate::layout::plan::pill(u);
+    let pill = crate::plan::pill(u);
     let color = match pill.level {
         "crit" => CRITICAL,
         "warn" => WARNING,
@@ -372,7 +373,7 @@ fn peak_text(f: &FunctionMap) -> String {
 
 /// `name` in at most `chars` characters, an ellipsis marking a cut.
 fn shorten(name: &str, chars: usize) -> String {
-    fit(name, 1.0, (chars as f64 + 0.5) * crate::layout::text::advance_em()).unwrap_or_default()
+    fit(name, 1.0, (chars as f64 + 0.5) * crate::plan::text::advance_em()).unwrap_or_default()
 }
 
 fn text(x: f64, y: f64, size: f64, color: Color, anchor: Anchor, content: &str) -> Shape {

@@ -12,14 +12,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::xml::{Markup, Value as Attr, Xml};
-use crate::layout::plan::{Pill, Plan};
 use crate::model::{BackendChoice, FitAnswer, FunctionMap, Gap, MemoryMap, SpaceUsage};
+use crate::plan::{Pill, Plan};
 
 const PAGE_CSS: &str = include_str!("page/page.css");
 const PAGE_JS: &str = include_str!("page/page.js");
-/// The label rule the page applies at the reader's zoom (layout/labels.rs, written for the script).
+/// The label rule the page applies at the reader's zoom (plan/labels.rs, written for the script).
 const LABELS_JS: &str = include_str!("page/labels.js");
-/// The tooltips and legend words of the marks of what the compiler placed (layout/plan/placed.rs).
+/// The tooltips and legend words of the marks of what the compiler placed (plan/placed.rs).
 const MARKS_JS: &str = include_str!("page/marks.js");
 
 /// `static_cards[i]` is the static SVG of `map.functions[i]` (from the SVG back end);
@@ -33,7 +33,7 @@ const MARKS_JS: &str = include_str!("page/marks.js");
 /// The page is written with the typed writer of [`super::xml`], like the SVG: text from the dump
 /// goes in only as escaped text or attribute values, and the cards only as markup that writer made.
 ///
-/// `plan` is what the layout engine decided for every card (see [`crate::layout::plan`]): the
+/// `plan` is what the layout engine decided for every card (see [`crate::plan`]): the
 /// script draws it at the reader's factor, and the pills here are its texts.
 pub fn render(map: &MemoryMap, static_cards: &[Markup], rules_json: &str, plan: &Plan) -> String {
     let view = |i: usize| {
@@ -72,7 +72,7 @@ pub type StaticCards<'a> = dyn Fn(Range<usize>) -> Vec<CardView> + Sync + 'a;
 const CARDS_AT_ONCE: usize = 32;
 
 /// [`render`] into `out`, as it is made: the head with the packed data (`plan` is the [`Plan`], or a
-/// [`crate::layout::plan::PlanStream`] that writes the same), then the body a few cards at a time,
+/// [`crate::plan::PlanStream`] that writes the same), then the body a few cards at a time,
 /// each batch's static pictures drawn by `static_cards` (see `draw_ahead`) and dropped once
 /// written. Stops past the run's deadline (see [`crate::budget`]); a write error is an
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) error.
@@ -527,7 +527,7 @@ fn header(x: &mut Xml, map: &MemoryMap) {
             "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT",
         );
     }
-    if let Some(note) = crate::layout::unassigned_note(map) {
+    if let Some(note) = crate::scene::unassigned_note(map) {
         // A dump from before AllocateMemoryAddr: the same words as the static picture's header.
         x.element("p", &[("class", "note concise".into())], &note);
     }
@@ -700,7 +700,7 @@ mod tests {
     const RULES: &str = r##"{"occupancy_warn":0.8,"occupancy_crit":0.95,"colors":{"light":{"Vec":"#2a78d6","unknown":"#7b858c"},"dark":{"Vec":"#3987e5","unknown":"#82837d"},"good":"#0ca30c","warning":"#fab219","critical":"#d03b3b"}}"##;
 
     fn plan_of(map: &MemoryMap) -> Plan {
-        crate::layout::plan::plan(map, &crate::ViewOptions::default())
+        crate::plan::plan(map, &crate::ViewOptions::default())
     }
 
     /// The JSON a page carries in `<script id="{id}">`, inflated as the page's script does.

@@ -6,8 +6,8 @@
 use super::xml::{Value as Attr, Xml};
 use crate::compare::plural;
 use crate::findings::counts_text;
-use crate::layout::plan::pill;
 use crate::model::{Finding, FunctionMap, MemoryMap, Severity, space_rank};
+use crate::plan::pill;
 use crate::units::fmt_bytes;
 use std::collections::HashMap;
 

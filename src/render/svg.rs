@@ -2,9 +2,9 @@
 //! carry `data-*` attributes, and each box a `<title>` tooltip). Only features resvg renders are used,
 //! so the PNG is this document, drawn.
 
-use crate::layout::style::Color;
-use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 use crate::model::MemoryMap;
+use crate::plan::style::Color;
+use crate::scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
 use super::xml::{Markup, Value, Xml, num, write_num};
 
@@ -20,7 +20,7 @@ struct Plain {
 
 impl Plain {
     fn of(ink: Color) -> Plain {
-        Plain { size: crate::layout::SMALL, color: ink }
+        Plain { size: crate::scene::SMALL, color: ink }
     }
 }
 
@@ -206,7 +206,7 @@ fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail, plain: Plain) {
 
 /// A reserved window, the unsafe band, or a tile's slots or pin: a group with its class, the
 /// bytes it marks and, in full detail, its tooltip.
-fn draw_placed(x: &mut Xml, p: &crate::layout::Placed, detail: Detail, plain: Plain) {
+fn draw_placed(x: &mut Xml, p: &crate::scene::Placed, detail: Detail, plain: Plain) {
     let attrs = vec![
         ("class", p.class.into()),
         ("data-name", p.name.as_str().into()),

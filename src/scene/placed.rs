@@ -5,10 +5,10 @@
 //! `plan::placed`; here they are grouped, and the header and legend say what they mean.
 
 use super::insight::Host;
-use super::plan;
-use super::scene::{Anchor, Line, Placed, Rect, Shape, Stroke, Text};
-use super::style::{Color, Palette, WARNING};
+use super::shapes::{Anchor, Line, Placed, Rect, Shape, Stroke, Text};
 use crate::model::{Addresses, MemoryMap};
+use crate::plan;
+use crate::plan::style::{Color, Palette, WARNING};
 
 /// The placed marks of a lane (`plan::PLACED_STYLES`), drawn by the generic draw at `host`'s scale
 /// and grouped for the SVG: each mark with a tooltip opens a group, and the marks without one that

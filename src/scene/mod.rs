@@ -7,27 +7,18 @@
 
 mod diff;
 mod insight;
-pub mod labels;
-pub mod options;
 mod placed;
-pub mod plan;
-mod scene;
-pub mod style;
-pub mod text;
+mod shapes;
 
 pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
-pub use options::{
-    DEFAULT_SCALE, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM, rules_json,
-};
-pub(crate) use scene::ShiftDown;
-pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
+pub(crate) use shapes::ShiftDown;
+pub use shapes::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
+use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
+use crate::plan::{self, BoxPlan, CardPlan, LabelPlan, RULES, ScaleMode, ViewOptions, XAxis, labels, span, text};
 use crate::units::{fmt_bytes, fmt_num};
 pub use placed::unassigned_note;
-use plan::{BoxPlan, CardPlan, LabelPlan};
-pub use plan::{Plan, place, px_per_byte, span};
-use style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 
 /// Margin around the page and between cards.
 const PAGE_PAD: f64 = 24.0;
@@ -1189,7 +1180,7 @@ fn right_edge(shape: &Shape) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::plan::px_per_byte;
 
     #[test]
     fn the_factor_fills_the_panel_then_grows_for_the_narrowest_lane() {
