@@ -237,7 +237,7 @@ fn strict_mode_keeps_one_scale_for_every_lane() {
             let view = ViewOptions { scale_mode: ScaleMode::Strict, x_axis: axis, ..Default::default() };
             for card in &layout(&map, &view).cards {
                 let spans: Vec<i64> = card.lanes.iter().map(|l| l.span).collect();
-                let gutter = pto_memory_map::scene::gutter_width(map.functions[card.index].src_end);
+                let gutter = pto_memory_map::plan::gutter_width(map.functions[card.index].src_end);
                 let room = pto_memory_map::plan::lane_room(view.width, gutter, spans.len());
                 let want = pto_memory_map::plan::px_per_byte(&spans, room, 1.0);
                 assert!((card.px_per_byte - want).abs() < 1e-12, "{}: {}", path.display(), card.function);

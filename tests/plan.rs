@@ -135,7 +135,7 @@ fn a_small_space_sets_the_scale_and_hiding_it_gives_the_width_back() {
     assert!((cp.factors[0][all] * 1024.0 - 72.0).abs() < 1e-9);
     // Hidden, the other lanes fill the panel again.
     let spans: i64 = cp.lanes.iter().enumerate().filter(|(i, _)| *i != bias).map(|(_, l)| l.span[0]).sum();
-    let room = plan::lane_room(1180.0, pto_memory_map::scene::gutter_width(f.src_end), f.spaces.len() - 1);
+    let room = plan::lane_room(1180.0, pto_memory_map::plan::gutter_width(f.src_end), f.spaces.len() - 1);
     assert!((cp.factors[0][all & !(1 << bias)] * spans as f64 - room).abs() < 1e-6);
     let hidden = ViewOptions { hidden: vec!["Bias".into()], ..Default::default() };
     scene_follows_plan(&map, &hidden);

@@ -21,10 +21,12 @@ pub mod options;
 mod placed;
 pub mod style;
 pub mod text;
+pub mod width;
 pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
 pub use axis::{Axis, Cut};
 pub use marks::summary;
 pub use placed::PLACED_STYLES;
+pub use width::gutter_width;
 
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::units::fmt_bytes;
@@ -605,7 +607,7 @@ fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> 
             .map(|mask| {
                 let shown: Vec<(i64, f64)> =
                     drawn.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
-                let room = lane_room(width, crate::scene::gutter_width(f.src_end), shown.len());
+                let room = lane_room(width, width::gutter_width(f.src_end), shown.len());
                 if shown.is_empty() { 0.0 } else { lanes_factor(&shown, room, mode) }
             })
             .collect()
@@ -694,8 +696,7 @@ impl<'a> Planner<'a> {
     /// The planner of the cards of `map` drawn as `view` asks.
     pub fn new(map: &'a crate::model::MemoryMap, view: &ViewOptions) -> Planner<'a> {
         // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
-        let jobs =
-            map.functions.iter().filter(|f| view.draws(&f.name)).zip(crate::scene::panel_widths(map, view)).collect();
+        let jobs = map.functions.iter().filter(|f| view.draws(&f.name)).zip(width::panel_widths(map, view)).collect();
         Planner { jobs, view: view.clone() }
     }
 

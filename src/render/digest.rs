@@ -13,8 +13,9 @@ use crate::findings::counts_text;
 use crate::model::{FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 use crate::plan::text::{fit, width as text_width};
+use crate::plan::width::SMALL;
 use crate::plan::{RULES, ViewOptions};
-use crate::scene::{Anchor, Card, Rect, SMALL, Scene, Shape, ShiftDown, Stroke, Text, layout};
+use crate::scene::{Anchor, Card, Rect, Scene, Shape, ShiftDown, Stroke, Text, layout};
 use crate::units::fmt_bytes;
 
 use super::{overview, png};

@@ -20,7 +20,7 @@ struct Plain {
 
 impl Plain {
     fn of(ink: Color) -> Plain {
-        Plain { size: crate::scene::SMALL, color: ink }
+        Plain { size: crate::plan::width::SMALL, color: ink }
     }
 }
 

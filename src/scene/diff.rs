@@ -4,10 +4,11 @@
 use std::collections::HashSet;
 
 use super::shapes::{Anchor, Card, Rect, Scene, Shape, Stroke, Text};
-use super::{CARD_GAP, LABEL, PAGE_PAD, Placement, SMALL, card, card_width, scale, text_width};
+use super::{CARD_GAP, PAGE_PAD, Placement, card};
 use crate::compare::{FunctionDiff, MapDiff, Side};
 use crate::model::{FunctionMap, MemoryMap};
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
+use crate::plan::width::{LABEL, SMALL, card_width, scale, text_width};
 use crate::plan::{RULES, ViewOptions, span, text};
 use crate::units::signed_bytes;
 

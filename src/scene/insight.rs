@@ -3,9 +3,9 @@
 //! capacity. What they are (scale-free) is planned in `plan::marks`; this module only places them.
 
 use super::shapes::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
-use super::{LABEL, SMALL};
 use crate::model::FunctionMap;
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, space_color};
+use crate::plan::width::SMALL;
 use crate::plan::{Mark, MarkKind, ProfilePlan, Tone};
 use crate::plan::{RULES, text};
 
@@ -223,4 +223,4 @@ fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
 /// Height of one summary line.
 pub const SUMMARY_LINE: f64 = 16.0;
 /// Label size of the summary, re-exported for the card footer.
-pub const SUMMARY_SIZE: f64 = LABEL;
+pub use crate::plan::width::SUMMARY_SIZE;

@@ -63,7 +63,7 @@ pub(super) fn legend(map: &MemoryMap, pal: &Palette) -> Vec<Vec<Shape>> {
         Shape::Text(Text {
             x,
             y: 9.5,
-            size: super::LABEL,
+            size: crate::plan::width::LABEL,
             color: pal.muted,
             anchor: Anchor::Start,
             content: what.into(),
