@@ -200,7 +200,7 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
         let plan = plan::planned(map, &every, &planner);
         budget::checkpoint()?;
         let held = |range: std::ops::Range<usize>| draw(range.clone(), plan.cards.get(range).unwrap_or_default());
-        let written = render::html::write(map, &held, &rules, &plan, out);
+        let written = render::html::write(&plan::Page::of(map), &held, &rules, &plan, out);
         par::drop_later(plan);
         return written;
     }
@@ -208,7 +208,7 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     let plan = plan::PlanStream::new(map, &every, &planner);
     budget::checkpoint()?;
     let twice = |range: std::ops::Range<usize>| draw(range.clone(), &planner.pictures(range));
-    render::html::write(map, &twice, &rules, &plan, out)
+    render::html::write(&plan::Page::of(map), &twice, &rules, &plan, out)
 }
 
 /// Refuses an output over the run's limit, naming the option that raises it.
@@ -232,7 +232,7 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
         Format::Svg => {
             let scene = scene::layout(map, &opts.view);
             budget::checkpoint()?;
-            Ok(render::svg::render(map, &scene).into_bytes())
+            Ok(render::svg::render(&scene).into_bytes())
         }
         Format::Html => {
             let mut page = Vec::new();
@@ -243,10 +243,14 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             plan::SCALE.check("scale", opts.scale)?;
             // The picture's size is known from the scene (or from the line counts) before any SVG
             // text or pixel: one past the limit is refused then, or a whole dump gets its digest.
-            let scene = render::digest::png_scene(map, &opts.view, opts.scale).map_err(|e| advise(e, map, opts))?;
+            let overview = plan::overview::Overview::of(map);
+            let lay = |view: &ViewOptions| scene::layout(map, view);
+            let scene =
+                render::digest::png_scene(&overview, &lay, &opts.view, opts.scale).map_err(|e| advise(e, map, opts))?;
             budget::checkpoint()?;
-            let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
-            render::png::render_scene(map, scene, opts.scale, &meta).map_err(|e| advise(e, map, opts))
+            let head = plan::Header::of(map, &opts.view);
+            let meta = render::png::Metadata { dump: &head.dump, pass_name: &head.pass_name, backend: &head.backend };
+            render::png::render_scene(scene, opts.scale, &meta).map_err(|e| advise(e, map, opts))
         }
     }
 }
@@ -373,7 +377,7 @@ pub fn render_diff(
     let d = compare::diff(old, new);
     budget::checkpoint()?;
     let scene = || scene::diff_scene(old, new, &d, view);
-    let picture = || render::svg::render_markup(new, &scene());
+    let picture = || render::svg::render_markup(&scene());
     let out = match format {
         DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),
         DiffFormat::Map(Format::Json) => Ok(budget::json_capped(&d)),
@@ -383,10 +387,11 @@ pub fn render_diff(
             // A picture up to FITTED viewports wide is shrunk to the page's width, so both sides of
             // each pair are in view at once; a wider one (stacked pairs) keeps its size and scrolls.
             let fit = scene.width <= scene::DIFF_VIEWPORT * scene::DIFF_FITTED;
-            Ok(render::diff::html(&d, &render::svg::render_markup(new, &scene), fit).into_bytes())
+            Ok(render::diff::html(&d, &render::svg::render_markup(&scene), fit).into_bytes())
         }
         DiffFormat::Map(Format::Png) => {
-            let meta = render::png::Metadata { dump: &new.dump, pass_name: &new.pass_name, backend: &new.backend.name };
+            let head = plan::Header::of(new, view);
+            let meta = render::png::Metadata { dump: &head.dump, pass_name: &head.pass_name, backend: &head.backend };
             render::png::render(picture().as_str(), scale, &meta)
         }
         DiffFormat::Map(Format::Txt) => {

@@ -189,7 +189,7 @@ fn the_strips_draw_what_the_whole_picture_draws() {
     use pto_memory_map::render::{png, svg};
     let map = example();
     let view = ViewOptions::default();
-    let doc = svg::render(&map, &layout(&map, &view));
+    let doc = svg::render(&layout(&map, &view));
     let tree = png::parse(&doc).unwrap();
     let (w, h) = png::pixels(tree.size().width() as f64, tree.size().height() as f64, 2.0).unwrap();
     let whole = png::rasterize(&tree, w, h, 2.0).unwrap();
@@ -226,7 +226,7 @@ fn the_strips_draw_what_the_whole_picture_draws() {
 /// the worst cards that fit, and the way to the others; chosen functions past it are refused.
 #[test]
 fn a_whole_dump_past_the_limit_gets_the_digest() {
-    use pto_memory_map::render::{digest, overview, png};
+    use pto_memory_map::render::{digest, png};
     // Three functions of 120 lines and one of 10 000: the short cards fit the digest, the long one
     // does not.
     let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
@@ -241,7 +241,8 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
     let dump = pto_memory_map::Dump::from_bytes("big.py", text.into_bytes()).unwrap();
     let map = pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap();
     let view = ViewOptions::default();
-    let scene = digest::png_scene(&map, &view, 1.0).unwrap();
+    let overview = pto_memory_map::plan::overview::Overview::of(&map);
+    let scene = digest::png_scene(&overview, &|v| layout(&map, v), &view, 1.0).unwrap();
     assert!(png::fits(scene.width, scene.height, 1.0));
     let texts: Vec<&str> = scene
         .header
@@ -262,7 +263,7 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
         assert!(advice.contains(way), "{advice}");
     }
     // Rows the worst first, as the page's overview orders them.
-    let order: Vec<String> = overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
+    let order: Vec<String> = pto_memory_map::plan::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
     assert_eq!(order[0], "full");
     let rows: Vec<&str> = texts.iter().copied().filter(|t| order.iter().any(|n| n == t)).collect();
     assert_eq!(rows, order.iter().map(String::as_str).collect::<Vec<_>>());
@@ -290,9 +291,10 @@ fn the_decode_case_whole_gets_a_digest_png() {
     let img = decode(&render_map(&map, &opts).unwrap());
     assert!(img.width as u64 * img.height as u64 <= pto_memory_map::render::png::MAX_PIXELS);
     // The cards drawn are the worst first, in that order.
-    let scene = pto_memory_map::render::digest::png_scene(&map, &opts.view, 2.0).unwrap();
-    let order: Vec<String> =
-        pto_memory_map::render::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
+    let overview = pto_memory_map::plan::overview::Overview::of(&map);
+    let lay = |v: &pto_memory_map::ViewOptions| layout(&map, v);
+    let scene = pto_memory_map::render::digest::png_scene(&overview, &lay, &opts.view, 2.0).unwrap();
+    let order: Vec<String> = pto_memory_map::plan::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
     let at: Vec<usize> = scene.cards.iter().map(|c| order.iter().position(|n| *n == c.function).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
 }

@@ -8,7 +8,7 @@ use pto_memory_map::scene::layout;
 use pto_memory_map::{Format, RenderOptions, render_bytes};
 
 fn svg_of(map: &pto_memory_map::MemoryMap, view: &ViewOptions) -> String {
-    svg::render(map, &layout(map, view))
+    svg::render(&layout(map, view))
 }
 
 #[test]

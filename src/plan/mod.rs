@@ -18,6 +18,8 @@ mod axis;
 pub mod labels;
 mod marks;
 pub mod options;
+pub mod overview;
+pub mod page;
 mod placed;
 pub mod style;
 pub mod text;
@@ -25,6 +27,7 @@ pub mod width;
 pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
 pub use axis::{Axis, Cut};
 pub use marks::summary;
+pub use page::{Header, Page};
 pub use placed::PLACED_STYLES;
 pub use width::gutter_width;
 

@@ -9,16 +9,14 @@
 //! functions' cards as fit, and a line saying how to draw the others.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::findings::counts_text;
-use crate::model::{FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
+use crate::plan::overview::{Occupancy, Overview, Row};
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 use crate::plan::text::{fit, width as text_width};
 use crate::plan::width::SMALL;
 use crate::plan::{RULES, ViewOptions};
-use crate::scene::{Anchor, Card, Rect, Scene, Shape, ShiftDown, Stroke, Text, layout};
-use crate::units::fmt_bytes;
+use crate::scene::{Anchor, Card, Rect, Scene, Shape, ShiftDown, Stroke, Text};
 
-use super::{overview, png};
+use super::png;
 
 /// The page's margin and the gap between cards, as the cards are laid out.
 const MARGIN: f64 = 24.0;
@@ -39,41 +37,45 @@ const NAME_CHARS: usize = 48;
 /// Above the rows: the caption, the advice's two lines, the column heads.
 const HEAD: f64 = 92.0;
 
-/// The scene a PNG of `map` as `view` asks draws at `scale`: the map itself when it is within the
-/// pixel limit; for a whole dump past it, the digest; for chosen functions past it, the refusal.
-pub fn png_scene(map: &MemoryMap, view: &ViewOptions, scale: f64) -> Result<Scene> {
+/// Lays out the dump's scene as a view asks (the scene's `layout` of the one map).
+pub type Layout<'a> = dyn Fn(&ViewOptions) -> Scene + 'a;
+
+/// The scene a PNG of the dump as `view` asks draws at `scale`: the scene `lay` makes when it is
+/// within the pixel limit; for a whole dump past it, the digest of its `overview`; for chosen
+/// functions past it, the refusal.
+pub fn png_scene(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f64) -> Result<Scene> {
     let whole = view.functions.is_empty();
-    let chosen: Vec<&FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
-    let least: f64 = chosen.iter().map(|f| body_height(f)).sum();
+    let least: f64 = overview.rows.iter().filter(|r| view.draws(&r.name)).map(body_height).sum();
+    let any = !overview.rows.is_empty();
     if let Err(err) = png::pixels_at_least(RULES.width_min, least, scale) {
-        if whole && !map.functions.is_empty() {
-            return digest(map, view, scale);
+        if whole && any {
+            return digest(overview, lay, view, scale);
         }
         return Err(err);
     }
     crate::budget::checkpoint()?;
-    let scene = layout(map, view);
+    let scene = lay(view);
     crate::budget::checkpoint()?;
     match png::pixels(scene.width, scene.height, scale) {
         Ok(_) => Ok(scene),
-        Err(_) if whole && !map.functions.is_empty() => {
+        Err(_) if whole && any => {
             crate::par::drop_later(scene);
-            digest(map, view, scale)
+            digest(overview, lay, view, scale)
         }
         Err(err) => Err(err),
     }
 }
 
 /// A function's lines, as tall as its card draws them: the least its card can be.
-fn body_height(f: &FunctionMap) -> f64 {
-    (f.src_end.saturating_sub(f.src_start) as f64 + 1.0) * RULES.line_px
+fn body_height(r: &Row) -> f64 {
+    r.lines as f64 * RULES.line_px
 }
 
-/// The digest of `map`: its header, a row per function, the worst first, and the worst cards that
-/// fit.
-fn digest(map: &MemoryMap, view: &ViewOptions, scale: f64) -> Result<Scene> {
+/// The digest of the dump: its header, a row per function, the worst first, and the worst cards
+/// that fit.
+fn digest(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f64) -> Result<Scene> {
     let pal = palette(view.theme);
-    let order = overview::worst_first(map);
+    let order: Vec<&Row> = overview.rows.iter().collect();
     // Rows past what the limit holds at the narrowest width are left to the text report.
     let most_rows = ((DIGEST_PIXELS as f64 / (scale * scale) / 2000.0 - HEAD - 200.0) / ROW).max(1.0) as usize;
     let shown = order.len().min(most_rows);
@@ -81,17 +83,17 @@ fn digest(map: &MemoryMap, view: &ViewOptions, scale: f64) -> Result<Scene> {
     // The worst cards, in turn, while they fit: one whose lines alone are past the room left is
     // passed over unseen, and the first whose laid-out card is past it ends the list (so at most
     // one card is laid out and not drawn).
-    let table = Table::new(map, &order[..shown]);
+    let table = Table::new(overview, &order[..shown]);
     let tall = |w: f64| DIGEST_PIXELS as f64 / (scale * scale) / w;
     let (mut width, mut used, mut header) = (table.width + 2.0 * MARGIN, 0.0, 0.0);
-    let mut picked: Vec<&FunctionMap> = Vec::new();
+    let mut picked: Vec<&Row> = Vec::new();
     for f in &order {
         let room = |w: f64, header: f64, used: f64| tall(w) - header - table.height() - 2.0 * GAP - MARGIN - used;
         if body_height(f) > room(width, header, used) {
             continue;
         }
         crate::budget::checkpoint()?;
-        let alone = layout(map, &ViewOptions { functions: vec![f.name.clone()], ..view.clone() });
+        let alone = lay(&ViewOptions { functions: vec![f.name.clone()], ..view.clone() });
         let Some(card) = alone.cards.first() else { continue };
         let (w, h) = (alone.width.max(width), card.frame.h + GAP);
         header = card.frame.y;
@@ -103,7 +105,7 @@ fn digest(map: &MemoryMap, view: &ViewOptions, scale: f64) -> Result<Scene> {
     }
     loop {
         crate::budget::checkpoint()?;
-        let scene = compose(map, view, &pal, &table, &order, &picked);
+        let scene = compose(lay, view, &pal, &table, &order, &picked);
         let within = (scene.width * scale).ceil() * (scene.height * scale).ceil() <= DIGEST_PIXELS as f64;
         if within || picked.is_empty() {
             return match png::pixels(scene.width, scene.height, scale) {
@@ -116,24 +118,17 @@ fn digest(map: &MemoryMap, view: &ViewOptions, scale: f64) -> Result<Scene> {
 }
 
 /// The map's header, the digest's table under it, then the `picked` cards, the worst first.
-fn compose(
-    map: &MemoryMap,
-    view: &ViewOptions,
-    pal: &Palette,
-    table: &Table,
-    order: &[&FunctionMap],
-    picked: &[&FunctionMap],
-) -> Scene {
+fn compose(lay: &Layout, view: &ViewOptions, pal: &Palette, table: &Table, order: &[&Row], picked: &[&Row]) -> Scene {
     let names: Vec<String> = picked.iter().map(|f| f.name.clone()).collect();
     // With no card to draw, the view names a function no dump has (a Python name is never empty):
     // the header alone is laid out.
     let functions = if names.is_empty() { vec![String::new()] } else { names };
-    let mut scene = layout(map, &ViewOptions { functions, ..view.clone() });
+    let mut scene = lay(&ViewOptions { functions, ..view.clone() });
     let mut cards = std::mem::take(&mut scene.cards);
     // The header ends a gap above the first card; with none, a margin above the page's end.
     let header_bottom = cards.first().map_or(scene.height - MARGIN, |c| c.frame.y - GAP);
     let drawn: Vec<&str> = cards.iter().map(|c| c.function.as_str()).collect();
-    let (shapes, table_h) = table.shapes(pal, MARGIN, header_bottom + GAP, map, picked.len(), &drawn);
+    let (shapes, table_h) = table.shapes(pal, MARGIN, header_bottom + GAP, picked.len(), &drawn);
     scene.header.extend(shapes);
     // Cards in the order of the table (the worst first), each under the one before.
     let rank = |c: &Card| order.iter().position(|f| f.name == c.function).unwrap_or(usize::MAX);
@@ -152,8 +147,12 @@ fn compose(
 
 /// The digest's table: its columns, and the rows' texts, found once.
 struct Table<'a> {
-    spaces: Vec<&'a str>,
-    rows: Vec<Row<'a>>,
+    /// The overview's caption, and how many functions it has.
+    caption: &'a str,
+    functions: usize,
+    /// The columns: the spaces of the rows shown, by their index in the overview's.
+    spaces: Vec<(usize, &'a str)>,
+    rows: Vec<Line<'a>>,
     /// Functions the table has no row for (past what the limit holds).
     left_out: usize,
     name_w: f64,
@@ -162,11 +161,11 @@ struct Table<'a> {
     width: f64,
 }
 
-struct Row<'a> {
-    f: &'a FunctionMap,
+/// A row of the table: the overview's, with its name shortened.
+struct Line<'a> {
+    f: &'a Row,
     name: String,
-    peak: String,
-    counts: (usize, usize, usize),
+    peak: &'a str,
 }
 
 /// A space's column: its bar and its percentage.
@@ -177,40 +176,40 @@ const COUNT_W: f64 = 30.0;
 const DRAWN_W: f64 = 60.0;
 
 impl<'a> Table<'a> {
-    fn new(map: &'a MemoryMap, rows: &[&'a FunctionMap]) -> Table<'a> {
-        let mut spaces: Vec<&str> = rows.iter().flat_map(|f| &f.spaces).map(|s| s.space.as_str()).collect();
-        spaces.sort_by_key(|s| space_rank(s));
-        spaces.dedup();
-        let mut counts: std::collections::HashMap<&str, (usize, usize, usize)> = Default::default();
-        for x in &map.findings {
-            let Some(name) = x.function.as_deref() else { continue };
-            let c = counts.entry(name).or_default();
-            match x.severity {
-                Severity::Error => c.0 += 1,
-                Severity::Warning => c.1 += 1,
-                Severity::Note => c.2 += 1,
-            }
-        }
-        let rows: Vec<Row> = rows
+    fn new(overview: &'a Overview, rows: &[&'a Row]) -> Table<'a> {
+        let spaces: Vec<(usize, &str)> = (overview.spaces.iter().enumerate())
+            .filter(|&(k, _)| rows.iter().any(|r| r.spaces[k].is_some()))
+            .map(|(k, s)| (k, s.as_str()))
+            .collect();
+        let rows: Vec<Line> = rows
             .iter()
-            .map(|f| Row {
+            .map(|f| Line {
                 f,
                 name: shorten(&f.name, NAME_CHARS),
-                peak: peak_text(f),
-                counts: counts.get(f.name.as_str()).copied().unwrap_or_default(),
+                peak: f.peak.as_ref().map_or("", |(text, _)| text.as_str()),
             })
             .collect();
         let widest = |texts: &mut dyn Iterator<Item = f64>, least: f64| texts.fold(least, f64::max) + 14.0;
         let name_w = widest(&mut rows.iter().map(|r| text_width(&r.name, NAME)), text_width("function", SMALL));
         let type_w = widest(&mut rows.iter().map(|r| text_width(&r.f.ftype, SMALL)), text_width("type", SMALL));
-        let peak_w = widest(&mut rows.iter().map(|r| text_width(&r.peak, SMALL)), text_width("peak", SMALL));
+        let peak_w = widest(&mut rows.iter().map(|r| text_width(r.peak, SMALL)), text_width("peak", SMALL));
         let width = 24.0 + name_w + type_w + spaces.len() as f64 * SPACE_W + peak_w + 3.0 * COUNT_W + DRAWN_W;
         // As wide as the advice, whichever it is.
-        let n = map.functions.len();
+        let n = overview.functions;
         let said = [advice(n, 0), advice(n, 1)].into_iter().flatten().map(|l| text_width(&l, SMALL) + 24.0);
         let width = said.fold(width, f64::max);
-        let left_out = map.functions.len() - rows.len();
-        Table { spaces, rows, left_out, name_w, type_w, peak_w, width: width.max(600.0) }
+        let left_out = n - rows.len();
+        Table {
+            caption: &overview.caption,
+            functions: n,
+            spaces,
+            rows,
+            left_out,
+            name_w,
+            type_w,
+            peak_w,
+            width: width.max(600.0),
+        }
     }
 
     /// Its height: the caption and advice, the column heads, the rows, a line for those left out.
@@ -220,15 +219,7 @@ impl<'a> Table<'a> {
 
     /// The table's shapes, its top-left corner at (`x`, `y`), and its height. `picked` cards follow
     /// it; `drawn` names them.
-    fn shapes(
-        &self,
-        pal: &Palette,
-        x: f64,
-        y: f64,
-        map: &MemoryMap,
-        picked: usize,
-        drawn: &[&str],
-    ) -> (Vec<Shape>, f64) {
+    fn shapes(&self, pal: &Palette, x: f64, y: f64, picked: usize, drawn: &[&str]) -> (Vec<Shape>, f64) {
         let h = self.height();
         let mut out = vec![Shape::Rect(Rect {
             x,
@@ -239,14 +230,8 @@ impl<'a> Table<'a> {
             fill: Some(pal.card),
             stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
         })];
-        let n = map.functions.len();
-        let caption = format!(
-            "{n} function{}, worst first · findings: {}",
-            if n == 1 { "" } else { "s" },
-            counts_text(&map.findings)
-        );
-        out.push(text(x + 12.0, y + 22.0, 13.0, pal.text, Anchor::Start, &caption));
-        for (k, line) in advice(n, picked).iter().enumerate() {
+        out.push(text(x + 12.0, y + 22.0, 13.0, pal.text, Anchor::Start, self.caption));
+        for (k, line) in advice(self.functions, picked).iter().enumerate() {
             out.push(text(x + 12.0, y + 40.0 + k as f64 * 14.0, SMALL, pal.muted, Anchor::Start, line));
         }
 
@@ -257,7 +242,7 @@ impl<'a> Table<'a> {
         cx += self.name_w;
         out.push(text(cx, head_y, SMALL, pal.muted, Anchor::Start, "type"));
         cx += self.type_w;
-        for s in &self.spaces {
+        for &(_, s) in &self.spaces {
             let color = space_color(s, pal.theme);
             out.push(Shape::Rect(Rect {
                 x: cx,
@@ -292,15 +277,15 @@ impl<'a> Table<'a> {
             cx += self.name_w;
             out.push(text(cx, base, SMALL, pal.muted, Anchor::Start, &row.f.ftype));
             cx += self.type_w;
-            for s in &self.spaces {
-                if let Some(u) = row.f.spaces.iter().find(|u| u.space == *s) {
-                    out.extend(bar(u, cx, base, pal));
+            for &(k, _) in &self.spaces {
+                if let Some(o) = &row.f.spaces[k] {
+                    out.extend(bar(o, cx, base, pal));
                 }
                 cx += SPACE_W;
             }
-            out.push(text(cx, base, SMALL, pal.text, Anchor::Start, &row.peak));
+            out.push(text(cx, base, SMALL, pal.text, Anchor::Start, row.peak));
             cx += self.peak_w;
-            let (e, w, n) = row.counts;
+            let (e, w, n) = row.f.counts;
             for (k, color) in [(e, CRITICAL), (w, WARNING), (n, pal.muted)] {
                 if k > 0 {
                     out.push(text(cx + COUNT_W - 14.0, base, SMALL, color, Anchor::End, &k.to_string()));
@@ -345,31 +330,22 @@ fn advice(functions: usize, picked: usize) -> [String; 2] {
 }
 
 /// A space's occupancy: a track, the used share in its level's colour, the percentage.
-fn bar(u: &SpaceUsage, x: f64, base: f64, pal: &Palette) -> Vec<Shape> {
+fn bar(o: &Occupancy, x: f64, base: f64, pal: &Palette) -> Vec<Shape> {
     let track = Rect { x, y: base - BAR_H, w: BAR, h: BAR_H, radius: 0.0, fill: Some(pal.grid), stroke: None };
     let mut out = vec![Shape::Rect(track.clone())];
-    let pill = crate::plan::pill(u);
-    let color = match pill.level {
+    let color = match o.level {
         "crit" => CRITICAL,
         "warn" => WARNING,
         "good" => GOOD,
         _ => pal.muted,
     };
-    let share = if u.described && u.limit > 0 { (u.hwm as f64 / u.limit as f64).clamp(0.0, 1.0) } else { 0.0 };
+    let share = o.share;
     if share > 0.0 {
         out.push(Shape::Rect(Rect { w: (BAR * share).max(1.0), fill: Some(color), ..track }));
     }
-    let label = if pill.pct.is_empty() { "unknown".to_string() } else { pill.pct };
-    out.push(text(x + BAR + 6.0, base, SMALL, if share >= 0.95 { CRITICAL } else { pal.text }, Anchor::Start, &label));
+    let label = if o.pct.is_empty() { "unknown" } else { o.pct.as_str() };
+    out.push(text(x + BAR + 6.0, base, SMALL, if share >= 0.95 { CRITICAL } else { pal.text }, Anchor::Start, label));
     out
-}
-
-/// The fullest space's peak, as the page's overview gives it: `Vec 180 KB L123`.
-fn peak_text(f: &FunctionMap) -> String {
-    let occupancy = super::txt::occupancy;
-    let fullest =
-        f.spaces.iter().max_by(|a, b| occupancy(a).total_cmp(&occupancy(b)).then(a.peak.bytes.cmp(&b.peak.bytes)));
-    fullest.map_or(String::new(), |u| format!("{} {} L{}", u.space, fmt_bytes(u.peak.bytes), u.peak.line))
 }
 
 /// `name` in at most `chars` characters, an ellipsis marking a cut.

@@ -14,7 +14,6 @@ use std::sync::{Arc, OnceLock};
 use resvg::{tiny_skia, usvg};
 
 use crate::error::{Detail, Error, ErrorKind, Result};
-use crate::model::MemoryMap;
 use crate::plan::text::FONT;
 use crate::scene::Scene;
 
@@ -103,7 +102,7 @@ pub fn fits(width: f64, height: f64, scale: f64) -> bool {
 /// Draws `scene` at `scale` device pixels per px as a PNG, a strip at a time on every core: the
 /// scene's shapes are turned into paths once (see `render::raster`), each strip draws those that
 /// reach into it.
-pub fn render_scene(_map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
+pub fn render_scene(scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
     let (w, h) = pixels(scene.width, scene.height, scale)?;
     let ops = super::raster::ops(&scene);
     crate::budget::checkpoint()?;

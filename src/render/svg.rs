@@ -2,7 +2,6 @@
 //! carry `data-*` attributes, and each box a `<title>` tooltip). Only features resvg renders are used,
 //! so the PNG is this document, drawn.
 
-use crate::model::MemoryMap;
 use crate::plan::style::Color;
 use crate::scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
@@ -25,18 +24,18 @@ impl Plain {
 }
 
 /// The whole scene as one standalone document: header, then the cards stacked.
-pub fn render(map: &MemoryMap, scene: &Scene) -> String {
-    render_markup(map, scene).into_string()
+pub fn render(scene: &Scene) -> String {
+    render_markup(scene).into_string()
 }
 
 /// [`render`], as markup a page can embed (the diff page).
-pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
+pub fn render_markup(scene: &Scene) -> Markup {
     let mut x = Xml::new();
     let (w, h) = (num(scene.width), num(scene.height));
     let view_box = format!("0 0 {w} {h}");
     let plain = Plain::of(scene.ink);
     root(&mut x, &w, &h, &view_box, scene.font_family, plain);
-    x.element("title", &[], &format!("Memory map — {} · {}", map.pass_name, map.dump));
+    x.element("title", &[], &scene.title);
     rect_leaf(
         &mut x,
         &Rect {

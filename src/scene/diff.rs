@@ -117,6 +117,7 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
     }
     let header_right = header.iter().map(super::right_edge).fold(0.0, f64::max);
     Scene {
+        title: crate::plan::Header::of(new, view).title,
         width: (right.max(header_right) + PAGE_PAD).ceil(),
         height: (y + PAGE_PAD).ceil(),
         background: pal.page,

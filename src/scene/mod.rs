@@ -22,7 +22,6 @@ use crate::plan::width::{
 };
 use crate::plan::{self, BoxPlan, CardPlan, LabelPlan, RULES, ScaleMode, ViewOptions, labels, text};
 use crate::units::{fmt_bytes, fmt_num};
-pub use placed::unassigned_note;
 
 /// Margin around the page and between cards.
 const PAGE_PAD: f64 = 24.0;
@@ -46,6 +45,7 @@ pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -
     let cards = flow.cards(0..flow.len(), plans);
     let height = (flow.next_y() - CARD_GAP + PAGE_PAD).ceil();
     Scene {
+        title: plan::Header::of(map, view).title,
         width: (flow.inner + 2.0 * PAGE_PAD).ceil(),
         height,
         background: flow.pal.page,
@@ -767,30 +767,22 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
     let x = PAGE_PAD;
     let drawn: Vec<&FunctionMap> =
         map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
-    let tiles: usize = drawn
-        .iter()
-        .map(|f| {
-            let shown = visible_spaces(f, view);
-            f.blocks.iter().filter(|b| shown.contains(&b.tile.space.as_str())).count()
-        })
-        .sum();
     let findings = drawn_findings(map, view);
+    let head = plan::Header::of(map, view);
     let mut out = vec![
         text_at(x, PAGE_PAD + 10.0, SMALL, pal.muted, "PTO · MEMORY MAP"),
-        text_at(x, PAGE_PAD + 36.0, 22.0, pal.text, &format!("Memory map — {}", map.pass_name)),
+        text_at(x, PAGE_PAD + 36.0, 22.0, pal.text, &head.heading),
     ];
-    let b = &map.backend;
-    let capacities = format!("{} ({}){}", b.name, b.arch, if b.detected { "" } else { " assumed" });
     let chips = [
-        ("dump", map.dump.clone()),
-        ("compute functions", drawn_count(drawn.len(), map.functions.len())),
-        ("tiles", tiles.to_string()),
-        ("capacities", capacities),
+        ("dump", head.dump.clone()),
+        ("compute functions", head.functions.clone()),
+        ("tiles", head.tiles.clone()),
+        ("capacities", head.capacities.clone()),
     ];
     let mut items: Vec<Vec<Shape>> = Vec::new();
     for (label, value) in chips {
         let w = text::width(label, LABEL) + 6.0 + text::width(&value, LABEL) + 16.0;
-        let warn = label == "capacities" && !b.detected;
+        let warn = label == "capacities" && !head.detected;
         let vx = 8.0 + text::width(label, LABEL) + 6.0;
         items.push(vec![
             Shape::Rect(Rect {
@@ -806,13 +798,8 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
             text_at(vx, 15.0, LABEL, if warn { WARNING } else { pal.text }, &value),
         ]);
     }
-    if !map.has_layouts() {
-        // The guide's edge case: a CONCISE dump leaves tile layouts unresolved.
-        let note = "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT";
-        items.push(vec![text_at(8.0, 15.0, LABEL, pal.muted, note)]);
-    }
-    if let Some(note) = placed::unassigned_note(map) {
-        items.push(vec![text_at(8.0, 15.0, LABEL, WARNING, &note)]);
+    for (note, warn) in &head.notes {
+        items.push(vec![text_at(8.0, 15.0, LABEL, if *warn { WARNING } else { pal.muted }, note)]);
     }
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
@@ -854,10 +841,6 @@ fn cut_swatch(pal: &Palette) -> Vec<Shape> {
 }
 
 /// `38`, or `1 of 38` where only some are drawn.
-fn drawn_count(drawn: usize, all: usize) -> String {
-    if drawn == all { all.to_string() } else { format!("{drawn} of {all}") }
-}
-
 /// `text` broken at spaces into lines at most `max` px wide at `size`; a word longer than a line is
 /// broken too, so nothing is ever cut.
 pub fn wrap(text: &str, size: f64, max: f64) -> Vec<String> {

@@ -6,7 +6,7 @@
 
 use super::insight::Host;
 use super::shapes::{Anchor, Line, Placed, Rect, Shape, Stroke, Text};
-use crate::model::{Addresses, MemoryMap};
+use crate::model::MemoryMap;
 use crate::plan;
 use crate::plan::style::{Color, Palette, WARNING};
 
@@ -36,17 +36,6 @@ pub(super) fn marks(lane: &[plan::Mark], host: &Host, color: Color, pal: &Palett
 /// Whether a lane mark is one of what the compiler placed (drawn in its own groups, over the boxes).
 pub(super) fn is_placed(m: &plan::Mark) -> bool {
     plan::PLACED_STYLES.contains(&m.style)
-}
-
-/// What the header says of a dump from before AllocateMemoryAddr: that its columns are bases, not
-/// addresses, and which dump has the addresses.
-pub fn unassigned_note(map: &MemoryMap) -> Option<String> {
-    (map.addresses == Addresses::Unassigned).then(|| {
-        format!(
-            "addresses not assigned yet: a bases view, one column per base in first-use order; the addresses are in {}",
-            map.addresses_in.as_deref().unwrap_or("the dump after AllocateMemoryAddr")
-        )
-    })
 }
 
 /// The legend's entries for the placed marks the map has: a reserved window, the unsafe band,

@@ -88,6 +88,8 @@ pub enum Shape {
 /// A whole picture: a header, then one card per function, stacked.
 #[derive(Debug, Clone)]
 pub struct Scene {
+    /// The document's title (see [`crate::plan::Header::title`]).
+    pub title: String,
     /// Width of the whole picture in px.
     pub width: f64,
     /// Its height in px.
