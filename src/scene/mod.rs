@@ -6,6 +6,7 @@
 //! across spaces.
 
 mod diff;
+pub mod digest;
 mod insight;
 mod placed;
 mod shapes;
