@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pto_memory_map::layout::{ViewOptions, layout};
+use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::render::{json, png, svg};
+use pto_memory_map::scene::layout;
 use pto_memory_map::{DiffFormat, Dump, Format, backend, build, render_diff};
 
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {
@@ -66,7 +67,7 @@ fn main() {
     let to_svg = median(
         || {
             let map = build(&dump, choice.clone()).unwrap();
-            drop(svg::render(&map, &layout(&map, &view)))
+            drop(svg::render(&layout(&map, &view)))
         },
         21,
     );
@@ -85,10 +86,13 @@ fn main() {
         median(|| scene.cards.iter().for_each(|c| drop(svg::render_card(scene.font_family, c))), runs),
         None,
     );
-    let plan = pto_memory_map::layout::plan::plan(&map, &view);
-    report("page: plan", median(|| drop(pto_memory_map::layout::plan::plan(&map, &view)), runs), None);
-    let rules = pto_memory_map::layout::rules_json();
-    let t_html = median(|| drop(pto_memory_map::render::html::render(&map, &cards, &rules, &plan)), runs);
+    let plan = pto_memory_map::plan::plan(&map, &view);
+    report("page: plan", median(|| drop(pto_memory_map::plan::plan(&map, &view)), runs), None);
+    let rules = pto_memory_map::plan::rules_json();
+    let t_html = median(
+        || drop(pto_memory_map::render::html::render(&pto_memory_map::plan::Page::of(&map), &cards, &rules, &plan)),
+        runs,
+    );
     report("page: HTML (data, plan JSON, writing)", t_html, None);
     println!("dump-to-SVG / dump-to-JSON: {:.2}x", to_svg.as_secs_f64() / to_json.as_secs_f64());
 
@@ -118,8 +122,8 @@ fn main() {
         largest.blocks.len()
     );
     let one = ViewOptions { functions: vec![largest.name.clone()], ..ViewOptions::default() };
-    let doc = svg::render(&map, &layout(&map, &one));
-    let t_svg = median(|| drop(svg::render(&map, &layout(&map, &one))), 21);
+    let doc = svg::render(&layout(&map, &one));
+    let t_svg = median(|| drop(svg::render(&layout(&map, &one))), 21);
     let tree = png::parse(&doc).unwrap();
     let t_parse = median(|| drop(png::parse(&doc).unwrap()), 11);
     let (w, h) = ((tree.size().width() * 2.0).ceil() as u32, (tree.size().height() * 2.0).ceil() as u32);

@@ -1,7 +1,7 @@
 //! pto-memory-map: draws what a PyPTO kernel keeps in on-chip memory, where, and for how long.
 //!
 //! The data flows one way: dump text -> [`dump`] (parse) -> [`analyze`] (the [`model::MemoryMap`],
-//! with its [`findings`]) -> [`layout`] (a [`layout::Scene`] in pixels) -> [`render`] (SVG, PNG, HTML, JSON). The CLI and the
+//! with its [`findings`]) -> [`plan`] (what is drawn, scale-free) -> [`scene`] (a [`scene::Scene`] in pixels) -> [`render`] (SVG, PNG, HTML, JSON). The CLI and the
 //! HTTP [`server`] are thin shells over [`load`] and [`render`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -19,7 +19,6 @@ pub mod compare;
 pub mod dump;
 pub mod error;
 pub mod findings;
-pub mod layout;
 // Not yet documented field by field; exempt until it is.
 #[allow(missing_docs)]
 pub mod model;
@@ -27,7 +26,9 @@ pub mod option_table;
 pub mod output;
 pub mod overlap;
 pub mod par;
+pub mod plan;
 pub mod render;
+pub mod scene;
 pub mod server;
 pub mod tree;
 pub mod units;
@@ -39,7 +40,7 @@ pub use model::MemoryMap;
 
 use std::path::Path;
 
-pub use layout::ViewOptions;
+pub use plan::ViewOptions;
 pub use render::Format;
 
 /// Reads the dump at `path` (a dump, a `passes_dump/` folder or a case folder) and builds its memory map with the built-in backends.
@@ -78,7 +79,7 @@ impl Default for RenderOptions {
             format: Format::CLI_DEFAULT,
             backend: None,
             view: ViewOptions::default(),
-            scale: layout::DEFAULT_SCALE,
+            scale: plan::DEFAULT_SCALE,
         }
     }
 }
@@ -178,11 +179,11 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     // Every function gets a card, so the page can show any of them; the view options set the
     // static pictures' look. The static pictures are laid out from the plans the script draws.
     let every = ViewOptions { functions: Vec::new(), ..view.clone() };
-    let planner = layout::plan::Planner::new(map, &every);
-    let flow = layout::Flow::new(map, &every, &planner.panels());
-    let font = layout::text::FONT_FAMILY;
+    let planner = plan::Planner::new(map, &every);
+    let flow = scene::Flow::new(map, &every, &planner.panels());
+    let font = plan::text::FONT_FAMILY;
     // A card is laid out and drawn in one job, and its layout dropped there.
-    let draw = |range: std::ops::Range<usize>, plans: &[layout::plan::CardPlan]| {
+    let draw = |range: std::ops::Range<usize>, plans: &[plan::CardPlan]| {
         let jobs: Vec<_> = range.zip(plans).collect();
         let views = par::map_ref(&jobs, |&(at, plan)| {
             let card = flow.card_apart(at, plan)?;
@@ -194,20 +195,20 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
         });
         views.into_iter().flatten().collect()
     };
-    let rules = layout::rules_json();
+    let rules = plan::rules_json();
     if hold {
-        let plan = layout::plan::planned(map, &every, &planner);
+        let plan = plan::planned(map, &every, &planner);
         budget::checkpoint()?;
         let held = |range: std::ops::Range<usize>| draw(range.clone(), plan.cards.get(range).unwrap_or_default());
-        let written = render::html::write(map, &held, &rules, &plan, out);
+        let written = render::html::write(&plan::Page::of(map), &held, &rules, &plan, out);
         par::drop_later(plan);
         return written;
     }
     // Each card is planned twice, once as the plan is packed and once as its picture is drawn.
-    let plan = layout::plan::PlanStream::new(map, &every, &planner);
+    let plan = plan::PlanStream::new(map, &every, &planner);
     budget::checkpoint()?;
     let twice = |range: std::ops::Range<usize>| draw(range.clone(), &planner.pictures(range));
-    render::html::write(map, &twice, &rules, &plan, out)
+    render::html::write(&plan::Page::of(map), &twice, &rules, &plan, out)
 }
 
 /// Refuses an output over the run's limit, naming the option that raises it.
@@ -229,9 +230,9 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
         }
         Format::Txt => Ok(render::txt::render(&chosen(map, &opts.view)).into_bytes()),
         Format::Svg => {
-            let scene = layout::layout(map, &opts.view);
+            let scene = scene::layout(map, &opts.view);
             budget::checkpoint()?;
-            Ok(render::svg::render(map, &scene).into_bytes())
+            Ok(render::svg::render(&scene).into_bytes())
         }
         Format::Html => {
             let mut page = Vec::new();
@@ -239,13 +240,17 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             Ok(page)
         }
         Format::Png => {
-            layout::SCALE.check("scale", opts.scale)?;
+            plan::SCALE.check("scale", opts.scale)?;
             // The picture's size is known from the scene (or from the line counts) before any SVG
             // text or pixel: one past the limit is refused then, or a whole dump gets its digest.
-            let scene = render::digest::png_scene(map, &opts.view, opts.scale).map_err(|e| advise(e, map, opts))?;
+            let overview = plan::overview::Overview::of(map);
+            let lay = |view: &ViewOptions| scene::layout(map, view);
+            let scene =
+                render::digest::png_scene(&overview, &lay, &opts.view, opts.scale).map_err(|e| advise(e, map, opts))?;
             budget::checkpoint()?;
-            let meta = render::png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
-            render::png::render_scene(map, scene, opts.scale, &meta).map_err(|e| advise(e, map, opts))
+            let head = plan::Header::of(map, &opts.view);
+            let meta = render::png::Metadata { dump: &head.dump, pass_name: &head.pass_name, backend: &head.backend };
+            render::png::render_scene(scene, opts.scale, &meta).map_err(|e| advise(e, map, opts))
         }
     }
 }
@@ -293,7 +298,7 @@ fn advise(mut err: Error, map: &MemoryMap, opts: &RenderOptions) -> Error {
     };
     let v = &opts.view;
     let set = |option: &'static str, value: &str| error::Advice::Set { option, value: value.to_string() };
-    let widening = layout::widening_spaces(map, v);
+    let widening = scene::widening_spaces(map, v);
     if !widening.is_empty() {
         advice.push(set("hide", &widening.join(",")));
         *wide = widening.iter().map(|s| s.to_string()).collect();
@@ -309,10 +314,10 @@ fn advise(mut err: Error, map: &MemoryMap, opts: &RenderOptions) -> Error {
         advice.push(set("zoom", "1"));
     }
     // A small space that sets the scale makes the `used` axis wider still, so it is not advised then.
-    if v.x_axis == layout::XAxis::Limit && widening.is_empty() {
+    if v.x_axis == plan::XAxis::Limit && widening.is_empty() {
         advice.push(set("x_axis", "used"));
     }
-    if v.scale_mode == layout::ScaleMode::Strict {
+    if v.scale_mode == plan::ScaleMode::Strict {
         advice.push(set("scale_mode", "insets"));
     }
     if advice.is_empty() {
@@ -371,8 +376,8 @@ pub fn render_diff(
     budget::checkpoint()?;
     let d = compare::diff(old, new);
     budget::checkpoint()?;
-    let scene = || layout::diff_scene(old, new, &d, view);
-    let picture = || render::svg::render_markup(new, &scene());
+    let scene = || scene::diff_scene(old, new, &d, view);
+    let picture = || render::svg::render_markup(&scene());
     let out = match format {
         DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),
         DiffFormat::Map(Format::Json) => Ok(budget::json_capped(&d)),
@@ -381,11 +386,12 @@ pub fn render_diff(
             let scene = scene();
             // A picture up to FITTED viewports wide is shrunk to the page's width, so both sides of
             // each pair are in view at once; a wider one (stacked pairs) keeps its size and scrolls.
-            let fit = scene.width <= layout::DIFF_VIEWPORT * layout::DIFF_FITTED;
-            Ok(render::diff::html(&d, &render::svg::render_markup(new, &scene), fit).into_bytes())
+            let fit = scene.width <= scene::DIFF_VIEWPORT * scene::DIFF_FITTED;
+            Ok(render::diff::html(&d, &render::svg::render_markup(&scene), fit).into_bytes())
         }
         DiffFormat::Map(Format::Png) => {
-            let meta = render::png::Metadata { dump: &new.dump, pass_name: &new.pass_name, backend: &new.backend.name };
+            let head = plan::Header::of(new, view);
+            let meta = render::png::Metadata { dump: &head.dump, pass_name: &head.pass_name, backend: &head.backend };
             render::png::render(picture().as_str(), scale, &meta)
         }
         DiffFormat::Map(Format::Txt) => {

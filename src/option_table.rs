@@ -15,7 +15,7 @@
 use clap::ValueEnum;
 
 use crate::error::{Advice, Detail, Error, Limit, Result};
-use crate::layout::{DEFAULT_SCALE, Range, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM};
+use crate::plan::{DEFAULT_SCALE, Range, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM};
 use crate::render::{FORMATS, Format};
 use crate::{RenderOptions, backend};
 

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::backend::Backends;
 use crate::error::{Error, ErrorKind, Result};
-use crate::layout::RULES;
 use crate::model::{FunctionMap, MemoryMap};
+use crate::plan::RULES;
 use crate::render::xml::Xml;
 use crate::{RenderOptions, dump, load_with};
 
@@ -316,7 +316,7 @@ fn index_page(root: &Path, report: &Report) -> String {
         .collect();
     rows.sort_by(|a, b| {
         let key = |f: &FunctionRow| (f.errors, f.warnings, f.worst_occupancy);
-        crate::render::overview::worse_first(key(a.2), key(b.2))
+        crate::plan::overview::worse_first(key(a.2), key(b.2))
             .then(b.2.conflicts.cmp(&a.2.conflicts))
             .then(a.0.cmp(b.0))
     });

@@ -5,10 +5,12 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use pto_memory_map::layout::plan;
-use pto_memory_map::layout::{ViewOptions, XAxis, layout};
 use pto_memory_map::model::{MemoryMap, Severity};
-use pto_memory_map::render::{overview, svg};
+use pto_memory_map::plan;
+use pto_memory_map::plan::overview;
+use pto_memory_map::plan::{ViewOptions, XAxis};
+use pto_memory_map::render::svg;
+use pto_memory_map::scene::layout;
 use pto_memory_map::units::fmt_bytes;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
@@ -21,7 +23,7 @@ fn load(name: &str) -> MemoryMap {
 }
 
 fn svg_of(map: &MemoryMap, view: &ViewOptions) -> String {
-    svg::render(map, &layout(map, view))
+    svg::render(&layout(map, view))
 }
 
 /// The `<g class="overflow" ...>...</g>` groups of a document.

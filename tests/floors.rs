@@ -4,9 +4,11 @@
 //!
 //! 0. ground: `units`, `budget`, `error`, `par`, `output` (writing files)
 //! 1. the dump and what it means: `dump`, `model`, `backend`, `analyze`, `findings`, `overlap`, `compare`, `cases`
-//! 2. pictures: `layout`, `render`
-//! 3. the library's entry points (`lib.rs`: `load`, `render_map`, ...) and the option table
-//! 4. shells: `check`, `tree` (the site), `server`, and the binary
+//! 2. the plan: what every back end draws, decided once and scale-free (`plan`)
+//! 3. the scene: the plan placed in pixels at one factor (`scene`)
+//! 4. back ends: `render` (pictures from the plan and scene; text reports from the model)
+//! 5. the library's entry points (`lib.rs`: `load`, `render_map`, ...) and the option table
+//! 6. shells: `check`, `tree` (the site), `server`, and the binary
 //!
 //! This test reads every source file and fails on a `crate::` path that reaches a higher floor. It
 //! reads the code before the file's `#[cfg(test)]` module: a test may use anything.
@@ -18,9 +20,11 @@ fn floor(module: &str) -> Option<u8> {
     Some(match module {
         "units" | "budget" | "error" | "par" | "output" => 0,
         "dump" | "model" | "backend" | "analyze" | "findings" | "overlap" | "compare" | "cases" => 1,
-        "layout" | "render" => 2,
-        "lib" | "option_table" => 3,
-        "check" | "tree" | "server" => 4,
+        "plan" => 2,
+        "scene" => 3,
+        "render" => 4,
+        "lib" | "option_table" => 5,
+        "check" | "tree" | "server" => 6,
         _ => return None,
     })
 }
@@ -30,7 +34,7 @@ fn floor(module: &str) -> Option<u8> {
 fn owner(name: &str) -> &str {
     match name {
         "Format" => "render",
-        "ViewOptions" => "layout",
+        "ViewOptions" => "plan",
         "MemoryMap" => "model",
         "Dump" => "dump",
         "build" => "analyze",
@@ -66,10 +70,15 @@ fn code(text: &str) -> String {
 /// Every name a `crate::` path in `code` starts with: `crate::model::X` gives `model`, and
 /// `crate::{A, b::C}` gives `A` and `b`.
 fn reached(code: &str) -> Vec<String> {
+    reached_from(code, "crate::")
+}
+
+/// [`reached`] for paths that start with `prefix` (`crate::`, `super::`).
+fn reached_from(code: &str, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
+    while let Some(at) = rest.find(prefix) {
+        rest = &rest[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             // One level of braces: the first name of each item.
             let mut depth = 0;
@@ -96,6 +105,63 @@ fn reached(code: &str) -> Vec<String> {
         .map(|item| item.trim().split("::").next().unwrap_or("").trim().to_string())
         .filter(|name| !name.is_empty() && name != "self")
         .collect()
+}
+
+/// The back ends that draw pictures (in `render/`): they take the plan and the scene and nothing
+/// else, so what a picture says of the dump is worded once, in the plan, and two back ends cannot
+/// word it differently. The text reports (json, txt, md, sarif) are reports of the model by design.
+const PICTURES: &[&str] = &["svg", "png", "raster", "html", "digest", "overview"];
+
+/// What in `code` (a picture back end's) reaches past the plan and the scene: a `crate::` path to
+/// anything but the ground floor, the plan or the scene; a `super::` path to anything but another
+/// picture back end or the XML writer; or a model type named through a re-export.
+fn past_the_plan(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in reached(code) {
+        let to = owner(&name);
+        if !(floor(to) == Some(0) || to == "plan" || to == "scene") {
+            out.push(format!("crate::{name}"));
+        }
+    }
+    for name in reached_from(code, "super::") {
+        if !(PICTURES.contains(&name.as_str()) || name == "xml") {
+            out.push(format!("super::{name}"));
+        }
+    }
+    for model_type in ["MemoryMap", "FunctionMap", "SpaceUsage", "Finding"] {
+        if code.split(|c: char| !c.is_alphanumeric() && c != '_').any(|word| word == model_type) {
+            out.push(model_type.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn picture_back_ends_read_the_plan_and_the_scene_not_the_model() {
+    let render = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/render");
+    let mut wrong = Vec::new();
+    for name in PICTURES {
+        let text = std::fs::read_to_string(render.join(format!("{name}.rs"))).unwrap();
+        for what in past_the_plan(&code(&text)) {
+            wrong.push(format!("render/{name}.rs uses {what}"));
+        }
+    }
+    assert!(wrong.is_empty(), "picture back ends that read past the plan and the scene:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_picture_check_sees_the_model_however_it_is_named() {
+    let fine = "use super::xml::Xml;\nuse crate::plan::Page;\nuse crate::scene::Scene;\nuse crate::{Error, budget};";
+    assert!(past_the_plan(fine).is_empty(), "{:?}", past_the_plan(fine));
+    for bad in [
+        "use crate::model::Block;",
+        "use crate::{analyze::live, plan::Plan};",
+        "fn f(map: &crate::MemoryMap) {}",
+        "let order = super::txt::worst(f);",
+        "fn g(f: &FunctionMap) {}",
+    ] {
+        assert!(!past_the_plan(bad).is_empty(), "not caught: {bad}");
+    }
 }
 
 #[test]
@@ -199,7 +265,7 @@ fn no_two_files_of_a_folder_use_each_other() {
 
 #[test]
 fn the_reader_sees_paths_and_groups() {
-    let text = "use crate::model::{A, B};\nuse crate::{RenderOptions, dump::x, layout::{P, Q}};\n// crate::server\nlet v = crate::budget::limits();";
+    let text = "use crate::model::{A, B};\nuse crate::{RenderOptions, dump::x, plan::{P, Q}};\n// crate::server\nlet v = crate::budget::limits();";
     let names = reached(&code(text));
-    assert_eq!(names, ["model", "RenderOptions", "dump", "layout", "budget"]);
+    assert_eq!(names, ["model", "RenderOptions", "dump", "plan", "budget"]);
 }

@@ -5,9 +5,10 @@ mod common;
 
 use common::{drawable_dumps, map_of};
 use pto_memory_map::analyze::{FitQuery, answer_fits, free_ranges, live_profile};
-use pto_memory_map::layout::{Shape, ViewOptions, layout};
 use pto_memory_map::model::{Block, Gap};
+use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::render::svg;
+use pto_memory_map::scene::{Shape, layout};
 
 /// A function whose tiles are bound on the lines given, one statement a line from line 6.
 fn dump(body: &[&str]) -> String {
@@ -74,7 +75,7 @@ fn ticks_sit_on_the_use_lines_and_idle_is_shaded() {
     assert_eq!((shade.y, shade.h), (row(8) - 8.5, 10.0 * 17.0));
     let busy = lane.blocks.iter().find(|b| b.name == "busy").unwrap();
     assert_eq!(busy.marks.iter().filter(|m| matches!(m, Shape::Line(_))).count(), 11);
-    let doc = svg::render(&map, &scene);
+    let doc = svg::render(&scene);
     assert!(doc.contains("idle: lazy holds 2 KB for 10 lines with no use (L8–L17)"));
 }
 
@@ -197,11 +198,11 @@ fn a_soc_file_changes_the_limits_and_the_detection() {
 fn layouts_show_in_tooltips_and_a_concise_dump_says_so_once() {
     let explicit = pto_memory_map::load(&common::fixtures().join("fx_a2a3_case"), "AllocateMemoryAddr", None).unwrap();
     assert!(explicit.has_layouts());
-    let doc = svg::render(&explicit, &layout(&explicit, &ViewOptions::default()));
+    let doc = svg::render(&layout(&explicit, &ViewOptions::default()));
     assert!(doc.contains("layout: blayout=col_major, slayout=row_major, fractal=512"));
     assert!(!doc.contains("layouts not in this dump"));
     let concise = map_of(&idle_dump());
     assert!(!concise.has_layouts());
-    let doc = svg::render(&concise, &layout(&concise, &ViewOptions::default()));
+    let doc = svg::render(&layout(&concise, &ViewOptions::default()));
     assert_eq!(doc.matches("layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT").count(), 1);
 }

@@ -5,8 +5,8 @@
 
 mod common;
 
-use pto_memory_map::layout::ViewOptions;
 use pto_memory_map::model::MemoryMap;
+use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
 /// An element's attribute, unescaped.
@@ -264,10 +264,10 @@ fn label_cases(
     out: &mut Vec<serde_json::Value>,
     axes: &mut Vec<serde_json::Value>,
 ) {
-    use pto_memory_map::layout::labels::{LabelBox, place_lane_around};
-    let px = pto_memory_map::layout::plan::px_rules();
-    let scene = pto_memory_map::layout::layout(map, view);
-    let plans = pto_memory_map::layout::plan::card_plans(map, view);
+    use pto_memory_map::plan::labels::{LabelBox, place_lane_around};
+    let px = pto_memory_map::plan::px_rules();
+    let scene = pto_memory_map::scene::layout(map, view);
+    let plans = pto_memory_map::plan::card_plans(map, view);
     for (card, plan) in scene.cards.iter().zip(&plans) {
         let rows = (plan.last - plan.first + 1) as usize;
         for lane in &card.lanes {
@@ -315,7 +315,7 @@ fn the_page_script_places_labels_as_the_layout_does() {
         }
     }
     assert!(axes.iter().any(|a| !a["axis"]["cut"].is_null()), "some lane has a cut band");
-    let doc = serde_json::json!({ "px": pto_memory_map::layout::plan::px_rules(), "cases": cases, "axes": axes });
+    let doc = serde_json::json!({ "px": pto_memory_map::plan::px_rules(), "cases": cases, "axes": axes });
     let dir = std::env::temp_dir().join(format!("pmm-label-cases-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("cases.json");

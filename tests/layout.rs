@@ -3,8 +3,9 @@
 mod common;
 
 use common::{Rng, drawable_dumps, map_of, random_dump};
-use pto_memory_map::layout::{BlockShape, RULES, ScaleMode, Shape, Text, ViewOptions, XAxis, layout, span, text};
 use pto_memory_map::model::MemoryMap;
+use pto_memory_map::plan::{RULES, ScaleMode, ViewOptions, XAxis, span, text};
+use pto_memory_map::scene::{BlockShape, Shape, Text, layout};
 
 const EPS: f64 = 0.01;
 
@@ -87,7 +88,7 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
 /// Two different names never look the same: a box shows its whole name or a key (digits, which no
 /// name is), never a name cut short; each key is shown once, and the card's key lists each one with
 /// the box's full name.
-fn check_keys(card: &pto_memory_map::layout::Card, what: &str) {
+fn check_keys(card: &pto_memory_map::scene::Card, what: &str) {
     let mut keys: Vec<u32> = Vec::new();
     let texts: Vec<&str> =
         card.keys.iter().filter_map(|d| if let Shape::Text(t) = d { Some(t.content.as_str()) } else { None }).collect();
@@ -179,7 +180,7 @@ fn hiding_a_space_gives_its_width_to_the_others_at_one_scale() {
     let (a, h) = (&all.cards[0], &hidden.cards[0]);
     assert!(a.lanes.iter().any(|l| l.space == "Left") && !h.lanes.iter().any(|l| l.space == "Left"));
     assert_eq!(h.lanes.len(), a.lanes.len() - 1);
-    let total = |c: &pto_memory_map::layout::Card| c.lanes.iter().map(|l| l.width).sum::<f64>();
+    let total = |c: &pto_memory_map::scene::Card| c.lanes.iter().map(|l| l.width).sum::<f64>();
     // The panel stays filled: the lanes left take the hidden one's width and its live-bytes column.
     let freed = RULES.profile_px + 4.0;
     assert!((total(h) - total(a) - freed).abs() < 1.0, "the panel stays filled: {} vs {}", total(a), total(h));
@@ -236,9 +237,9 @@ fn strict_mode_keeps_one_scale_for_every_lane() {
             let view = ViewOptions { scale_mode: ScaleMode::Strict, x_axis: axis, ..Default::default() };
             for card in &layout(&map, &view).cards {
                 let spans: Vec<i64> = card.lanes.iter().map(|l| l.span).collect();
-                let gutter = pto_memory_map::layout::gutter_width(map.functions[card.index].src_end);
-                let room = pto_memory_map::layout::plan::lane_room(view.width, gutter, spans.len());
-                let want = pto_memory_map::layout::px_per_byte(&spans, room, 1.0);
+                let gutter = pto_memory_map::plan::gutter_width(map.functions[card.index].src_end);
+                let room = pto_memory_map::plan::lane_room(view.width, gutter, spans.len());
+                let want = pto_memory_map::plan::px_per_byte(&spans, room, 1.0);
                 assert!((card.px_per_byte - want).abs() < 1e-12, "{}: {}", path.display(), card.function);
                 assert!(card.lanes.iter().all(|l| l.inset.is_none() && l.factor == card.px_per_byte));
             }

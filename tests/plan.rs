@@ -5,10 +5,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::drawable_corpus;
-use pto_memory_map::layout::labels::{LabelBox, Spot};
-use pto_memory_map::layout::plan::{self, px_rules};
-use pto_memory_map::layout::{ScaleMode, ViewOptions, XAxis, layout};
 use pto_memory_map::model::MemoryMap;
+use pto_memory_map::plan::labels::{LabelBox, Spot};
+use pto_memory_map::plan::{self, px_rules};
+use pto_memory_map::plan::{ScaleMode, ViewOptions, XAxis};
+use pto_memory_map::scene::layout;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
 fn fixture(name: &str) -> PathBuf {
@@ -45,7 +46,7 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
                 .collect();
             let a = lane.axis;
             let band = a.cut.map(|(from, _)| (a.x(from), a.x(from) + a.px));
-            let spots = pto_memory_map::layout::labels::place_lane_around(&boxes, lane.width, rows, &px, band);
+            let spots = pto_memory_map::plan::labels::place_lane_around(&boxes, lane.width, rows, &px, band);
             for (bi, b) in lane.blocks.iter().enumerate() {
                 let bp = &cp.boxes[b.index];
                 // An inset lane has its own factor; the others have the card's.
@@ -134,7 +135,7 @@ fn a_small_space_sets_the_scale_and_hiding_it_gives_the_width_back() {
     assert!((cp.factors[0][all] * 1024.0 - 72.0).abs() < 1e-9);
     // Hidden, the other lanes fill the panel again.
     let spans: i64 = cp.lanes.iter().enumerate().filter(|(i, _)| *i != bias).map(|(_, l)| l.span[0]).sum();
-    let room = plan::lane_room(1180.0, pto_memory_map::layout::gutter_width(f.src_end), f.spaces.len() - 1);
+    let room = plan::lane_room(1180.0, pto_memory_map::plan::gutter_width(f.src_end), f.spaces.len() - 1);
     assert!((cp.factors[0][all & !(1 << bias)] * spans as f64 - room).abs() < 1e-6);
     let hidden = ViewOptions { hidden: vec!["Bias".into()], ..Default::default() };
     scene_follows_plan(&map, &hidden);

@@ -2,8 +2,9 @@
 
 mod common;
 
-use pto_memory_map::layout::{Scene, ViewOptions, layout, style};
 use pto_memory_map::option_table::{Shell, describe};
+use pto_memory_map::plan::{ViewOptions, style};
+use pto_memory_map::scene::{Scene, layout};
 use pto_memory_map::{ErrorKind, Format, MemoryMap, RenderOptions, render_map};
 
 struct Image {
@@ -53,7 +54,7 @@ fn the_png_is_the_svg_drawn() {
     assert_eq!((img.width, img.height), ((scene.width * scale) as u32, (scene.height * scale) as u32));
 
     let lane = &scene.cards[0].lanes[0];
-    let pal = style::palette(pto_memory_map::layout::Theme::Light);
+    let pal = style::palette(pto_memory_map::plan::Theme::Light);
     let fill = pal.fill(style::space_color("Vec", pal.theme));
     // probs__tile: a plain box; sample its body below the label, away from other boxes.
     let probs = lane.blocks.iter().find(|b| b.name == "probs__tile").unwrap();
@@ -127,9 +128,9 @@ fn a_map_widened_by_a_small_space_names_it() {
     let map = pto_memory_map::load(&case, "AllocateMemoryAddr", None).unwrap();
     let default = RenderOptions { format: Format::Png, ..Default::default() };
     assert!(render_map(&map, &default).is_ok(), "by default Bias is an inset and the picture is made");
-    assert!(pto_memory_map::layout::widening_spaces(&map, &default.view).is_empty());
+    assert!(pto_memory_map::scene::widening_spaces(&map, &default.view).is_empty());
     // The whole dump gets its digest; its functions named, the refusal says why.
-    let strict = ViewOptions { scale_mode: pto_memory_map::layout::ScaleMode::Strict, ..Default::default() };
+    let strict = ViewOptions { scale_mode: pto_memory_map::plan::ScaleMode::Strict, ..Default::default() };
     let whole = RenderOptions { format: Format::Png, view: strict.clone(), ..Default::default() };
     assert!(render_map(&map, &whole).is_ok(), "a whole dump always has a picture");
     let every: Vec<String> = map.functions.iter().map(|f| f.name.clone()).collect();
@@ -141,7 +142,7 @@ fn a_map_widened_by_a_small_space_names_it() {
     assert!(cli.contains("small Bias lane sets the byte scale") && cli.contains("--hide Bias"), "{cli}");
     let hidden = RenderOptions { view: ViewOptions { hidden: vec!["Bias".into()], ..strict }, ..opts };
     assert!(render_map(&map, &hidden).is_ok(), "hiding Bias gives a picture");
-    assert!(pto_memory_map::layout::widening_spaces(&map, &hidden.view).is_empty());
+    assert!(pto_memory_map::scene::widening_spaces(&map, &hidden.view).is_empty());
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
         .args([case.to_str().unwrap(), "--scale-mode", "strict", "-f", "svg", "-o", "-"])
@@ -188,7 +189,7 @@ fn the_strips_draw_what_the_whole_picture_draws() {
     use pto_memory_map::render::{png, svg};
     let map = example();
     let view = ViewOptions::default();
-    let doc = svg::render(&map, &layout(&map, &view));
+    let doc = svg::render(&layout(&map, &view));
     let tree = png::parse(&doc).unwrap();
     let (w, h) = png::pixels(tree.size().width() as f64, tree.size().height() as f64, 2.0).unwrap();
     let whole = png::rasterize(&tree, w, h, 2.0).unwrap();
@@ -225,7 +226,7 @@ fn the_strips_draw_what_the_whole_picture_draws() {
 /// the worst cards that fit, and the way to the others; chosen functions past it are refused.
 #[test]
 fn a_whole_dump_past_the_limit_gets_the_digest() {
-    use pto_memory_map::render::{digest, overview, png};
+    use pto_memory_map::render::{digest, png};
     // Three functions of 120 lines and one of 10 000: the short cards fit the digest, the long one
     // does not.
     let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
@@ -240,13 +241,14 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
     let dump = pto_memory_map::Dump::from_bytes("big.py", text.into_bytes()).unwrap();
     let map = pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap();
     let view = ViewOptions::default();
-    let scene = digest::png_scene(&map, &view, 1.0).unwrap();
+    let overview = pto_memory_map::plan::overview::Overview::of(&map);
+    let scene = digest::png_scene(&overview, &|v| layout(&map, v), &view, 1.0).unwrap();
     assert!(png::fits(scene.width, scene.height, 1.0));
     let texts: Vec<&str> = scene
         .header
         .iter()
         .filter_map(|s| match s {
-            pto_memory_map::layout::Shape::Text(t) => Some(t.content.as_str()),
+            pto_memory_map::scene::Shape::Text(t) => Some(t.content.as_str()),
             _ => None,
         })
         .collect();
@@ -261,7 +263,7 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
         assert!(advice.contains(way), "{advice}");
     }
     // Rows the worst first, as the page's overview orders them.
-    let order: Vec<String> = overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
+    let order: Vec<String> = pto_memory_map::plan::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
     assert_eq!(order[0], "full");
     let rows: Vec<&str> = texts.iter().copied().filter(|t| order.iter().any(|n| n == t)).collect();
     assert_eq!(rows, order.iter().map(String::as_str).collect::<Vec<_>>());
@@ -289,9 +291,10 @@ fn the_decode_case_whole_gets_a_digest_png() {
     let img = decode(&render_map(&map, &opts).unwrap());
     assert!(img.width as u64 * img.height as u64 <= pto_memory_map::render::png::MAX_PIXELS);
     // The cards drawn are the worst first, in that order.
-    let scene = pto_memory_map::render::digest::png_scene(&map, &opts.view, 2.0).unwrap();
-    let order: Vec<String> =
-        pto_memory_map::render::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
+    let overview = pto_memory_map::plan::overview::Overview::of(&map);
+    let lay = |v: &pto_memory_map::ViewOptions| layout(&map, v);
+    let scene = pto_memory_map::render::digest::png_scene(&overview, &lay, &opts.view, 2.0).unwrap();
+    let order: Vec<String> = pto_memory_map::plan::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
     let at: Vec<usize> = scene.cards.iter().map(|c| order.iter().position(|n| *n == c.function).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
 }

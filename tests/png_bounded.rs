@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use pto_memory_map::layout::ViewOptions;
+use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::{ErrorKind, Format, RenderOptions, render_bytes};
 
 /// The process's peak resident memory so far, in bytes (Linux; `None` elsewhere).

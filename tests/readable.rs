@@ -7,8 +7,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use pto_memory_map::layout::ViewOptions;
 use pto_memory_map::model::MemoryMap;
+use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
 /// The widest picture a default render may be (CSS px; its PNG is twice that at the default scale).
@@ -139,7 +139,7 @@ fn no_option_is_silently_ignored() {
         zoom: 64.0,
         width: 4000.0,
         functions: vec!["qk_matmul".into()],
-        x_axis: pto_memory_map::layout::XAxis::Used,
+        x_axis: pto_memory_map::plan::XAxis::Used,
         ..Default::default()
     };
     let opts = RenderOptions { format: Format::Png, view, scale: 1.0, ..Default::default() };

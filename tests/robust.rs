@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::Rng;
-use pto_memory_map::layout::XAxis;
+use pto_memory_map::plan::XAxis;
 use pto_memory_map::{DiffFormat, Dump, ErrorKind, Format, RenderOptions, ViewOptions, backend, build};
 
 /// Numbers a hand edit or a broken printer could leave in a MemRef or a shape.

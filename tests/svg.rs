@@ -2,12 +2,13 @@
 
 mod common;
 
-use pto_memory_map::layout::{Theme, ViewOptions, layout};
+use pto_memory_map::plan::{Theme, ViewOptions};
 use pto_memory_map::render::{png, svg};
+use pto_memory_map::scene::layout;
 use pto_memory_map::{Format, RenderOptions, render_bytes};
 
 fn svg_of(map: &pto_memory_map::MemoryMap, view: &ViewOptions) -> String {
-    svg::render(map, &layout(map, view))
+    svg::render(&layout(map, view))
 }
 
 #[test]
@@ -62,7 +63,7 @@ fn boxes_carry_their_facts_for_scripts() {
     assert!(doc.contains("<g class=\"lane inset\" data-space=\"Bias\" data-span=\"1024\""));
     assert!(doc.contains("data-width=\"120\" data-px-per-byte=\"0.1171875\" data-inset=\"x"));
     assert!(doc.contains("<g class=\"lane\" data-space=\"Mat\""));
-    let strict = ViewOptions { scale_mode: pto_memory_map::layout::ScaleMode::Strict, ..Default::default() };
+    let strict = ViewOptions { scale_mode: pto_memory_map::plan::ScaleMode::Strict, ..Default::default() };
     assert!(svg_of(&map, &strict).contains("<g class=\"lane\" data-space=\"Bias\" data-span=\"1024\""));
     assert!(doc.contains("<g class=\"card\" data-function=\"qk_matmul\" data-px-per-byte=\""));
     // The tooltip names the space, shape, dtype, op, base, size, range, lines and aliases.

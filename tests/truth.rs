@@ -348,7 +348,7 @@ fn reserved_windows_are_drawn_hatched_and_named_down_their_function() {
     assert!(hatch.matches('M').count() > 10, "hatched: {ring}");
     let aic = m.functions.iter().find(|f| f.name == "ring_aic").unwrap();
     // The window runs from the function's first line to its last.
-    let rows = (aic.src_end - aic.src_start + 1) as f64 * pto_memory_map::layout::RULES.line_px;
+    let rows = (aic.src_end - aic.src_start + 1) as f64 * pto_memory_map::plan::RULES.line_px;
     assert!(ring.contains(&format!("height=\"{rows}\"")), "{rows}: {ring}");
     // Not placed yet: not drawn.
     assert!(!s.contains("data-name=\"wait_c2v_slot_buffer\""));

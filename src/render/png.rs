@@ -14,9 +14,8 @@ use std::sync::{Arc, OnceLock};
 use resvg::{tiny_skia, usvg};
 
 use crate::error::{Detail, Error, ErrorKind, Result};
-use crate::layout::Scene;
-use crate::layout::text::FONT;
-use crate::model::MemoryMap;
+use crate::plan::text::FONT;
+use crate::scene::Scene;
 
 /// The most pixels one PNG may have (about 256 MiB of RGBA): past it the picture is refused before
 /// anything is drawn.
@@ -49,7 +48,7 @@ pub struct Metadata<'a> {
 
 /// Rasterizes `svg` at `scale` device pixels per px and encodes it as PNG.
 pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
-    crate::layout::SCALE.check("scale", scale)?;
+    crate::plan::SCALE.check("scale", scale)?;
     let tree = parse(svg)?;
     crate::budget::checkpoint()?;
     let size = tree.size();
@@ -103,7 +102,7 @@ pub fn fits(width: f64, height: f64, scale: f64) -> bool {
 /// Draws `scene` at `scale` device pixels per px as a PNG, a strip at a time on every core: the
 /// scene's shapes are turned into paths once (see `render::raster`), each strip draws those that
 /// reach into it.
-pub fn render_scene(_map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
+pub fn render_scene(scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
     let (w, h) = pixels(scene.width, scene.height, scale)?;
     let ops = super::raster::ops(&scene);
     crate::budget::checkpoint()?;
@@ -143,7 +142,7 @@ pub fn render_scene(_map: &MemoryMap, scene: Scene, scale: f64, meta: &Metadata)
 
 /// The page colour behind a scene, and whether it covers every pixel whole.
 struct Background {
-    color: crate::layout::style::Color,
+    color: crate::plan::style::Color,
     exact: bool,
     width: f32,
     height: f32,

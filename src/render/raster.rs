@@ -16,9 +16,9 @@ use skrifa::MetadataProvider;
 use skrifa::raw::TableProvider as _;
 
 use super::svg::alike;
-use crate::layout::style::Color;
-use crate::layout::text::FONT;
-use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
+use crate::plan::style::Color;
+use crate::plan::text::FONT;
+use crate::scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
 /// One drawing operation of a scene, in painting order, with its path in the scene's px.
 pub(crate) struct Op {

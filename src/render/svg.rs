@@ -2,9 +2,8 @@
 //! carry `data-*` attributes, and each box a `<title>` tooltip). Only features resvg renders are used,
 //! so the PNG is this document, drawn.
 
-use crate::layout::style::Color;
-use crate::layout::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
-use crate::model::MemoryMap;
+use crate::plan::style::Color;
+use crate::scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
 use super::xml::{Markup, Value, Xml, num, write_num};
 
@@ -20,23 +19,23 @@ struct Plain {
 
 impl Plain {
     fn of(ink: Color) -> Plain {
-        Plain { size: crate::layout::SMALL, color: ink }
+        Plain { size: crate::plan::width::SMALL, color: ink }
     }
 }
 
 /// The whole scene as one standalone document: header, then the cards stacked.
-pub fn render(map: &MemoryMap, scene: &Scene) -> String {
-    render_markup(map, scene).into_string()
+pub fn render(scene: &Scene) -> String {
+    render_markup(scene).into_string()
 }
 
 /// [`render`], as markup a page can embed (the diff page).
-pub fn render_markup(map: &MemoryMap, scene: &Scene) -> Markup {
+pub fn render_markup(scene: &Scene) -> Markup {
     let mut x = Xml::new();
     let (w, h) = (num(scene.width), num(scene.height));
     let view_box = format!("0 0 {w} {h}");
     let plain = Plain::of(scene.ink);
     root(&mut x, &w, &h, &view_box, scene.font_family, plain);
-    x.element("title", &[], &format!("Memory map — {} · {}", map.pass_name, map.dump));
+    x.element("title", &[], &scene.title);
     rect_leaf(
         &mut x,
         &Rect {
@@ -206,7 +205,7 @@ fn draw_lane(x: &mut Xml, lane: &Lane, detail: Detail, plain: Plain) {
 
 /// A reserved window, the unsafe band, or a tile's slots or pin: a group with its class, the
 /// bytes it marks and, in full detail, its tooltip.
-fn draw_placed(x: &mut Xml, p: &crate::layout::Placed, detail: Detail, plain: Plain) {
+fn draw_placed(x: &mut Xml, p: &crate::scene::Placed, detail: Detail, plain: Plain) {
     let attrs = vec![
         ("class", p.class.into()),
         ("data-name", p.name.as_str().into()),

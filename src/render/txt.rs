@@ -77,7 +77,7 @@ fn overview(map: &MemoryMap, out: &mut String) {
     let mut spaces: Vec<&str> = map.functions.iter().flat_map(|f| &f.spaces).map(|s| s.space.as_str()).collect();
     spaces.sort_by_key(|s| space_rank(s));
     spaces.dedup();
-    let order = super::overview::worst_first(map);
+    let order = crate::plan::overview::worst_first(map);
     let mut head = vec!["function".to_string(), "type".into(), "worst".into()];
     head.extend(spaces.iter().map(|s| s.to_string()));
     head.extend(["errors".into(), "warnings".into(), "notes".into()]);

@@ -1,7 +1,7 @@
 //! A small XML writer: element and attribute names are fixed strings of this crate, and every value
 //! and text passes through the escaper, so text from a dump cannot change the document's structure.
 
-use crate::layout::style::Color;
+use crate::plan::style::Color;
 
 /// An attribute value: text is escaped, numbers are written short and stable.
 #[derive(Clone, Copy)]

@@ -144,7 +144,7 @@ pub fn percent_encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::ScaleMode;
+    use crate::plan::ScaleMode;
 
     fn pairs(q: &str) -> Vec<(String, String)> {
         query_pairs(q).unwrap()

@@ -1,7 +1,7 @@
 //! The scene: every shape of a map, in pixels, with the meaning each group carries. Back ends draw
 //! it as it is.
 
-use super::style::Color;
+use crate::plan::style::Color;
 
 /// Horizontal anchor of a text run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +88,8 @@ pub enum Shape {
 /// A whole picture: a header, then one card per function, stacked.
 #[derive(Debug, Clone)]
 pub struct Scene {
+    /// The document's title (see [`crate::plan::Header::title`]).
+    pub title: String,
     /// Width of the whole picture in px.
     pub width: f64,
     /// Its height in px.
@@ -157,7 +159,7 @@ pub struct Lane {
     /// Its px/byte factor: the card's, or its own when it is an inset.
     pub factor: f64,
     /// How its bytes map to px: [`Lane::factor`], except a cut band where the lane is mostly free.
-    pub axis: super::plan::Axis,
+    pub axis: crate::plan::Axis,
     /// For an inset (a lane too small for the card's scale, drawn at its own), its badge and frame.
     pub inset: Option<Inset>,
     /// Where tiles reach past the capacity: the capacity line and the hatching past it.

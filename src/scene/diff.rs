@@ -3,13 +3,13 @@
 
 use std::collections::HashSet;
 
-use super::scene::{Anchor, Card, Rect, Scene, Shape, Stroke, Text};
-use super::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
-use super::{
-    CARD_GAP, LABEL, PAGE_PAD, Placement, RULES, SMALL, ViewOptions, card, card_width, scale, span, text, text_width,
-};
+use super::shapes::{Anchor, Card, Rect, Scene, Shape, Stroke, Text};
+use super::{CARD_GAP, PAGE_PAD, Placement, card};
 use crate::compare::{FunctionDiff, MapDiff, Side};
 use crate::model::{FunctionMap, MemoryMap};
+use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
+use crate::plan::width::{LABEL, SMALL, card_width, scale, text_width};
+use crate::plan::{RULES, ViewOptions, span, text};
 use crate::units::signed_bytes;
 
 /// Gap between the two sides of a pair.
@@ -68,7 +68,7 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
         let top = y + PAIR_LABEL + SIDE_LABEL;
         let mut left = card(
             fo,
-            &super::plan::card_plan(fo, &pair_view),
+            &crate::plan::card_plan(fo, &pair_view),
             o,
             &pair_view,
             &pal,
@@ -78,7 +78,7 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
             if side_by_side { (PAGE_PAD + w + SIDE_GAP, top) } else { (PAGE_PAD, top + left.frame.h + PAIR_LABEL) };
         let mut rightc = card(
             fnew,
-            &super::plan::card_plan(fnew, &pair_view),
+            &crate::plan::card_plan(fnew, &pair_view),
             n,
             &pair_view,
             &pal,
@@ -117,6 +117,7 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
     }
     let header_right = header.iter().map(super::right_edge).fold(0.0, f64::max);
     Scene {
+        title: crate::plan::Header::of(new, view).title,
         width: (right.max(header_right) + PAGE_PAD).ceil(),
         height: (y + PAGE_PAD).ceil(),
         background: pal.page,
@@ -184,7 +185,7 @@ fn shared_factor(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions) -> f6
         }
     }
     let spans: Vec<i64> = spans.into_iter().map(|(_, s)| s).collect();
-    super::plan::main_factor(&spans, view.width, view.scale_mode) * view.zoom
+    crate::plan::main_factor(&spans, view.width, view.scale_mode) * view.zoom
 }
 
 /// Outlines the boxes any of whose names is listed: removed (old side), changed, added (new side).

@@ -2,11 +2,12 @@
 //! boxes, the live-bytes profile beside the lanes, free ranges for a `--fit` query, hatching past a
 //! capacity. What they are (scale-free) is planned in `plan::marks`; this module only places them.
 
-use super::plan::{Mark, MarkKind, ProfilePlan, Tone};
-use super::scene::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
-use super::style::{CRITICAL, Color, GOOD, Palette, WARNING, space_color};
-use super::{LABEL, RULES, SMALL, text};
+use super::shapes::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
 use crate::model::FunctionMap;
+use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, space_color};
+use crate::plan::width::SMALL;
+use crate::plan::{Mark, MarkKind, ProfilePlan, Tone};
+use crate::plan::{RULES, text};
 
 /// Width of one profile column, and the gap before the first (rules the page shares).
 pub const PROFILE_W: f64 = RULES.profile_px;
@@ -99,7 +100,7 @@ pub struct Host {
     /// Left edge and width of the box the mark belongs to, if it belongs to one.
     pub block: Option<(f64, f64)>,
     /// How bytes map to px across the lane.
-    pub axis: super::plan::Axis,
+    pub axis: crate::plan::Axis,
     /// Top of the first line's row, and that line.
     pub body_top: f64,
     /// The first line of the function.
@@ -110,7 +111,7 @@ pub struct Host {
 
 /// A mark of the plan as shapes at the host's factor: the one generic draw of the static picture.
 pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Shape> {
-    let px = super::plan::px_rules();
+    let px = crate::plan::px_rules();
     let (lane_x, lane_w) = host.lane;
     let row = |line: u32| host.body_top + (line.max(host.first_line) - host.first_line) as f64 * px.line;
     let (x, w) = match (m.bytes, host.block) {
@@ -222,4 +223,4 @@ fn text_at(x: f64, y: f64, size: f64, color: Color, content: &str) -> Shape {
 /// Height of one summary line.
 pub const SUMMARY_LINE: f64 = 16.0;
 /// Label size of the summary, re-exported for the card footer.
-pub const SUMMARY_SIZE: f64 = LABEL;
+pub use crate::plan::width::SUMMARY_SIZE;

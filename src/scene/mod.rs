@@ -6,43 +6,32 @@
 //! across spaces.
 
 mod diff;
+pub mod digest;
 mod insight;
-pub mod labels;
-pub mod options;
 mod placed;
-pub mod plan;
-mod scene;
-pub mod style;
-pub mod text;
+mod shapes;
 
 pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
-pub use options::{
-    DEFAULT_SCALE, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM, rules_json,
-};
-pub(crate) use scene::ShiftDown;
-pub use scene::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
+pub(crate) use shapes::ShiftDown;
+pub use shapes::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
 
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
+use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
+use crate::plan::width::{
+    CARD_PAD, LABEL, LaneSpan, SMALL, card_width, gutter_width, lane_scale, pct_room, pill_width, scale, text_width,
+    title_width, visible_spaces,
+};
+use crate::plan::{self, BoxPlan, CardPlan, LabelPlan, RULES, ScaleMode, ViewOptions, labels, text};
 use crate::units::{fmt_bytes, fmt_num};
-pub use placed::unassigned_note;
-use plan::{BoxPlan, CardPlan, LabelPlan};
-pub use plan::{Plan, place, px_per_byte, span};
-use style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 
 /// Margin around the page and between cards.
 const PAGE_PAD: f64 = 24.0;
 const CARD_GAP: f64 = 16.0;
-/// Inner left/right padding of a card.
-const CARD_PAD: f64 = 12.0;
 const TITLE_ROW: f64 = 44.0;
 /// Gap between the title row and the column headers.
 const PLOT_GAP: f64 = 12.0;
 const COLUMN_HEADER: f64 = 40.0;
 const FOOTER: f64 = 36.0;
-/// Text sizes: labels in boxes, small print, titles.
-const LABEL: f64 = 11.0;
-/// Small print, the size most texts have (the SVG gives it once, for them to inherit).
-pub const SMALL: f64 = 10.0;
 
 /// Lays out `map` as `view` asks. `view` should have been validated against `map`.
 pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
@@ -57,6 +46,7 @@ pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -
     let cards = flow.cards(0..flow.len(), plans);
     let height = (flow.next_y() - CARD_GAP + PAGE_PAD).ceil();
     Scene {
+        title: plan::Header::of(map, view).title,
         width: (flow.inner + 2.0 * PAGE_PAD).ceil(),
         height,
         background: flow.pal.page,
@@ -146,57 +136,6 @@ impl<'a> Flow<'a> {
     fn next_y(&self) -> f64 {
         *self.y.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-}
-
-/// The width the lanes of each card `view` draws fill at zoom 1: `view.width`, plus what the card
-/// would leave blank beside its lanes in the page's shared card width (a card with fewer or no inset
-/// lanes, or fewer profile columns, than the widest), so no card has a blank stretch beside a short
-/// row of lanes. A card whose wider lanes would then pass the shared width keeps `view.width`.
-pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
-    let chosen: Vec<&FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
-    if view.scale_mode == ScaleMode::Strict {
-        return chosen.iter().map(|_| view.width).collect(); // today's pictures, exactly
-    }
-    // Decided at zoom 1, on the limit axis, with every space shown: what the page's reader can
-    // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
-    let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
-    let own: Vec<(&FunctionMap, f64, f64)> = crate::par::map_ref(&chosen, |f| {
-        let text = text_width(f);
-        (*f, text, card_width(f, &base, None, text))
-    });
-    let inner = own.iter().map(|&(_, _, w)| w).fold(RULES.width_min, f64::max).ceil();
-    crate::par::map_ref(&own, |&(f, text, own)| {
-        let spare = inner - own;
-        let wider = ViewOptions { width: view.width + spare, ..base.clone() };
-        if spare > 1.0 && card_width(f, &wider, None, text) <= inner { wider.width } else { view.width }
-    })
-}
-
-/// The width a card needs: its lanes, or its `text` (see [`text_width`]), whichever is wider.
-fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>, text: f64) -> f64 {
-    let (spans, own) = scale(f, view);
-    // A scale imposed from outside (a diff's) has no cuts: both sides' bytes line up.
-    let spans: Vec<Option<LaneSpan>> =
-        if factor.is_some() { spans.into_iter().map(|s| s.map(LaneSpan::whole)).collect() } else { spans };
-    let factor = factor.unwrap_or(own);
-    let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
-    let profiles = insight::PROFILE_GAP + spans.iter().flatten().count() as f64 * (insight::PROFILE_W + 4.0);
-    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles).max(text)
-}
-
-/// The width a card's text needs, whatever the view: its title row with the widest pill, and its
-/// summary lines. It formats every pill and line, so it is found once per card and handed to each
-/// [`card_width`] tried (a page tries four per card).
-fn text_width(f: &FunctionMap) -> f64 {
-    let summary = plan::summary(f).iter().map(|l| text::width(l, insight::SUMMARY_SIZE)).fold(0.0, f64::max);
-    // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
-    let widest = f.spaces.iter().map(|s| pill_width(&plan::pill(s))).fold(0.0, f64::max);
-    (title_width(f) + widest + 12.0).max(summary + 2.0 * CARD_PAD)
-}
-
-/// Width of a card's title (name and type badge), with its margins.
-fn title_width(f: &FunctionMap) -> f64 {
-    16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0
 }
 
 /// Height of each row of pills past the title row.
@@ -439,61 +378,6 @@ struct LaneGeometry {
     axis: plan::Axis,
 }
 
-/// A drawn lane's span, and the stretch of it drawn as a cut band, if any.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct LaneSpan {
-    span: i64,
-    cut: Option<(i64, i64)>,
-}
-
-impl LaneSpan {
-    /// The same span without its cut.
-    fn whole(self) -> LaneSpan {
-        LaneSpan { cut: None, ..self }
-    }
-
-    /// Bytes drawn to scale, and the band's px.
-    fn scaled(self) -> (i64, f64) {
-        match self.cut {
-            Some((from, to)) => ((self.span - (to - from)).max(1), plan::px_rules().cut),
-            None => (self.span, 0.0),
-        }
-    }
-}
-
-/// The span of each space of `f` (`None` where hidden) and the card's one px/byte factor, computed
-/// over the visible spans: hiding a space gives its width back to the others at one shared scale,
-/// which is how hiding a tiny space keeps the `used` axis readable (reference guide, show/hide).
-/// A mostly free lane's longest free stretch is a cut band (see [`plan::Axis`]), so its bytes in
-/// use are drawn at the card's scale rather than as slivers.
-fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
-    let visible = visible_spaces(f, view);
-    let spans: Vec<Option<LaneSpan>> = f
-        .spaces
-        .iter()
-        .map(|s| {
-            visible.contains(&s.space.as_str()).then(|| {
-                let span = span(s, view.x_axis);
-                LaneSpan { span, cut: plan::lane_cut(f, s, span, view.scale_mode, &plan::lane_marks(f, s)) }
-            })
-        })
-        .collect();
-    let shown: Vec<(i64, f64)> = spans.iter().flatten().map(|s| s.scaled()).collect();
-    let room = plan::lane_room(view.width, gutter_width(f.src_end), shown.len());
-    (spans, plan::lanes_factor(&shown, room, view.scale_mode) * view.zoom)
-}
-
-/// A lane's width and byte axis on a card whose main factor is `factor` (zoom included), and
-/// whether it is an inset: a lane too narrow at the card's scale gets `RULES.inset_px` (the part to
-/// scale times the zoom) at its own factor instead of widening every other lane.
-fn lane_scale(sp: LaneSpan, factor: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
-    let (scaled, band) = sp.scaled();
-    let inset = plan::is_inset(scaled, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
-    let k = if inset { plan::inset_factor(scaled, band) * view.zoom } else { factor };
-    let axis = plan::Axis { k, cut: sp.cut, px: band };
-    (axis.width(sp.span), axis, inset)
-}
-
 /// A lane's cut band: its free stretch, drawn a fixed width whatever its bytes, in the page's
 /// colour between two thin edges, with its size and `free` in its first two rows (the label rule
 /// keeps every box's label off them). `(x, top, h)`: the lane's left edge, and the body's top and
@@ -577,19 +461,6 @@ pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a st
         }
     }
     out
-}
-
-/// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays).
-fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
-    let shown: Vec<&str> =
-        f.spaces.iter().map(|s| s.space.as_str()).filter(|s| !view.hidden.iter().any(|h| h == s)).collect();
-    if shown.is_empty() { f.spaces.iter().take(1).map(|s| s.space.as_str()).collect() } else { shown }
-}
-
-/// Width of the line-number column of a card whose last dump line is `last_line`.
-pub fn gutter_width(last_line: u32) -> f64 {
-    let digits = last_line.max(1).ilog10() as f64 + 1.0;
-    (digits.max(4.0) * text::advance_em() * SMALL + 20.0).ceil()
 }
 
 fn lane(
@@ -801,15 +672,6 @@ fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shap
     ]
 }
 
-fn pill_width(p: &plan::Pill) -> f64 {
-    8.0 + 8.0 + 6.0 + text::width(&p.text, LABEL) + pct_room(p) + 6.0 + text::width(&p.peak, LABEL) + 8.0
-}
-
-/// The room a pill's percentage takes with its gap: none when there is none (capacity unknown).
-fn pct_room(p: &plan::Pill) -> f64 {
-    if p.pct.is_empty() { 0.0 } else { 6.0 + text::width(&p.pct, LABEL) }
-}
-
 /// Pills sit right-aligned in the title row and the rows under it (`rows`, one per pill), so they
 /// are placed once the card's width is known.
 fn place_pills(card: &mut Card, pills: &[plan::Pill], rows: &[usize], pal: &Palette) {
@@ -906,30 +768,22 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
     let x = PAGE_PAD;
     let drawn: Vec<&FunctionMap> =
         map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
-    let tiles: usize = drawn
-        .iter()
-        .map(|f| {
-            let shown = visible_spaces(f, view);
-            f.blocks.iter().filter(|b| shown.contains(&b.tile.space.as_str())).count()
-        })
-        .sum();
     let findings = drawn_findings(map, view);
+    let head = plan::Header::of(map, view);
     let mut out = vec![
         text_at(x, PAGE_PAD + 10.0, SMALL, pal.muted, "PTO · MEMORY MAP"),
-        text_at(x, PAGE_PAD + 36.0, 22.0, pal.text, &format!("Memory map — {}", map.pass_name)),
+        text_at(x, PAGE_PAD + 36.0, 22.0, pal.text, &head.heading),
     ];
-    let b = &map.backend;
-    let capacities = format!("{} ({}){}", b.name, b.arch, if b.detected { "" } else { " assumed" });
     let chips = [
-        ("dump", map.dump.clone()),
-        ("compute functions", drawn_count(drawn.len(), map.functions.len())),
-        ("tiles", tiles.to_string()),
-        ("capacities", capacities),
+        ("dump", head.dump.clone()),
+        ("compute functions", head.functions.clone()),
+        ("tiles", head.tiles.clone()),
+        ("capacities", head.capacities.clone()),
     ];
     let mut items: Vec<Vec<Shape>> = Vec::new();
     for (label, value) in chips {
         let w = text::width(label, LABEL) + 6.0 + text::width(&value, LABEL) + 16.0;
-        let warn = label == "capacities" && !b.detected;
+        let warn = label == "capacities" && !head.detected;
         let vx = 8.0 + text::width(label, LABEL) + 6.0;
         items.push(vec![
             Shape::Rect(Rect {
@@ -945,13 +799,8 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
             text_at(vx, 15.0, LABEL, if warn { WARNING } else { pal.text }, &value),
         ]);
     }
-    if !map.has_layouts() {
-        // The guide's edge case: a CONCISE dump leaves tile layouts unresolved.
-        let note = "layouts not in this dump: re-dump with PassDumpLevel.EXPLICIT";
-        items.push(vec![text_at(8.0, 15.0, LABEL, pal.muted, note)]);
-    }
-    if let Some(note) = placed::unassigned_note(map) {
-        items.push(vec![text_at(8.0, 15.0, LABEL, WARNING, &note)]);
+    for (note, warn) in &head.notes {
+        items.push(vec![text_at(8.0, 15.0, LABEL, if *warn { WARNING } else { pal.muted }, note)]);
     }
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
@@ -993,10 +842,6 @@ fn cut_swatch(pal: &Palette) -> Vec<Shape> {
 }
 
 /// `38`, or `1 of 38` where only some are drawn.
-fn drawn_count(drawn: usize, all: usize) -> String {
-    if drawn == all { all.to_string() } else { format!("{drawn} of {all}") }
-}
-
 /// `text` broken at spaces into lines at most `max` px wide at `size`; a word longer than a line is
 /// broken too, so nothing is ever cut.
 pub fn wrap(text: &str, size: f64, max: f64) -> Vec<String> {
@@ -1189,7 +1034,7 @@ fn right_edge(shape: &Shape) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::plan::px_per_byte;
 
     #[test]
     fn the_factor_fills_the_panel_then_grows_for_the_narrowest_lane() {

@@ -1,12 +1,12 @@
 //! What the marks are, before any factor: the use ticks and idle stretch of each box, the
 //! live-bytes profile of each space, free ranges that answer a `--fit` query, bytes past a capacity,
 //! the lines under a card, and the byte counts a line's live list shows. The scene draws them
-//! (`layout::insight`); this part of the plan depends on nothing that draws.
+//! (`scene::insight`); this part of the plan depends on nothing that draws.
 
 use super::{CAPACITY, FIT, IDLE, Mark, MarkText, OVERFLOW, ProfilePlan, USE};
-use crate::layout::options::RULES;
-use crate::layout::text;
 use crate::model::{Block, FunctionMap, SpaceUsage};
+use crate::plan::options::RULES;
+use crate::plan::text;
 use crate::units::fmt_bytes;
 
 /// Width of a profile column.
@@ -177,10 +177,7 @@ pub fn holding(s: &SpaceUsage) -> Option<String> {
 /// Every byte count a line's live list can show on the page, written as the map writes bytes (see
 /// [`super::Plan::words`]): box sizes, and per line and space the live total and the largest
 /// free range. The page's script formats nothing itself.
-pub fn live_words(
-    map: &crate::model::MemoryMap,
-    view: &super::super::ViewOptions,
-) -> std::collections::BTreeMap<i64, String> {
+pub fn live_words(map: &crate::model::MemoryMap, view: &super::ViewOptions) -> std::collections::BTreeMap<i64, String> {
     let drawn: Vec<&crate::model::FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
     let mut values: Vec<i64> = crate::par::map_ref(&drawn, |f| function_words(f)).into_iter().flatten().collect();
     values.sort_unstable();

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::plan::{FittedLabel, LabelPlan, PxRules, fit_label};
+use super::{FittedLabel, LabelPlan, PxRules, fit_label};
 
 /// One box of a lane, as the label rule sees it.
 #[derive(Debug, Clone, Serialize)]
@@ -301,7 +301,7 @@ fn consider(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::plan::px_rules;
+    use crate::plan::px_rules;
 
     fn label(name: &str) -> LabelPlan {
         LabelPlan { name: name.into(), badge: String::new(), details: vec!["8 KB".into()] }

@@ -5,10 +5,10 @@
 //! `plan::placed`; here they are grouped, and the header and legend say what they mean.
 
 use super::insight::Host;
-use super::plan;
-use super::scene::{Anchor, Line, Placed, Rect, Shape, Stroke, Text};
-use super::style::{Color, Palette, WARNING};
-use crate::model::{Addresses, MemoryMap};
+use super::shapes::{Anchor, Line, Placed, Rect, Shape, Stroke, Text};
+use crate::model::MemoryMap;
+use crate::plan;
+use crate::plan::style::{Color, Palette, WARNING};
 
 /// The placed marks of a lane (`plan::PLACED_STYLES`), drawn by the generic draw at `host`'s scale
 /// and grouped for the SVG: each mark with a tooltip opens a group, and the marks without one that
@@ -38,17 +38,6 @@ pub(super) fn is_placed(m: &plan::Mark) -> bool {
     plan::PLACED_STYLES.contains(&m.style)
 }
 
-/// What the header says of a dump from before AllocateMemoryAddr: that its columns are bases, not
-/// addresses, and which dump has the addresses.
-pub fn unassigned_note(map: &MemoryMap) -> Option<String> {
-    (map.addresses == Addresses::Unassigned).then(|| {
-        format!(
-            "addresses not assigned yet: a bases view, one column per base in first-use order; the addresses are in {}",
-            map.addresses_in.as_deref().unwrap_or("the dump after AllocateMemoryAddr")
-        )
-    })
-}
-
 /// The legend's entries for the placed marks the map has: a reserved window, the unsafe band,
 /// declared slots; each a swatch and its words, drawn from its own origin.
 pub(super) fn legend(map: &MemoryMap, pal: &Palette) -> Vec<Vec<Shape>> {
@@ -63,7 +52,7 @@ pub(super) fn legend(map: &MemoryMap, pal: &Palette) -> Vec<Vec<Shape>> {
         Shape::Text(Text {
             x,
             y: 9.5,
-            size: super::LABEL,
+            size: crate::plan::width::LABEL,
             color: pal.muted,
             anchor: Anchor::Start,
             content: what.into(),

@@ -4,9 +4,9 @@
 //! across and dump lines down, and in finished text: lanes with their span on both axes, the card's
 //! px/byte factor for every set of visible lanes, boxes with their byte and line ranges, label
 //! candidates and tooltip lines, marks, the live-bytes profile, pills and summary lines. The SVG
-//! back end gets it through [`super::layout`], placed at the view's factor; the HTML page embeds it
+//! back end gets it through [`crate::scene::layout`], placed at the view's factor; the HTML page embeds it
 //! as JSON and its script places it at whatever factor the reader picks, with [`place`]'s rule and
-//! the label rule of [`super::labels`] (written once in Rust, mirrored by the script, and held equal
+//! the label rule of [`labels`] (written once in Rust, mirrored by the script, and held equal
 //! by a test over cases Rust writes and by the browser test that compares every box with the SVG).
 //!
 //! A new mark is a new [`MarkKind`] (or an existing one) made here, plus one generic draw per back
@@ -15,17 +15,27 @@
 use serde::Serialize;
 
 mod axis;
+pub mod labels;
 mod marks;
+pub mod options;
+pub mod overview;
+pub mod page;
 mod placed;
+pub mod style;
+pub mod text;
+pub mod width;
 pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
 pub use axis::{Axis, Cut};
 pub use marks::summary;
+pub use page::{Header, Page};
 pub use placed::PLACED_STYLES;
+pub use width::gutter_width;
 
-use super::options::{RULES, ScaleMode, ViewOptions, XAxis};
-use super::text;
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::units::fmt_bytes;
+pub use options::{
+    DEFAULT_SCALE, RULES, Range, Rules, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM, rules_json,
+};
 
 /// The pixel rules a drawer applies to the plan: one dump line's height, the narrowest box, and
 /// what the label rule needs (the font is monospaced, so one advance per em measures any text).
@@ -269,7 +279,7 @@ pub struct BoxPlan {
     /// same in every picture at every zoom; a box shows it where its whole name does not fit.
     pub n: usize,
     /// Its line in the card's key, for when its whole name does not fit in it (see
-    /// [`super::labels`]): full name and aliases, size, address range, lines.
+    /// [`labels`]): full name and aliases, size, address range, lines.
     pub key: String,
 }
 
@@ -600,7 +610,7 @@ fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> 
             .map(|mask| {
                 let shown: Vec<(i64, f64)> =
                     drawn.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
-                let room = lane_room(width, super::gutter_width(f.src_end), shown.len());
+                let room = lane_room(width, width::gutter_width(f.src_end), shown.len());
                 if shown.is_empty() { 0.0 } else { lanes_factor(&shown, room, mode) }
             })
             .collect()
@@ -689,7 +699,7 @@ impl<'a> Planner<'a> {
     /// The planner of the cards of `map` drawn as `view` asks.
     pub fn new(map: &'a crate::model::MemoryMap, view: &ViewOptions) -> Planner<'a> {
         // Each card's lanes fill the width the static picture gives them (see `panel_widths`).
-        let jobs = map.functions.iter().filter(|f| view.draws(&f.name)).zip(super::panel_widths(map, view)).collect();
+        let jobs = map.functions.iter().filter(|f| view.draws(&f.name)).zip(width::panel_widths(map, view)).collect();
         Planner { jobs, view: view.clone() }
     }
 

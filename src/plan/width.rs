@@ -1,0 +1,143 @@
+//! How wide a card is: its line-number column, its lanes at the card's byte scale (insets at their
+//! own), its live-bytes columns and its text. The plan sizes each card's panel with it, and the
+//! scene places the card in it, so the two never disagree on a card's width.
+
+use crate::model::{FunctionMap, MemoryMap};
+use crate::plan::{self, RULES, ScaleMode, ViewOptions, XAxis, span, text};
+
+/// Inner left/right padding of a card.
+pub const CARD_PAD: f64 = 12.0;
+/// Text sizes: labels in boxes, small print, titles.
+pub const LABEL: f64 = 11.0;
+/// Small print, the size most texts have (the SVG gives it once, for them to inherit).
+pub const SMALL: f64 = 10.0;
+/// Label size of a card's summary lines.
+pub const SUMMARY_SIZE: f64 = LABEL;
+
+/// The width the lanes of each card `view` draws fill at zoom 1: `view.width`, plus what the card
+/// would leave blank beside its lanes in the page's shared card width (a card with fewer or no inset
+/// lanes, or fewer profile columns, than the widest), so no card has a blank stretch beside a short
+/// row of lanes. A card whose wider lanes would then pass the shared width keeps `view.width`.
+pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
+    let chosen: Vec<&FunctionMap> = map.functions.iter().filter(|f| view.draws(&f.name)).collect();
+    if view.scale_mode == ScaleMode::Strict {
+        return chosen.iter().map(|_| view.width).collect(); // today's pictures, exactly
+    }
+    // Decided at zoom 1, on the limit axis, with every space shown: what the page's reader can
+    // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
+    let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
+    let own: Vec<(&FunctionMap, f64, f64)> = crate::par::map_ref(&chosen, |f| {
+        let text = text_width(f);
+        (*f, text, card_width(f, &base, None, text))
+    });
+    let inner = own.iter().map(|&(_, _, w)| w).fold(RULES.width_min, f64::max).ceil();
+    crate::par::map_ref(&own, |&(f, text, own)| {
+        let spare = inner - own;
+        let wider = ViewOptions { width: view.width + spare, ..base.clone() };
+        if spare > 1.0 && card_width(f, &wider, None, text) <= inner { wider.width } else { view.width }
+    })
+}
+
+/// The width a card needs: its lanes, or its `text` (see [`text_width`]), whichever is wider.
+pub(crate) fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>, text: f64) -> f64 {
+    let (spans, own) = scale(f, view);
+    // A scale imposed from outside (a diff's) has no cuts: both sides' bytes line up.
+    let spans: Vec<Option<LaneSpan>> =
+        if factor.is_some() { spans.into_iter().map(|s| s.map(LaneSpan::whole)).collect() } else { spans };
+    let factor = factor.unwrap_or(own);
+    let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
+    let profiles = RULES.profile_gap + spans.iter().flatten().count() as f64 * (RULES.profile_px + 4.0);
+    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles).max(text)
+}
+
+/// The width a card's text needs, whatever the view: its title row with the widest pill, and its
+/// summary lines. It formats every pill and line, so it is found once per card and handed to each
+/// [`card_width`] tried (a page tries four per card).
+pub(crate) fn text_width(f: &FunctionMap) -> f64 {
+    let summary = plan::summary(f).iter().map(|l| text::width(l, SUMMARY_SIZE)).fold(0.0, f64::max);
+    // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
+    let widest = f.spaces.iter().map(|s| pill_width(&plan::pill(s))).fold(0.0, f64::max);
+    (title_width(f) + widest + 12.0).max(summary + 2.0 * CARD_PAD)
+}
+
+/// Width of a card's title (name and type badge), with its margins.
+pub(crate) fn title_width(f: &FunctionMap) -> f64 {
+    16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0
+}
+
+/// A drawn lane's span, and the stretch of it drawn as a cut band, if any.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct LaneSpan {
+    pub(crate) span: i64,
+    pub(crate) cut: Option<(i64, i64)>,
+}
+
+impl LaneSpan {
+    /// The same span without its cut.
+    pub(crate) fn whole(self) -> LaneSpan {
+        LaneSpan { cut: None, ..self }
+    }
+
+    /// Bytes drawn to scale, and the band's px.
+    pub(crate) fn scaled(self) -> (i64, f64) {
+        match self.cut {
+            Some((from, to)) => ((self.span - (to - from)).max(1), plan::px_rules().cut),
+            None => (self.span, 0.0),
+        }
+    }
+}
+
+/// The span of each space of `f` (`None` where hidden) and the card's one px/byte factor, computed
+/// over the visible spans: hiding a space gives its width back to the others at one shared scale,
+/// which is how hiding a tiny space keeps the `used` axis readable (reference guide, show/hide).
+/// A mostly free lane's longest free stretch is a cut band (see [`plan::Axis`]), so its bytes in
+/// use are drawn at the card's scale rather than as slivers.
+pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
+    let visible = visible_spaces(f, view);
+    let spans: Vec<Option<LaneSpan>> = f
+        .spaces
+        .iter()
+        .map(|s| {
+            visible.contains(&s.space.as_str()).then(|| {
+                let span = span(s, view.x_axis);
+                LaneSpan { span, cut: plan::lane_cut(f, s, span, view.scale_mode, &plan::lane_marks(f, s)) }
+            })
+        })
+        .collect();
+    let shown: Vec<(i64, f64)> = spans.iter().flatten().map(|s| s.scaled()).collect();
+    let room = plan::lane_room(view.width, gutter_width(f.src_end), shown.len());
+    (spans, plan::lanes_factor(&shown, room, view.scale_mode) * view.zoom)
+}
+
+/// A lane's width and byte axis on a card whose main factor is `factor` (zoom included), and
+/// whether it is an inset: a lane too narrow at the card's scale gets `RULES.inset_px` (the part to
+/// scale times the zoom) at its own factor instead of widening every other lane.
+pub(crate) fn lane_scale(sp: LaneSpan, factor: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
+    let (scaled, band) = sp.scaled();
+    let inset = plan::is_inset(scaled, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
+    let k = if inset { plan::inset_factor(scaled, band) * view.zoom } else { factor };
+    let axis = plan::Axis { k, cut: sp.cut, px: band };
+    (axis.width(sp.span), axis, inset)
+}
+
+/// Spaces drawn for `f`: all but the hidden ones, and never none (the last one stays).
+pub(crate) fn visible_spaces<'a>(f: &'a FunctionMap, view: &ViewOptions) -> Vec<&'a str> {
+    let shown: Vec<&str> =
+        f.spaces.iter().map(|s| s.space.as_str()).filter(|s| !view.hidden.iter().any(|h| h == s)).collect();
+    if shown.is_empty() { f.spaces.iter().take(1).map(|s| s.space.as_str()).collect() } else { shown }
+}
+
+/// Width of the line-number column of a card whose last dump line is `last_line`.
+pub fn gutter_width(last_line: u32) -> f64 {
+    let digits = last_line.max(1).ilog10() as f64 + 1.0;
+    (digits.max(4.0) * text::advance_em() * SMALL + 20.0).ceil()
+}
+
+pub(crate) fn pill_width(p: &plan::Pill) -> f64 {
+    8.0 + 8.0 + 6.0 + text::width(&p.text, LABEL) + pct_room(p) + 6.0 + text::width(&p.peak, LABEL) + 8.0
+}
+
+/// The room a pill's percentage takes with its gap: none when there is none (capacity unknown).
+pub(crate) fn pct_room(p: &plan::Pill) -> f64 {
+    if p.pct.is_empty() { 0.0 } else { 6.0 + text::width(&p.pct, LABEL) }
+}
