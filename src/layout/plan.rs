@@ -148,6 +148,8 @@ pub struct InsetLane {
     pub factor: f64,
     /// `x2.6, not to scale`, and `x2.6` for a lane too narrow for the whole.
     pub badge: [String; 2],
+    /// The two badges' widths in px at the small size: a drawer shows the first that fits.
+    pub badge_w: [f64; 2],
 }
 
 fn no_insets(t: &[std::collections::BTreeMap<usize, Vec<InsetLane>>; 2]) -> bool {
@@ -208,6 +210,8 @@ pub struct LanePlan {
     pub ends: [String; 2],
     /// The high-water mark, as the lane head says it.
     pub hwm: String,
+    /// Its width in px at the small size, for centring it on its line.
+    pub hwm_w: f64,
     /// Marks over the boxes: the high-water-mark rule, free ranges answering a fit query.
     pub marks: Vec<Mark>,
     /// The live-bytes column beside the lanes.
@@ -220,6 +224,9 @@ pub struct LanePlan {
     /// set changes (at most two a box), the union of the live boxes' bytes and the largest free
     /// range ([`live_at`]'s rule); a line's figures are the last entry's at or before it.
     pub live: Vec<[i64; 4]>,
+    /// The lane's boxes (indices into [`CardPlan::boxes`]) in the order a line's live list names
+    /// them: largest first, then by offset. The live list at a line is those of them live there.
+    pub by_size: Vec<usize>,
 }
 
 fn no_cuts(cuts: &[Option<Cut>; 2]) -> bool {
@@ -276,19 +283,67 @@ pub struct BoxPlan {
 /// The label's candidates; [`fit_label`] picks among them for a box's width and height.
 #[derive(Debug, Clone, Serialize)]
 pub struct LabelPlan {
-    /// The box's name (shortened with an ellipsis where it does not fit).
+    /// The box's whole name: shown whole or not at all (its key stands in for it).
     pub name: String,
     /// `+N` aliases merged into the box, or empty.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub badge: String,
     /// Second-line candidates, longest first: the first that fits is drawn.
     pub details: Vec<String>,
+    /// What each candidate takes across, measured here once with the bundled font: every drawer,
+    /// the page's script included, only compares these with the room a box leaves.
+    pub w: LabelWidths,
+}
+
+/// Widths in px at scale 1 (the font sizes of [`PxRules`]) of a label's candidates, in the order
+/// the label rule tries them inside a box: the name with its badge, then the key; beside a box,
+/// the name alone, then the key. Rounded to a thousandth of a px, the values every drawer uses.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LabelWidths {
+    /// The name, the gap and the badge (the name alone where there is no badge).
+    pub full: f64,
+    /// The name alone.
+    pub name: f64,
+    /// The box's key (its number), set when the boxes are numbered.
+    pub key: f64,
+    /// Each of `details` at the small size.
+    pub details: Vec<f64>,
+}
+
+/// Width of `text` at `size` px, as the plan states it.
+fn measured(text: &str, size: f64) -> f64 {
+    (text::width(text, size) * 1000.0).round() / 1000.0
+}
+
+impl LabelPlan {
+    /// A label of `name`, its `badge` (or empty) and its `details`, measured.
+    pub fn new(name: String, badge: String, details: Vec<String>) -> LabelPlan {
+        let px = px_rules();
+        let name_w = measured(&name, px.label);
+        let full = if badge.is_empty() {
+            name_w
+        } else {
+            ((name_w + 4.0 + measured(&badge, px.label)) * 1000.0).round() / 1000.0
+        };
+        let w = LabelWidths {
+            full,
+            name: name_w,
+            key: 0.0,
+            details: details.iter().map(|d| measured(d, px.small)).collect(),
+        };
+        LabelPlan { name, badge, details, w }
+    }
+
+    /// Sets the key's width for key `n`.
+    pub fn set_key(&mut self, n: usize) {
+        self.w.key = measured(&n.to_string(), px_rules().label);
+    }
 }
 
 /// What a label shows in a box of a given size.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct FittedLabel {
-    /// The name, whole or shortened.
+    /// The whole name, or the key where the label rule keyed the box.
     pub name: Option<String>,
     /// The alias badge.
     pub badge: Option<String>,
@@ -296,18 +351,23 @@ pub struct FittedLabel {
     pub detail: Option<String>,
 }
 
-/// The label rule: the name shortened to the room left of the badge, the badge if it fits at all,
-/// and on a box two lines high or more the first detail that fits. What does not fit is left out;
-/// the tooltip still has it all.
+/// The label rule inside a box `w` x `h` px, on the plan's widths alone: the name with its badge
+/// where both fit, else nothing (the key or a place beside the box is the caller's next choice: a
+/// name is never cut); on a box two lines high or more, the first detail that fits. What does not
+/// fit is left out; the tooltip still has it all.
 pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel {
     let room = w - 2.0 * px.inset;
-    let width = |s: &str, size: f64| s.chars().count() as f64 * px.char_em * size;
-    let badge_w = if label.badge.is_empty() { 0.0 } else { width(&label.badge, px.label) + 4.0 };
-    let name = text::fit(&label.name, px.label, room - badge_w);
-    let badge = (!label.badge.is_empty() && badge_w <= room).then(|| label.badge.clone());
-    let detail =
-        if h >= 2.0 * px.line { label.details.iter().find(|d| width(d, px.small) <= room).cloned() } else { None };
-    FittedLabel { name, badge, detail }
+    let whole = label.w.full <= room;
+    let detail = if h >= 2.0 * px.line {
+        label.w.details.iter().position(|&d| d <= room).map(|i| label.details[i].clone())
+    } else {
+        None
+    };
+    FittedLabel {
+        name: whole.then(|| label.name.clone()),
+        badge: (whole && !label.badge.is_empty()).then(|| label.badge.clone()),
+        detail,
+    }
 }
 
 /// What a mark is, which decides how every back end draws it.
@@ -436,6 +496,16 @@ pub struct MarkText {
     pub content: String,
     /// The dump line whose row it is drawn in.
     pub line: u32,
+    /// Its width in px at the small size: a drawer shows it only where its host is this wide.
+    pub w: f64,
+}
+
+impl MarkText {
+    /// `content` in the row of dump line `line`, measured.
+    pub fn new(content: String, line: u32) -> MarkText {
+        let w = measured(&content, px_rules().small);
+        MarkText { content, line, w }
+    }
 }
 
 /// One space's live bytes per line, as bars already scaled to the column (the column's width does
@@ -625,7 +695,9 @@ fn inset_table(
                     let (scaled, band) = scaled(l, axis);
                     is_inset(scaled, main, mode == ScaleMode::Insets).then(|| {
                         let own = inset_factor(scaled, band);
-                        InsetLane { lane: i, factor: own, badge: [inset_badge(own, main), inset_ratio(own, main)] }
+                        let badge = [inset_badge(own, main), inset_ratio(own, main)];
+                        let badge_w = [0, 1].map(|b| measured(&badge[b], px_rules().small));
+                        InsetLane { lane: i, factor: own, badge, badge_w }
                     })
                 })
                 .collect();
@@ -786,7 +858,7 @@ enum Tips {
 }
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
-    let lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
+    let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
     let factors = factors(f, &lanes, view.width, view.scale_mode);
     let inset_lanes = inset_table(&lanes, &factors, view.scale_mode);
     let legend = card_legend(&lanes);
@@ -797,6 +869,10 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b, tips))
         .collect();
     number_in_reading_order(&mut boxes);
+    for (li, lane) in lanes.iter_mut().enumerate() {
+        lane.by_size = (0..boxes.len()).filter(|&i| boxes[i].lane == li).collect();
+        lane.by_size.sort_by_key(|&i| (std::cmp::Reverse(boxes[i].bytes[1]), boxes[i].bytes[0], i));
+    }
     CardPlan {
         function: f.name.clone(),
         first: f.src_start,
@@ -836,6 +912,7 @@ fn number_in_reading_order(boxes: &mut [BoxPlan]) {
     order.sort_by_key(|&i| (boxes[i].lines[0], boxes[i].lane, boxes[i].bytes[0], i));
     for (n, i) in order.into_iter().enumerate() {
         boxes[i].n = n + 1;
+        boxes[i].label.set_key(n + 1);
     }
 }
 
@@ -852,9 +929,11 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
         span,
         ends: [fmt_bytes(span[0]), fmt_bytes(span[1])],
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
+        hwm_w: measured(&format!("hwm {}", fmt_bytes(s.hwm)), px_rules().small),
         marks,
         profile: marks::profile_plan(s),
         live: marks::lane_changes(f, s),
+        by_size: Vec::new(), // filled once the card's boxes are planned
     }
 }
 
@@ -869,12 +948,12 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
         lines: [t.start, t.end],
         view: b.view,
         conflict: b.conflict,
-        label: LabelPlan {
-            name: t.name.clone(),
-            badge: if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) },
+        label: LabelPlan::new(
+            t.name.clone(),
+            if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) },
             // The address range is dropped before the size is cut: a whole number reads better.
-            details: vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
-        },
+            vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
+        ),
         tip: if tips == Tips::Written { tooltip(b) } else { Vec::new() },
         marks: marks::box_marks(b),
         n: 0, // numbered once every box is planned
@@ -1034,18 +1113,15 @@ mod tests {
     #[test]
     fn the_label_keeps_the_size_before_the_range() {
         let px = px_rules();
-        let label = LabelPlan {
-            name: "t__tile_long".into(),
-            badge: "+2".into(),
-            details: vec!["8 KB · [0, 8192)".into(), "8 KB".into()],
-        };
+        let label = LabelPlan::new("t__tile_long".into(), "+2".into(), vec!["8 KB · [0, 8192)".into(), "8 KB".into()]);
         let wide = fit_label(&label, 200.0, 34.0, &px);
         assert_eq!(wide.name.as_deref(), Some("t__tile_long"));
         assert_eq!(wide.badge.as_deref(), Some("+2"));
         assert_eq!(wide.detail.as_deref(), Some("8 KB · [0, 8192)"));
         let narrow = fit_label(&label, 60.0, 17.0, &px);
         assert_eq!(narrow.detail, None, "one line high: no detail");
-        assert_eq!(narrow.name.as_deref(), Some("t__t…"));
+        assert_eq!(narrow.name, None, "a name is never cut");
+        assert_eq!(narrow.badge, None, "no badge without its name");
         assert_eq!(fit_label(&label, 60.0, 34.0, &px).detail.as_deref(), Some("8 KB"));
     }
 }

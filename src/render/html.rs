@@ -659,7 +659,20 @@ fn palette_css(rules: &Value) -> String {
         }
         decl
     };
-    let (light, dark) = (scheme("light") + &shares("light"), scheme("dark") + &shares("dark"));
+    // The neutrals (page, card, text, frames, gridlines) of each theme: the pictures' own.
+    let neutral = |name: &str| -> String {
+        let mut decl = String::new();
+        if let Some(Value::Object(map)) = colors.and_then(|c| c.get("neutral")).and_then(|m| m.get(name)) {
+            for (key, color) in map {
+                if let (true, Some(color)) = (is_css_ident(key), color.as_str().filter(|c| is_css_color(c))) {
+                    let _ = write!(decl, "--{key}:{color};");
+                }
+            }
+        }
+        decl
+    };
+    let light = scheme("light") + &shares("light") + &neutral("light");
+    let dark = scheme("dark") + &shares("dark") + &neutral("dark");
     let mut css = String::new();
     let _ = writeln!(css, ":root{{{light}{status}}}");
     let _ = writeln!(css, "@media (prefers-color-scheme: dark){{:root:not([data-theme=light]){{{dark}}}}}");
@@ -920,6 +933,35 @@ mod tests {
         assert!(page.contains("--critical:#d03b3b;"));
         for external in [" src=\"", " href=\"http", "@import", "url(http"] {
             assert!(!page.contains(external), "{external}");
+        }
+    }
+
+    /// The page's neutrals are the pictures' palette, in both themes: written from it, and defined
+    /// nowhere else (the stylesheet only reads them).
+    #[test]
+    fn the_page_colours_are_the_palette() {
+        use crate::layout::Theme;
+        use crate::layout::style::palette;
+        let rules: Value = serde_json::from_str(&crate::layout::options::rules_json()).unwrap();
+        let css = palette_css(&rules);
+        let (light, rest) = css.split_once("@media (prefers-color-scheme: dark)").unwrap();
+        let (dark_auto, dark_forced) = rest.split_once(":root[data-theme=dark]").unwrap();
+        for (block, theme) in [(light, Theme::Light), (dark_auto, Theme::Dark), (dark_forced, Theme::Dark)] {
+            let p = palette(theme);
+            for (name, color) in [
+                ("bg", p.page),
+                ("panel", p.card),
+                ("fg", p.text),
+                ("muted", p.muted),
+                ("border", p.border),
+                ("grid", p.grid),
+            ] {
+                let decl = format!("--{name}:{};", color.css());
+                assert!(block.contains(&decl), "{theme:?}: {decl} not in {block}");
+                let defined = format!("--{name}:");
+                assert!(!PAGE_CSS.contains(&defined), "page.css defines --{name} itself");
+                assert!(!PAGE_CSS.contains(&format!("--{name}: ")), "page.css defines --{name} itself");
+            }
         }
     }
 }

@@ -5,10 +5,9 @@
 // show/hide, pinning, IR source, splitter). Cards are built when first opened, so a page with dozens
 // of functions is interactive at once. What to draw comes from the plan the Rust layout engine wrote
 // next to the data (layout/plan.rs): spans, the factor of every set of visible lanes, label
-// candidates, tooltip lines, marks, profile bars, all text. This script only turns bytes and lines
-// into pixels at the reader's factor (`place`, and labels.js' label rule: the plan's rules,
-// mirrored) and
-// handles interaction.
+// candidates with their widths, tooltip lines, marks, profile bars, live-list order, all text. This
+// script only turns bytes and lines into pixels at the reader's factor (labels.js: the plan's byte
+// axis and label rule, mirrored) and handles interaction.
 'use strict';
 
 /**
@@ -171,17 +170,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
-  /**
-   * layout::plan::Axis::place: bytes [offset, offset + size) in a lane `laneW` px wide on `axis`
-   * ({ k, cut, px }: k px a byte, except a cut band; pmmLabels.axisX is the rule).
-   */
-  function place(offset, size, axis, laneW) {
-    return pmmLabels.placeOn(axis, offset, size, laneW, PX.min_box);
-  }
-
-  /** Width of `text` at `size` px: the font is monospaced, one advance per character. */
-  const textW = (text, size) => [...text].length * PX.char_em * size;
-
   // The label rule (layout/labels.rs) is labels.js' `pmmLabels`, loaded before this script; the
   // tooltips and legend words of the compiler's placed marks are marks.js' `pmmMarks`.
 
@@ -205,9 +193,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   /** The generic draw of a mark: `host` is its box's [x, w] (or the lane's), in its parent's px. */
   function placeMark({ m, st, node, text }, host, axis, laneW) {
-    let [x, w] = m.bytes ? place(m.bytes[0], m.bytes[1], axis, laneW) : host;
+    let [x, w] = m.bytes ? pmmLabels.placeOn(axis, m.bytes[0], m.bytes[1], laneW, PX.min_box) : host;
     if (text) {
-      text.hidden = textW(m.text.content, PX.small) + 2 * PX.inset > w;
+      text.hidden = m.text.w + 2 * PX.inset > w;
       text.style.left = `${x + PX.inset}px`;
     }
     if (st.kind === 'band') {
@@ -234,21 +222,17 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   const words = (n) => WORDS[n] ?? `${n} B`;
 
   /**
-   * What holds a space at `line`: the boxes whose lines include it, biggest first, and the plan's
-   * figures there (layout::plan::LanePlan::live: the live total and the largest free range at each
-   * line where the live set changes; a line's are the last change's at or before it).
+   * The plan's live figures at `line` (layout::plan::LanePlan::live, one entry where the live set
+   * changes): the last entry at or before it, found by bisection; [line, total, offset, size].
    */
-  function liveAt(boxes, changes, line) {
-    const live = boxes.filter((b) => b.start <= line && line <= b.end);
+  function changeAt(changes, line) {
     let lo = 0;
     let hi = changes.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (changes[mid][0] <= line) lo = mid + 1; else hi = mid;
     }
-    const [, total, offset, size] = changes[lo - 1] || [line, 0, 0, 0];
-    live.sort((a, b) => b.size - a.size || a.offset - b.offset);
-    return { live, total, largest: { offset, size } };
+    return changes[lo - 1] || [line, 0, 0, 0];
   }
 
   function fmtZoom(z) {
@@ -405,11 +389,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       close.addEventListener('click', () => { panel.hidden = true; });
       const rows = [el('div', { class: 'la-head' }, el('b', { text: `live at L${line}` }), close)];
       for (const sp of this.fn.spaces) {
-        const changes = this.lanes.get(sp.space).lp.live;
-        const { live, total, largest } = liveAt(this.boxes.filter((b) => b.space === sp.space), changes, line);
-        const free = largest.size > 0
-          ? `largest free ${words(largest.size)} at [${largest.offset}, ${largest.offset + largest.size})`
-          : 'no free range';
+        const { lp } = this.lanes.get(sp.space);
+        const [, total, offset, size] = changeAt(lp.live, line);
+        // The plan lists the lane's boxes in the live list's order; those live at `line` are its list.
+        const live = lp.by_size.map((i) => this.boxes[i]).filter((b) => b.start <= line && line <= b.end);
+        const free = size > 0 ? `largest free ${words(size)} at [${offset}, ${offset + size})` : 'no free range';
         const tiles = live.map((b) => el('li', { data: { name: b.name, size: String(b.size) } },
           el('span', { class: 'la-name', text: b.name }), ` ${words(b.size)} [${b.offset}, ${b.offset + b.size})`));
         rows.push(el('div', { class: 'la-space', data: { space: sp.space, total: String(total) } },
@@ -817,7 +801,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       entry.head.classList.toggle('inset', on);
       entry.badge.hidden = !on;
       const room = laneW - 2 * 8; // the head's padding (page.css)
-      entry.badge.textContent = on ? inset.badge.find((b) => textW(b, PX.small) <= room) ?? '' : '';
+      entry.badge.textContent = on ? inset.badge.find((_, i) => inset.badge_w[i] <= room) ?? '' : '';
       if (on) entry.lane.dataset.pxPerByte = String(kl);
       else delete entry.lane.dataset.pxPerByte;
     }
@@ -861,7 +845,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      */
     placeHwm(entry, axis, laneW) {
       const HEAD_PAD = 8;
-      const w = [...entry.lp.hwm].length * PX.char_em * 10;
+      const w = entry.lp.hwm_w;
       const at = clamp(pmmLabels.axisX(axis, entry.hwmBytes), 0.5, laneW - 0.5);
       const left = clamp(at - w / 2, 1, Math.max(laneW - w - 1, 1));
       entry.hwm.style.left = `${left - HEAD_PAD}px`;
@@ -887,7 +871,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const first = this.plan.first;
       const input = entry.boxes.map((it) => {
         const { b, node, marks } = it;
-        const [x, w] = place(b.offset, b.size, axis, laneW);
+        const [x, w] = pmmLabels.placeOn(axis, b.offset, b.size, laneW, PX.min_box);
         node.style.left = `${x}px`;
         node.style.width = `${w}px`;
         it.w = w;
