@@ -368,6 +368,15 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       return this._boxes;
     }
 
+    /** The boxes in reading order: by their keys (layout::plan::BoxPlan::n, from 1). */
+    get reading() {
+      if (!this._reading) {
+        this._reading = [];
+        for (const b of this.boxes) this._reading[b.plan.n - 1] = b;
+      }
+      return this._reading;
+    }
+
     get srcW() {
       if (this._srcW === undefined) this._srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
       return this._srcW;
@@ -508,6 +517,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // lanes, in the plan's panel order, with their marks (high-water mark, fit answers)
       this.lanes = new Map();
       this.boxEls = [];
+      this.items = [];
       this.plan.lanes.forEach((lp, li) => {
         const head = el('div', { class: 'lane-head', data: { space: lp.space } },
           el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: lp.space })),
@@ -553,7 +563,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         // A label beside the box (where none fits in it), and its leader, live in the lane.
         const beside = el('span', { class: 'beside', hidden: true, 'aria-hidden': 'true', data: { for: String(b.i) } });
         const leader = el('i', { class: 'leader', hidden: true, 'aria-hidden': 'true' });
-        entry.boxes.push({ b, node, name, badge, detail, marks, beside, leader, bl: name.parentElement });
+        this.items[b.i] = { b, node, name, badge, detail, marks, beside, leader, bl: name.parentElement };
+        entry.boxes.push(this.items[b.i]);
         entry.lane.append(node);
       }
       // Beside-labels and leaders over every box of their lane.
@@ -735,17 +746,21 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
     /** Something a reader did: this card becomes the one the URL describes. */
     changed() {
+      this.stamp();
+      writeHash(this);
+    }
+
+    /** The card's zoom and axis on its element, where tests and scripts read them. */
+    stamp() {
       this.el.dataset.zoom = String(+this.state.zoom.toFixed(4));
       this.el.dataset.axis = this.state.axis;
-      writeHash(this);
     }
 
     refreshAll() {
       this.layout();
       this.paintSource();
       this.paintPin();
-      this.el.dataset.zoom = String(+this.state.zoom.toFixed(4));
-      this.el.dataset.axis = this.state.axis;
+      this.stamp();
     }
 
     visibleSpaces() {
@@ -811,8 +826,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      * (the plan's number, the same at every zoom), in key order.
      */
     applyKeys() {
-      const items = this.visibleSpaces().flatMap((sp) => this.lanes.get(sp.space).boxes).filter((it) => it.keyed);
-      items.sort((a, c) => a.b.plan.n - c.b.plan.n);
+      const items = this.reading.map((b) => this.items[b.i]).filter((it) => it && it.keyed && !this.state.hidden.has(it.b.space));
       const rows = items.map((it) => {
         const key = String(it.b.plan.n);
         return el('li', { data: { key, name: it.b.name } }, el('b', { text: key }), ' ', el('span', { text: it.b.plan.key }));
@@ -1095,9 +1109,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.placeBand(this.hoverBand, b);
     }
 
-    placeBand(band, b) {
+    placeBand(band, b, top = 'top') {
       band.hidden = false;
-      band.style.top = `${(b.start - this.fn.src_start) * R.line_px}px`;
+      band.style[top] = `${(b.start - this.fn.src_start) * R.line_px}px`;
       band.style.height = `${(b.end - b.start + 1) * R.line_px}px`;
     }
 
@@ -1153,9 +1167,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.chipName.textContent = b.name;
       this.hoverBand.hidden = true;
       this.placeBand(this.pinBand, b);
-      this.rowBand.hidden = false;
-      this.rowBand.style.marginTop = `${(b.start - this.fn.src_start) * R.line_px}px`;
-      this.rowBand.style.height = `${(b.end - b.start + 1) * R.line_px}px`;
+      this.placeBand(this.rowBand, b, 'marginTop');
       this.markNames([b.name, ...b.aliases]);
     }
 
@@ -1200,13 +1212,12 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.matches = [];
       this.el.classList.toggle('searching', q.length > 0);
       const hits = [];
-      for (const b of this.boxes) {
+      for (const b of this.reading) {
         const hit = q.length > 0 && [b.name, ...b.aliases].some((n) => n.toLowerCase().includes(q));
         const node = this.boxEls[b.i];
         if (node) node.classList.toggle('match', hit);
         if (hit) hits.push(b);
       }
-      hits.sort((a, b) => a.start - b.start || a.offset - b.offset);
       this.matches = hits.map((b) => b.i);
       this.searchCount.textContent = q ? `${hits.length} found` : '';
     }
@@ -1215,8 +1226,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // Every cell is a text the layout engine wrote: the tooltip's lines and the label's detail.
       const head = ['name', 'space · shape dtype · op', 'base', 'size · address', 'lines', 'aliases', 'marks'];
       const tbody = el('tbody');
-      const sorted = [...this.boxes].sort((a, b) => a.start - b.start || a.offset - b.offset);
-      for (const b of sorted) {
+      for (const b of this.reading) {
         const flags = [b.view ? 'view' : '', b.conflict ? 'conflict' : ''].filter(Boolean).join(', ');
         const tr = el('tr', { data: { index: String(b.i), space: b.space } },
           el('td', { class: 'nm' }, el('button', { type: 'button', class: 'linkish', text: b.name, title: 'Pin this tile' })),
