@@ -572,11 +572,12 @@ pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
 
 /// The card's main px/byte factor at zoom 1 for lanes spanning `spans` bytes. `Strict` is
 /// [`px_per_byte`]: the whole factor grows until the narrowest lane is the minimum wide. `Insets`
-/// keeps the factor that fills `width` with the lanes that can hold it: the smallest lanes are set
-/// aside one by one until every lane left is at least the minimum wide at the fill of those left;
-/// a set-aside lane that the final factor still makes that wide rejoins them (the factor then grows
-/// a little, as in `Strict`, never past that fill). The lanes left out are exactly those with
-/// [`is_inset`] at the answer, so a drawer given only the factor classifies every lane the same way.
+/// keeps the factor that fills `width` with the lanes that can hold it: the lanes that would be
+/// insets ([`is_inset`]: too narrow, and magnified enough by an inset) are set aside one by one
+/// until none left is one at the fill of those left; a set-aside lane that is no inset at that fill
+/// rejoins them (the factor then grows a little, as in `Strict`, never past that fill). The lanes
+/// left out are exactly those with [`is_inset`] at the answer, so a drawer given only the factor
+/// classifies every lane the same way.
 ///
 /// The insets' own widths come out of `width` too, so that the lanes and the insets together fill
 /// it: a card is as wide as `--width` asks, whatever its small spaces.
@@ -598,8 +599,8 @@ pub fn lanes_factor(lanes: &[(i64, f64)], width: f64, mode: ScaleMode) -> f64 {
     // per lane.
     let mut room = (width - fixed).max(RULES.min_lane_px);
     for _ in 0..=spans.len() {
-        let factor = fill_factor(&spans, room);
-        let inset = |l: &&(i64, f64)| is_inset(l.0, factor, true);
+        let factor = fill_factor(lanes, room);
+        let inset = |l: &&(i64, f64)| is_inset(l.0, l.1, factor, true);
         let insets = lanes.iter().filter(inset).count();
         let bands: f64 = lanes.iter().filter(|l| !inset(l)).map(|l| l.1).sum();
         let next = (width - insets as f64 * RULES.inset_px - bands).max(RULES.min_lane_px);
@@ -608,7 +609,7 @@ pub fn lanes_factor(lanes: &[(i64, f64)], width: f64, mode: ScaleMode) -> f64 {
         }
         room = next;
     }
-    fill_factor(&spans, room)
+    fill_factor(lanes, room)
 }
 
 /// The card's room for its lanes inside a panel `width` px wide: what the line-number gutter
@@ -618,26 +619,41 @@ pub fn lane_room(width: f64, gutter: f64, lanes: usize) -> f64 {
     (width - gutter - RULES.profile_gap - lanes as f64 * (RULES.profile_px + 4.0)).max(RULES.min_lane_px)
 }
 
-/// [`main_factor`]'s fill of `width` by the lanes that can hold it.
-fn fill_factor(spans: &[i64], width: f64) -> f64 {
-    let mut sorted: Vec<i64> = spans.iter().map(|&s| s.max(1)).collect();
-    sorted.sort_unstable();
+/// [`main_factor`]'s fill of `width` by the lanes (`(bytes to scale, band px)`) that can hold it:
+/// the lanes that would be insets are set aside, most in need first, until the next one is no inset
+/// at the fill of those left; then every lane that is no inset at that fill is at the card's scale,
+/// and the factor grows (never past that fill) until none of them is one.
+fn fill_factor(lanes: &[(i64, f64)], width: f64) -> f64 {
+    let mut sorted: Vec<(i64, f64)> = lanes.iter().map(|&(s, band)| (s.max(1), band)).collect();
+    sorted.sort_by(|a, b| inset_until(b.0, b.1).total_cmp(&inset_until(a.0, a.1)));
     // Summed as floats: a hostile dump's spans may add up past i64, and a factor needs no exact sum.
-    let mut fill = width / sorted.iter().map(|&s| s as f64).sum::<f64>();
+    let sum = |ls: &[(i64, f64)]| ls.iter().map(|&(s, _)| s as f64).sum::<f64>();
+    let mut fill = width / sum(&sorted);
     for k in 0..sorted.len() {
-        fill = width / sorted[k..].iter().map(|&s| s as f64).sum::<f64>();
-        if sorted[k] as f64 * fill >= RULES.min_lane_px {
+        fill = width / sum(&sorted[k..]);
+        if !is_inset(sorted[k].0, sorted[k].1, fill, true) {
             break;
         }
     }
-    let main: Vec<i64> = sorted.into_iter().filter(|&s| s as f64 * fill >= RULES.min_lane_px - 1e-6).collect();
-    px_per_byte(&main, width, 1.0)
+    let main: Vec<(i64, f64)> = sorted.into_iter().filter(|&(s, band)| !is_inset(s, band, fill, true)).collect();
+    if main.is_empty() {
+        return fill;
+    }
+    main.iter().map(|&(s, band)| inset_until(s, band)).fold(width / sum(&main), f64::max).min(fill)
 }
 
-/// Whether a lane spanning `span` bytes is drawn as an inset at a card whose main factor is
-/// `factor` px/byte at zoom 1.
-pub fn is_inset(span: i64, factor: f64, insets: bool) -> bool {
-    insets && (span.max(1) as f64) * factor < RULES.min_lane_px - 1e-6
+/// Whether a lane with `span` bytes to scale and a cut band `band` px wide (0 without one) is drawn
+/// as an inset at a card whose main factor is `factor` px/byte at zoom 1: at that factor it would be
+/// narrower than the minimum lane, its band included. A lane whose band already makes it that wide
+/// is drawn at the card's scale: as an inset it would be magnified barely or not at all (`x1.3`, even
+/// `x0.8`), which tells a reader nothing the card's scale does not.
+pub fn is_inset(span: i64, band: f64, factor: f64, insets: bool) -> bool {
+    insets && span.max(1) as f64 * factor + band < RULES.min_lane_px - 1e-6
+}
+
+/// The factor below which a lane (`span` bytes to scale, a band `band` px wide) is an inset.
+fn inset_until(span: i64, band: f64) -> f64 {
+    (RULES.min_lane_px - band) / span.max(1) as f64
 }
 
 /// The px/byte factor of an inset lane at zoom 1 with `span` bytes to scale and a cut band `band`
@@ -693,7 +709,7 @@ fn inset_table(
                 .filter(|(i, _)| *i < MAX_SUBSET_LANES && mask & (1 << i) != 0)
                 .filter_map(|(i, l)| {
                     let (scaled, band) = scaled(l, axis);
-                    is_inset(scaled, main, mode == ScaleMode::Insets).then(|| {
+                    is_inset(scaled, band, main, mode == ScaleMode::Insets).then(|| {
                         let own = inset_factor(scaled, band);
                         let badge = [inset_badge(own, main), inset_ratio(own, main)];
                         let badge_w = [0, 1].map(|b| measured(&badge[b], px_rules().small));
@@ -1098,8 +1114,8 @@ mod tests {
         let main: f64 = spans[..4].iter().map(|&s| s as f64 * f).sum();
         let all = main + RULES.inset_px;
         assert!((all - 1180.0).abs() < 1e-6, "the four large lanes and the inset fill the panel: {all}");
-        assert!(is_inset(1_024, f, true) && !is_inset(65_536, f, true));
-        assert!(!is_inset(1_024, f, false), "strict mode has no insets");
+        assert!(is_inset(1_024, 0.0, f, true) && !is_inset(65_536, 0.0, f, true));
+        assert!(!is_inset(1_024, 0.0, f, false), "strict mode has no insets");
         assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
         assert_eq!(inset_badge(inset_factor(1_024, 0.0), f), "x87, not to scale");
         // The gutter and the live-bytes columns come out of the panel too.
@@ -1108,6 +1124,28 @@ mod tests {
                 < 1e-9
         );
         assert_eq!(lane_room(100.0, 60.0, 5), RULES.min_lane_px, "never less than one lane");
+    }
+
+    #[test]
+    fn a_lane_its_band_makes_wide_enough_is_no_inset() {
+        // The demo's AIC card: Mat and Left cut to bands, Left's 16 KB in use would be ~35 px.
+        let lanes = [(49_152, CUT_PX), (16_384, CUT_PX), (65_536, 0.0), (131_072, 0.0), (1_024, 0.0)];
+        let f = lanes_factor(&lanes, 900.0, ScaleMode::Insets);
+        let (left, band) = lanes[1];
+        assert!(left as f64 * f + band >= RULES.min_lane_px, "Left at the card's scale, band included, is wide enough");
+        assert!(inset_factor(left, band) / f < 2.0, "its inset would magnify it {}x", inset_factor(left, band) / f);
+        assert!(!is_inset(left, band, f, true), "so it is drawn at the card's scale");
+        assert!(is_inset(1_024, 0.0, f, true), "Bias stays an inset: {}", inset_ratio(inset_factor(1_024, 0.0), f));
+        // A banded lane is an inset only where its inset magnifies it five times or more.
+        let banded = |w: f64| is_inset((w / f) as i64, CUT_PX, f, true);
+        assert!(banded(10.0) && inset_factor((10.0 / f) as i64, CUT_PX) / f >= 5.0 && !banded(13.0));
+        // Every lane at the card's scale is no inset at the answer and at least the minimum wide;
+        // lanes and insets fit the room.
+        let drawn: Vec<f64> =
+            lanes.iter().filter(|l| !is_inset(l.0, l.1, f, true)).map(|l| l.0 as f64 * f + l.1).collect();
+        assert!(drawn.iter().all(|&w| w >= RULES.min_lane_px - 1e-6), "{drawn:?}");
+        let total: f64 = drawn.iter().sum::<f64>() + RULES.inset_px;
+        assert!(total <= 900.0 + 1e-6, "lanes and the inset fit the room: {total}");
     }
 
     #[test]
