@@ -320,8 +320,10 @@ fn the_page_script_places_labels_as_the_layout_does() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("cases.json");
     std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/labels.test.mjs");
-    let run = std::process::Command::new("node").arg("--test").arg(&script).env("PMM_LABEL_CASES", &file).output();
+    // Every script test of the page (tests/js/): this one's cases, and the hand-made ones beside it.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scripts = ["tests/js/labels.test.mjs", "tests/js/choice.test.mjs"].map(|s| root.join(s));
+    let run = std::process::Command::new("node").arg("--test").args(&scripts).env("PMM_LABEL_CASES", &file).output();
     let _ = std::fs::remove_dir_all(&dir);
     match run {
         Err(e) => eprintln!("note: node not found ({e}): the page's label rule is not checked here"),

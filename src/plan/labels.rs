@@ -98,7 +98,6 @@ pub fn place_lane_around(
     blocked: Option<(f64, f64)>,
 ) -> Vec<Option<Spot>> {
     let line = px.line;
-    let width = |s: &str, size: f64| s.chars().count() as f64 * px.char_em * size;
     let rows = rows.max(1);
     // Rows times boxes is a picture no reader sees at once; past this, labels stay inside their boxes
     // rather than the work growing with every box's height.
@@ -129,23 +128,13 @@ pub fn place_lane_around(
     let mut beside = Vec::new();
     for &i in &reading {
         let b = &boxes[i];
-        let h = (b.rows.1 - b.rows.0 + 1) as f64 * line;
-        let fitted = fit_label(b.label, b.w, h, px);
-        let (fitted, keyed) = if fitted.name.as_deref() == Some(b.label.name.as_str()) {
-            (fitted, false)
-        } else {
-            let key = b.key.to_string();
-            let fits = width(&key, px.label) <= b.w - 2.0 * px.inset;
-            (FittedLabel { name: fits.then_some(key), badge: None, detail: fitted.detail }, true)
-        };
+        let (fitted, keyed) = inside_label(b, px);
         let Some(name) = &fitted.name else {
             beside.push(i);
             continue;
         };
-        let mut name_w = width(name, px.label);
-        if let Some(badge) = &fitted.badge {
-            name_w += 4.0 + width(badge, px.label);
-        }
+        let name_w = if keyed { b.label.w.key } else { b.label.w.full };
+        debug_assert!(keyed || name == &b.label.name);
         let (from, to) = (b.x + px.inset, b.x + px.inset + name_w);
         let free = |row: usize, from: f64, to: f64| {
             row < rows
@@ -157,7 +146,7 @@ pub fn place_lane_around(
             beside.push(i);
             continue;
         };
-        let detail_to = fitted.detail.as_ref().map(|d| from + width(d, px.small));
+        let detail_to = fitted.detail.as_ref().and_then(|d| detail_w(b.label, d)).map(|w| from + w);
         let detail = match detail_to {
             Some(z) if row < b.rows.1 && free(row + 1, from, z) => fitted.detail,
             _ => None,
@@ -173,12 +162,12 @@ pub fn place_lane_around(
     for i in beside {
         let b = &boxes[i];
         let name = &b.label.name;
-        let near = find_spot(b, width(name, px.label), lane_w, line, &boxes_in, &labels_in)
+        let near = find_spot(b, b.label.w.name, lane_w, line, &boxes_in, &labels_in)
             .filter(|s| s.cost <= NAME_NEAR)
             .map(|s| (s, name.clone(), false));
         let chosen = near.or_else(|| {
             let key = b.key.to_string();
-            find_spot(b, width(&key, px.label), lane_w, line, &boxes_in, &labels_in).map(|s| (s, key, true))
+            find_spot(b, b.label.w.key, lane_w, line, &boxes_in, &labels_in).map(|s| (s, key, true))
         });
         let Some((s, text, keyed)) = chosen else { continue };
         labels_in[s.row].push((s.x, s.x + s.w));
@@ -192,24 +181,31 @@ const MAX_CELLS: usize = 4_000_000;
 
 /// Each box's label inside it, where it fits, with nothing beside: for a lane too large to search.
 fn inside_only(boxes: &[LabelBox], px: &PxRules) -> Vec<Option<Spot>> {
-    let line = px.line;
     boxes
         .iter()
         .map(|b| {
-            let h = (b.rows.1 - b.rows.0 + 1) as f64 * line;
-            let fitted = fit_label(b.label, b.w, h, px);
-            if fitted.name.as_deref() == Some(b.label.name.as_str()) {
-                return Some(Spot::Inside { fitted, keyed: false, row: b.rows.0 });
-            }
-            let key = b.key.to_string();
-            let fits = key.chars().count() as f64 * px.char_em * px.label <= b.w - 2.0 * px.inset;
-            fits.then_some(Spot::Inside {
-                fitted: FittedLabel { name: Some(key), badge: None, detail: fitted.detail },
-                keyed: true,
-                row: b.rows.0,
-            })
+            let (fitted, keyed) = inside_label(b, px);
+            fitted.name.is_some().then_some(Spot::Inside { fitted, keyed, row: b.rows.0 })
         })
         .collect()
+}
+
+/// The first of a box's candidates whose stated width fits inside it: its name with the badge, else
+/// its key (`keyed`), else none (the name is `None`: the label goes beside); the detail as
+/// [`fit_label`] picks it.
+fn inside_label(b: &LabelBox, px: &PxRules) -> (FittedLabel, bool) {
+    let h = (b.rows.1 - b.rows.0 + 1) as f64 * px.line;
+    let fitted = fit_label(b.label, b.w, h, px);
+    if fitted.name.is_some() {
+        return (fitted, false);
+    }
+    let fits = b.label.w.key <= b.w - 2.0 * px.inset;
+    (FittedLabel { name: fits.then(|| b.key.to_string()), badge: None, detail: fitted.detail }, true)
+}
+
+/// The stated width of `detail`, one of `label`'s details.
+fn detail_w(label: &LabelPlan, detail: &str) -> Option<f64> {
+    label.details.iter().position(|d| d == detail).and_then(|i| label.w.details.get(i).copied())
 }
 
 /// A free spot for a text beside a box, and what reaching it costs.
@@ -304,7 +300,9 @@ mod tests {
     use crate::plan::px_rules;
 
     fn label(name: &str) -> LabelPlan {
-        LabelPlan { name: name.into(), badge: String::new(), details: vec!["8 KB".into()] }
+        let mut l = LabelPlan::new(name.into(), String::new(), vec!["8 KB".into()]);
+        l.set_key(1);
+        l
     }
 
     #[test]

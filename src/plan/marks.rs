@@ -26,8 +26,7 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
             bytes: None,
             lines: Some([idle.from, idle.to]),
             at: Vec::new(),
-            text: (label_line <= idle.to)
-                .then(|| MarkText { content: format!("idle {} lines", idle.lines), line: label_line }),
+            text: (label_line <= idle.to).then(|| MarkText::new(format!("idle {} lines", idle.lines), label_line)),
             tip: None,
         });
     }
@@ -88,7 +87,7 @@ pub fn fit_plan(f: &FunctionMap, space: &str) -> Vec<Mark> {
                 bytes: Some([g.offset, g.size]),
                 lines: Some([from, to]),
                 at: Vec::new(),
-                text: Some(MarkText { content: format!("fits {}", fmt_bytes(a.bytes)), line: from }),
+                text: Some(MarkText::new(format!("fits {}", fmt_bytes(a.bytes)), from)),
                 tip: None,
             });
         }

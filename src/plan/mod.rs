@@ -158,6 +158,8 @@ pub struct InsetLane {
     pub factor: f64,
     /// `x2.6, not to scale`, and `x2.6` for a lane too narrow for the whole.
     pub badge: [String; 2],
+    /// The two badges' widths in px at the small size: a drawer shows the first that fits.
+    pub badge_w: [f64; 2],
 }
 
 fn no_insets(t: &[std::collections::BTreeMap<usize, Vec<InsetLane>>; 2]) -> bool {
@@ -218,6 +220,8 @@ pub struct LanePlan {
     pub ends: [String; 2],
     /// The high-water mark, as the lane head says it.
     pub hwm: String,
+    /// Its width in px at the small size, for centring it on its line.
+    pub hwm_w: f64,
     /// Marks over the boxes: the high-water-mark rule, free ranges answering a fit query.
     pub marks: Vec<Mark>,
     /// The live-bytes column beside the lanes.
@@ -230,6 +234,9 @@ pub struct LanePlan {
     /// set changes (at most two a box), the union of the live boxes' bytes and the largest free
     /// range ([`live_at`]'s rule); a line's figures are the last entry's at or before it.
     pub live: Vec<[i64; 4]>,
+    /// The lane's boxes (indices into [`CardPlan::boxes`]) in the order a line's live list names
+    /// them: largest first, then by offset. The live list at a line is those of them live there.
+    pub by_size: Vec<usize>,
 }
 
 fn no_cuts(cuts: &[Option<Cut>; 2]) -> bool {
@@ -286,19 +293,67 @@ pub struct BoxPlan {
 /// The label's candidates; [`fit_label`] picks among them for a box's width and height.
 #[derive(Debug, Clone, Serialize)]
 pub struct LabelPlan {
-    /// The box's name (shortened with an ellipsis where it does not fit).
+    /// The box's whole name: shown whole or not at all (its key stands in for it).
     pub name: String,
     /// `+N` aliases merged into the box, or empty.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub badge: String,
     /// Second-line candidates, longest first: the first that fits is drawn.
     pub details: Vec<String>,
+    /// What each candidate takes across, measured here once with the bundled font: every drawer,
+    /// the page's script included, only compares these with the room a box leaves.
+    pub w: LabelWidths,
+}
+
+/// Widths in px at scale 1 (the font sizes of [`PxRules`]) of a label's candidates, in the order
+/// the label rule tries them inside a box: the name with its badge, then the key; beside a box,
+/// the name alone, then the key. Rounded to a thousandth of a px, the values every drawer uses.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LabelWidths {
+    /// The name, the gap and the badge (the name alone where there is no badge).
+    pub full: f64,
+    /// The name alone.
+    pub name: f64,
+    /// The box's key (its number), set when the boxes are numbered.
+    pub key: f64,
+    /// Each of `details` at the small size.
+    pub details: Vec<f64>,
+}
+
+/// Width of `text` at `size` px, as the plan states it.
+fn measured(text: &str, size: f64) -> f64 {
+    (text::width(text, size) * 1000.0).round() / 1000.0
+}
+
+impl LabelPlan {
+    /// A label of `name`, its `badge` (or empty) and its `details`, measured.
+    pub fn new(name: String, badge: String, details: Vec<String>) -> LabelPlan {
+        let px = px_rules();
+        let name_w = measured(&name, px.label);
+        let full = if badge.is_empty() {
+            name_w
+        } else {
+            ((name_w + 4.0 + measured(&badge, px.label)) * 1000.0).round() / 1000.0
+        };
+        let w = LabelWidths {
+            full,
+            name: name_w,
+            key: 0.0,
+            details: details.iter().map(|d| measured(d, px.small)).collect(),
+        };
+        LabelPlan { name, badge, details, w }
+    }
+
+    /// Sets the key's width for key `n`.
+    pub fn set_key(&mut self, n: usize) {
+        self.w.key = measured(&n.to_string(), px_rules().label);
+    }
 }
 
 /// What a label shows in a box of a given size.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct FittedLabel {
-    /// The name, whole or shortened.
+    /// The whole name, or the key where the label rule keyed the box.
     pub name: Option<String>,
     /// The alias badge.
     pub badge: Option<String>,
@@ -306,18 +361,23 @@ pub struct FittedLabel {
     pub detail: Option<String>,
 }
 
-/// The label rule: the name shortened to the room left of the badge, the badge if it fits at all,
-/// and on a box two lines high or more the first detail that fits. What does not fit is left out;
-/// the tooltip still has it all.
+/// The label rule inside a box `w` x `h` px, on the plan's widths alone: the name with its badge
+/// where both fit, else nothing (the key or a place beside the box is the caller's next choice: a
+/// name is never cut); on a box two lines high or more, the first detail that fits. What does not
+/// fit is left out; the tooltip still has it all.
 pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel {
     let room = w - 2.0 * px.inset;
-    let width = |s: &str, size: f64| s.chars().count() as f64 * px.char_em * size;
-    let badge_w = if label.badge.is_empty() { 0.0 } else { width(&label.badge, px.label) + 4.0 };
-    let name = text::fit(&label.name, px.label, room - badge_w);
-    let badge = (!label.badge.is_empty() && badge_w <= room).then(|| label.badge.clone());
-    let detail =
-        if h >= 2.0 * px.line { label.details.iter().find(|d| width(d, px.small) <= room).cloned() } else { None };
-    FittedLabel { name, badge, detail }
+    let whole = label.w.full <= room;
+    let detail = if h >= 2.0 * px.line {
+        label.w.details.iter().position(|&d| d <= room).map(|i| label.details[i].clone())
+    } else {
+        None
+    };
+    FittedLabel {
+        name: whole.then(|| label.name.clone()),
+        badge: (whole && !label.badge.is_empty()).then(|| label.badge.clone()),
+        detail,
+    }
 }
 
 /// What a mark is, which decides how every back end draws it.
@@ -446,6 +506,16 @@ pub struct MarkText {
     pub content: String,
     /// The dump line whose row it is drawn in.
     pub line: u32,
+    /// Its width in px at the small size: a drawer shows it only where its host is this wide.
+    pub w: f64,
+}
+
+impl MarkText {
+    /// `content` in the row of dump line `line`, measured.
+    pub fn new(content: String, line: u32) -> MarkText {
+        let w = measured(&content, px_rules().small);
+        MarkText { content, line, w }
+    }
 }
 
 /// One space's live bytes per line, as bars already scaled to the column (the column's width does
@@ -512,11 +582,12 @@ pub fn px_per_byte(spans: &[i64], width: f64, zoom: f64) -> f64 {
 
 /// The card's main px/byte factor at zoom 1 for lanes spanning `spans` bytes. `Strict` is
 /// [`px_per_byte`]: the whole factor grows until the narrowest lane is the minimum wide. `Insets`
-/// keeps the factor that fills `width` with the lanes that can hold it: the smallest lanes are set
-/// aside one by one until every lane left is at least the minimum wide at the fill of those left;
-/// a set-aside lane that the final factor still makes that wide rejoins them (the factor then grows
-/// a little, as in `Strict`, never past that fill). The lanes left out are exactly those with
-/// [`is_inset`] at the answer, so a drawer given only the factor classifies every lane the same way.
+/// keeps the factor that fills `width` with the lanes that can hold it: the lanes that would be
+/// insets ([`is_inset`]: too narrow, and magnified enough by an inset) are set aside one by one
+/// until none left is one at the fill of those left; a set-aside lane that is no inset at that fill
+/// rejoins them (the factor then grows a little, as in `Strict`, never past that fill). The lanes
+/// left out are exactly those with [`is_inset`] at the answer, so a drawer given only the factor
+/// classifies every lane the same way.
 ///
 /// The insets' own widths come out of `width` too, so that the lanes and the insets together fill
 /// it: a card is as wide as `--width` asks, whatever its small spaces.
@@ -538,8 +609,8 @@ pub fn lanes_factor(lanes: &[(i64, f64)], width: f64, mode: ScaleMode) -> f64 {
     // per lane.
     let mut room = (width - fixed).max(RULES.min_lane_px);
     for _ in 0..=spans.len() {
-        let factor = fill_factor(&spans, room);
-        let inset = |l: &&(i64, f64)| is_inset(l.0, factor, true);
+        let factor = fill_factor(lanes, room);
+        let inset = |l: &&(i64, f64)| is_inset(l.0, l.1, factor, true);
         let insets = lanes.iter().filter(inset).count();
         let bands: f64 = lanes.iter().filter(|l| !inset(l)).map(|l| l.1).sum();
         let next = (width - insets as f64 * RULES.inset_px - bands).max(RULES.min_lane_px);
@@ -548,7 +619,7 @@ pub fn lanes_factor(lanes: &[(i64, f64)], width: f64, mode: ScaleMode) -> f64 {
         }
         room = next;
     }
-    fill_factor(&spans, room)
+    fill_factor(lanes, room)
 }
 
 /// The card's room for its lanes inside a panel `width` px wide: what the line-number gutter
@@ -558,26 +629,41 @@ pub fn lane_room(width: f64, gutter: f64, lanes: usize) -> f64 {
     (width - gutter - RULES.profile_gap - lanes as f64 * (RULES.profile_px + 4.0)).max(RULES.min_lane_px)
 }
 
-/// [`main_factor`]'s fill of `width` by the lanes that can hold it.
-fn fill_factor(spans: &[i64], width: f64) -> f64 {
-    let mut sorted: Vec<i64> = spans.iter().map(|&s| s.max(1)).collect();
-    sorted.sort_unstable();
+/// [`main_factor`]'s fill of `width` by the lanes (`(bytes to scale, band px)`) that can hold it:
+/// the lanes that would be insets are set aside, most in need first, until the next one is no inset
+/// at the fill of those left; then every lane that is no inset at that fill is at the card's scale,
+/// and the factor grows (never past that fill) until none of them is one.
+fn fill_factor(lanes: &[(i64, f64)], width: f64) -> f64 {
+    let mut sorted: Vec<(i64, f64)> = lanes.iter().map(|&(s, band)| (s.max(1), band)).collect();
+    sorted.sort_by(|a, b| inset_until(b.0, b.1).total_cmp(&inset_until(a.0, a.1)));
     // Summed as floats: a hostile dump's spans may add up past i64, and a factor needs no exact sum.
-    let mut fill = width / sorted.iter().map(|&s| s as f64).sum::<f64>();
+    let sum = |ls: &[(i64, f64)]| ls.iter().map(|&(s, _)| s as f64).sum::<f64>();
+    let mut fill = width / sum(&sorted);
     for k in 0..sorted.len() {
-        fill = width / sorted[k..].iter().map(|&s| s as f64).sum::<f64>();
-        if sorted[k] as f64 * fill >= RULES.min_lane_px {
+        fill = width / sum(&sorted[k..]);
+        if !is_inset(sorted[k].0, sorted[k].1, fill, true) {
             break;
         }
     }
-    let main: Vec<i64> = sorted.into_iter().filter(|&s| s as f64 * fill >= RULES.min_lane_px - 1e-6).collect();
-    px_per_byte(&main, width, 1.0)
+    let main: Vec<(i64, f64)> = sorted.into_iter().filter(|&(s, band)| !is_inset(s, band, fill, true)).collect();
+    if main.is_empty() {
+        return fill;
+    }
+    main.iter().map(|&(s, band)| inset_until(s, band)).fold(width / sum(&main), f64::max).min(fill)
 }
 
-/// Whether a lane spanning `span` bytes is drawn as an inset at a card whose main factor is
-/// `factor` px/byte at zoom 1.
-pub fn is_inset(span: i64, factor: f64, insets: bool) -> bool {
-    insets && (span.max(1) as f64) * factor < RULES.min_lane_px - 1e-6
+/// Whether a lane with `span` bytes to scale and a cut band `band` px wide (0 without one) is drawn
+/// as an inset at a card whose main factor is `factor` px/byte at zoom 1: at that factor it would be
+/// narrower than the minimum lane, its band included. A lane whose band already makes it that wide
+/// is drawn at the card's scale: as an inset it would be magnified barely or not at all (`x1.3`, even
+/// `x0.8`), which tells a reader nothing the card's scale does not.
+pub fn is_inset(span: i64, band: f64, factor: f64, insets: bool) -> bool {
+    insets && span.max(1) as f64 * factor + band < RULES.min_lane_px - 1e-6
+}
+
+/// The factor below which a lane (`span` bytes to scale, a band `band` px wide) is an inset.
+fn inset_until(span: i64, band: f64) -> f64 {
+    (RULES.min_lane_px - band) / span.max(1) as f64
 }
 
 /// The px/byte factor of an inset lane at zoom 1 with `span` bytes to scale and a cut band `band`
@@ -633,9 +719,11 @@ fn inset_table(
                 .filter(|(i, _)| *i < MAX_SUBSET_LANES && mask & (1 << i) != 0)
                 .filter_map(|(i, l)| {
                     let (scaled, band) = scaled(l, axis);
-                    is_inset(scaled, main, mode == ScaleMode::Insets).then(|| {
+                    is_inset(scaled, band, main, mode == ScaleMode::Insets).then(|| {
                         let own = inset_factor(scaled, band);
-                        InsetLane { lane: i, factor: own, badge: [inset_badge(own, main), inset_ratio(own, main)] }
+                        let badge = [inset_badge(own, main), inset_ratio(own, main)];
+                        let badge_w = [0, 1].map(|b| measured(&badge[b], px_rules().small));
+                        InsetLane { lane: i, factor: own, badge, badge_w }
                     })
                 })
                 .collect();
@@ -796,7 +884,7 @@ enum Tips {
 }
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
-    let lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
+    let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
     let factors = factors(f, &lanes, view.width, view.scale_mode);
     let inset_lanes = inset_table(&lanes, &factors, view.scale_mode);
     let legend = card_legend(&lanes);
@@ -807,6 +895,10 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b, tips))
         .collect();
     number_in_reading_order(&mut boxes);
+    for (li, lane) in lanes.iter_mut().enumerate() {
+        lane.by_size = (0..boxes.len()).filter(|&i| boxes[i].lane == li).collect();
+        lane.by_size.sort_by_key(|&i| (std::cmp::Reverse(boxes[i].bytes[1]), boxes[i].bytes[0], i));
+    }
     CardPlan {
         function: f.name.clone(),
         first: f.src_start,
@@ -846,6 +938,7 @@ fn number_in_reading_order(boxes: &mut [BoxPlan]) {
     order.sort_by_key(|&i| (boxes[i].lines[0], boxes[i].lane, boxes[i].bytes[0], i));
     for (n, i) in order.into_iter().enumerate() {
         boxes[i].n = n + 1;
+        boxes[i].label.set_key(n + 1);
     }
 }
 
@@ -862,9 +955,11 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
         span,
         ends: [fmt_bytes(span[0]), fmt_bytes(span[1])],
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
+        hwm_w: measured(&format!("hwm {}", fmt_bytes(s.hwm)), px_rules().small),
         marks,
         profile: marks::profile_plan(s),
         live: marks::lane_changes(f, s),
+        by_size: Vec::new(), // filled once the card's boxes are planned
     }
 }
 
@@ -879,12 +974,12 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
         lines: [t.start, t.end],
         view: b.view,
         conflict: b.conflict,
-        label: LabelPlan {
-            name: t.name.clone(),
-            badge: if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) },
+        label: LabelPlan::new(
+            t.name.clone(),
+            if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) },
             // The address range is dropped before the size is cut: a whole number reads better.
-            details: vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
-        },
+            vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
+        ),
         tip: if tips == Tips::Written { tooltip(b) } else { Vec::new() },
         marks: marks::box_marks(b),
         n: 0, // numbered once every box is planned
@@ -1029,8 +1124,8 @@ mod tests {
         let main: f64 = spans[..4].iter().map(|&s| s as f64 * f).sum();
         let all = main + RULES.inset_px;
         assert!((all - 1180.0).abs() < 1e-6, "the four large lanes and the inset fill the panel: {all}");
-        assert!(is_inset(1_024, f, true) && !is_inset(65_536, f, true));
-        assert!(!is_inset(1_024, f, false), "strict mode has no insets");
+        assert!(is_inset(1_024, 0.0, f, true) && !is_inset(65_536, 0.0, f, true));
+        assert!(!is_inset(1_024, 0.0, f, false), "strict mode has no insets");
         assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
         assert_eq!(inset_badge(inset_factor(1_024, 0.0), f), "x87, not to scale");
         // The gutter and the live-bytes columns come out of the panel too.
@@ -1042,20 +1137,39 @@ mod tests {
     }
 
     #[test]
+    fn a_lane_its_band_makes_wide_enough_is_no_inset() {
+        // The demo's AIC card: Mat and Left cut to bands, Left's 16 KB in use would be ~35 px.
+        let lanes = [(49_152, CUT_PX), (16_384, CUT_PX), (65_536, 0.0), (131_072, 0.0), (1_024, 0.0)];
+        let f = lanes_factor(&lanes, 900.0, ScaleMode::Insets);
+        let (left, band) = lanes[1];
+        assert!(left as f64 * f + band >= RULES.min_lane_px, "Left at the card's scale, band included, is wide enough");
+        assert!(inset_factor(left, band) / f < 2.0, "its inset would magnify it {}x", inset_factor(left, band) / f);
+        assert!(!is_inset(left, band, f, true), "so it is drawn at the card's scale");
+        assert!(is_inset(1_024, 0.0, f, true), "Bias stays an inset: {}", inset_ratio(inset_factor(1_024, 0.0), f));
+        // A banded lane is an inset only where its inset magnifies it five times or more.
+        let banded = |w: f64| is_inset((w / f) as i64, CUT_PX, f, true);
+        assert!(banded(10.0) && inset_factor((10.0 / f) as i64, CUT_PX) / f >= 5.0 && !banded(13.0));
+        // Every lane at the card's scale is no inset at the answer and at least the minimum wide;
+        // lanes and insets fit the room.
+        let drawn: Vec<f64> =
+            lanes.iter().filter(|l| !is_inset(l.0, l.1, f, true)).map(|l| l.0 as f64 * f + l.1).collect();
+        assert!(drawn.iter().all(|&w| w >= RULES.min_lane_px - 1e-6), "{drawn:?}");
+        let total: f64 = drawn.iter().sum::<f64>() + RULES.inset_px;
+        assert!(total <= 900.0 + 1e-6, "lanes and the inset fit the room: {total}");
+    }
+
+    #[test]
     fn the_label_keeps_the_size_before_the_range() {
         let px = px_rules();
-        let label = LabelPlan {
-            name: "t__tile_long".into(),
-            badge: "+2".into(),
-            details: vec!["8 KB · [0, 8192)".into(), "8 KB".into()],
-        };
+        let label = LabelPlan::new("t__tile_long".into(), "+2".into(), vec!["8 KB · [0, 8192)".into(), "8 KB".into()]);
         let wide = fit_label(&label, 200.0, 34.0, &px);
         assert_eq!(wide.name.as_deref(), Some("t__tile_long"));
         assert_eq!(wide.badge.as_deref(), Some("+2"));
         assert_eq!(wide.detail.as_deref(), Some("8 KB · [0, 8192)"));
         let narrow = fit_label(&label, 60.0, 17.0, &px);
         assert_eq!(narrow.detail, None, "one line high: no detail");
-        assert_eq!(narrow.name.as_deref(), Some("t__t…"));
+        assert_eq!(narrow.name, None, "a name is never cut");
+        assert_eq!(narrow.badge, None, "no badge without its name");
         assert_eq!(fit_label(&label, 60.0, 34.0, &px).detail.as_deref(), Some("8 KB"));
     }
 }

@@ -28,7 +28,7 @@ pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
             bytes: Some([offset, r.size]),
             lines: None,
             at: Vec::new(),
-            text: Some(MarkText { content: r.name.clone(), line: f.src_start }),
+            text: Some(MarkText::new(r.name.clone(), f.src_start)),
             tip: Some(MarkTip {
                 name: r.name.clone(),
                 text: format!(
@@ -86,7 +86,7 @@ pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
                 lines: Some([t.start, t.end]),
                 at: Vec::new(),
                 // On the box's third row or below: the first two are its label's.
-                text: (t.end >= t.start + 2).then(|| MarkText { content: which.clone(), line: t.end }),
+                text: (t.end >= t.start + 2).then(|| MarkText::new(which.clone(), t.end)),
                 tip: Some(MarkTip {
                     name: t.name.clone(),
                     text: format!(

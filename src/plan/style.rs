@@ -125,7 +125,17 @@ impl Palette {
     }
 }
 
-/// The colours as the HTML page reads them: space colours per theme and the occupancy levels.
+/// The neutrals of `theme` by the names the page's stylesheet gives them.
+fn neutrals(theme: Theme) -> serde_json::Value {
+    let p = palette(theme);
+    serde_json::json!({
+        "bg": p.page.css(), "panel": p.card.css(), "fg": p.text.css(),
+        "muted": p.muted.css(), "border": p.border.css(), "grid": p.grid.css(),
+    })
+}
+
+/// The colours as the HTML page reads them: space colours and neutrals per theme, and the occupancy
+/// levels.
 pub fn colors_json() -> serde_json::Value {
     let spaces = ["Vec", "Mat", "Left", "LeftScale", "Right", "RightScale", "Acc", "Bias", "unknown"];
     let theme = |t: Theme| -> serde_json::Map<String, serde_json::Value> {
@@ -138,6 +148,7 @@ pub fn colors_json() -> serde_json::Value {
     serde_json::json!({
         "light": theme(Theme::Light),
         "dark": theme(Theme::Dark),
+        "neutral": { "light": neutrals(Theme::Light), "dark": neutrals(Theme::Dark) },
         "mix": { "light": shares(Theme::Light), "dark": shares(Theme::Dark) },
         "good": GOOD.css(),
         "warning": WARNING.css(),

@@ -114,7 +114,7 @@ pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan
 /// scale times the zoom) at its own factor instead of widening every other lane.
 pub(crate) fn lane_scale(sp: LaneSpan, factor: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
     let (scaled, band) = sp.scaled();
-    let inset = plan::is_inset(scaled, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
+    let inset = plan::is_inset(scaled, band, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
     let k = if inset { plan::inset_factor(scaled, band) * view.zoom } else { factor };
     let axis = plan::Axis { k, cut: sp.cut, px: band };
     (axis.width(sp.span), axis, inset)

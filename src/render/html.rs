@@ -22,6 +22,51 @@ const LABELS_JS: &str = include_str!("page/labels.js");
 /// The tooltips and legend words of the marks of what the compiler placed (plan/placed.rs).
 const MARKS_JS: &str = include_str!("page/marks.js");
 
+/// The page's script as it ships: the three sources without their comments (see [`lean`]).
+fn page_script() -> &'static str {
+    static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SCRIPT.get_or_init(|| lean(&format!("{LABELS_JS}\n{MARKS_JS}\n{PAGE_JS}")))
+}
+
+/// The page's stylesheet as it ships, without its comments.
+fn page_css() -> &'static str {
+    static CSS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CSS.get_or_init(|| lean(PAGE_CSS))
+}
+
+/// `source` (the page's own script or stylesheet) without whole-line comments, blank lines and
+/// indentation: a third of the sources' bytes that every page would carry and no reader runs. Only
+/// whole lines go, and each kept line keeps its end, so no statement is joined to another; the
+/// sources hold no string that spans lines, where indentation would count (a test checks).
+fn lean(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut in_block = false;
+    for line in source.lines() {
+        let t = line.trim_start();
+        if in_block {
+            in_block = !t.contains("*/");
+            continue;
+        }
+        if t.starts_with("/*") {
+            match t.find("*/") {
+                None => in_block = true,
+                Some(end) if t[end + 2..].trim().is_empty() => {}
+                Some(_) => {
+                    out.push_str(t);
+                    out.push('\n');
+                }
+            }
+            continue;
+        }
+        if t.is_empty() || t.starts_with("//") {
+            continue;
+        }
+        out.push_str(t);
+        out.push('\n');
+    }
+    out
+}
+
 /// `page` is what the page says besides the cards' plans (see [`Page`]); `static_cards[i]` is the
 /// static SVG of the page's card `i` (from the SVG back end);
 /// `rules_json` is the layout rules as a JSON object (see below).
@@ -98,7 +143,7 @@ pub fn write(
         x.newline();
         x.drain_to(out).map_err(io)?;
         let mut rest = AfterPlan::new(plan, out);
-        x.raw_text("script", &[], &format!("\n{LABELS_JS}\n{MARKS_JS}\n{PAGE_JS}"));
+        x.raw_text("script", &[], &format!("\n{}", page_script()));
         x.close();
         x.newline();
         write_body(x, page, &batches, drawn.as_ref(), static_cards, &mut rest)?;
@@ -120,7 +165,7 @@ fn head(header: &Header, rules_json: &str) -> Xml {
     x.leaf("meta", &[("name", "generator".into()), ("content", "pto-memory-map".into())]);
     x.element("title", &[], &header.title);
     // Colours come from the rules, so they are emitted as custom properties next to the stylesheet.
-    x.raw_text("style", &[], &format!("\n{}\n{PAGE_CSS}", palette_css(&rules)));
+    x.raw_text("style", &[], &format!("\n{}\n{}", palette_css(&rules), page_css()));
     x.newline();
     // The data ride in the head, and the script with them: it starts inflating them while the body
     // is still being parsed, and wires the page once both are done.
@@ -542,7 +587,20 @@ fn palette_css(rules: &Value) -> String {
         }
         decl
     };
-    let (light, dark) = (scheme("light") + &shares("light"), scheme("dark") + &shares("dark"));
+    // The neutrals (page, card, text, frames, gridlines) of each theme: the pictures' own.
+    let neutral = |name: &str| -> String {
+        let mut decl = String::new();
+        if let Some(Value::Object(map)) = colors.and_then(|c| c.get("neutral")).and_then(|m| m.get(name)) {
+            for (key, color) in map {
+                if let (true, Some(color)) = (is_css_ident(key), color.as_str().filter(|c| is_css_color(c))) {
+                    let _ = write!(decl, "--{key}:{color};");
+                }
+            }
+        }
+        decl
+    };
+    let light = scheme("light") + &shares("light") + &neutral("light");
+    let dark = scheme("dark") + &shares("dark") + &neutral("dark");
     let mut css = String::new();
     let _ = writeln!(css, ":root{{{light}{status}}}");
     let _ = writeln!(css, "@media (prefers-color-scheme: dark){{:root:not([data-theme=light]){{{dark}}}}}");
@@ -781,6 +839,60 @@ mod tests {
         assert!(page.contains("--critical:#d03b3b;"));
         for external in [" src=\"", " href=\"http", "@import", "url(http"] {
             assert!(!page.contains(external), "{external}");
+        }
+    }
+
+    /// The page's neutrals are the pictures' palette, in both themes: written from it, and defined
+    /// nowhere else (the stylesheet only reads them).
+    #[test]
+    fn the_page_colours_are_the_palette() {
+        use crate::plan::Theme;
+        use crate::plan::style::palette;
+        let rules: Value = serde_json::from_str(&crate::plan::options::rules_json()).unwrap();
+        let css = palette_css(&rules);
+        let (light, rest) = css.split_once("@media (prefers-color-scheme: dark)").unwrap();
+        let (dark_auto, dark_forced) = rest.split_once(":root[data-theme=dark]").unwrap();
+        for (block, theme) in [(light, Theme::Light), (dark_auto, Theme::Dark), (dark_forced, Theme::Dark)] {
+            let p = palette(theme);
+            for (name, color) in [
+                ("bg", p.page),
+                ("panel", p.card),
+                ("fg", p.text),
+                ("muted", p.muted),
+                ("border", p.border),
+                ("grid", p.grid),
+            ] {
+                let decl = format!("--{name}:{};", color.css());
+                assert!(block.contains(&decl), "{theme:?}: {decl} not in {block}");
+                let defined = format!("--{name}:");
+                assert!(!PAGE_CSS.contains(&defined), "page.css defines --{name} itself");
+                assert!(!PAGE_CSS.contains(&format!("--{name}: ")), "page.css defines --{name} itself");
+            }
+        }
+    }
+
+    /// The shipped script and stylesheet are their sources less whole comment lines: every line of
+    /// code is kept whole and in order, and no string or template runs over a line end (where
+    /// dropping indentation would change it).
+    #[test]
+    fn the_page_ships_its_code_without_comments() {
+        for (source, shipped) in
+            [(format!("{LABELS_JS}\n{MARKS_JS}\n{PAGE_JS}"), page_script()), (PAGE_CSS.into(), page_css())]
+        {
+            let mut kept = shipped.lines();
+            let mut in_block = false;
+            for line in source.lines().map(str::trim) {
+                let comment = in_block || line.starts_with("//") || line.starts_with("/*") || line.is_empty();
+                in_block = (in_block || line.starts_with("/*")) && !line.contains("*/");
+                let code_after =
+                    line.starts_with("/*") && line.find("*/").is_some_and(|e| !line[e + 2..].trim().is_empty());
+                if !comment || code_after {
+                    assert_eq!(kept.next(), Some(line), "a line of code is kept as it is");
+                    assert!(line.matches('`').count() % 2 == 0, "a template literal spans lines: {line}");
+                }
+            }
+            assert_eq!(kept.next(), None);
+            assert!(shipped.len() < source.len());
         }
     }
 }

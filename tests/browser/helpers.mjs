@@ -136,7 +136,7 @@ export function needsCorpus(...names) {
 }
 
 /**
- * The layout engine's byte-scale rule (layout::plan::lane_room, main_factor and is_inset), written
+ * The layout engine's byte-scale rule (plan::lane_room, main_factor and is_inset), written
  * out again independently of the page script. `panel` is the card's panel less its line numbers
  * ([`panelOf`]); the live-bytes columns of the shown `spaces` come out of it too, and what is left
  * (`room`) is filled by the lanes that can hold the fill scale; a lane narrower than min_lane_px at
@@ -145,23 +145,26 @@ export function needsCorpus(...names) {
  */
 export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0 }) {
   const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
-  // A lane with a cut band (layout::plan::Axis) draws its bytes less the cut to scale, plus the band.
+  // A lane with a cut band (plan::Axis) draws its bytes less the cut to scale, plus the band.
   const bandOf = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
   const scaledOf = (s) => (cuts.bytes[s.space] ? Math.max(span(s) - cuts.bytes[s.space], 1) : span(s));
   const spans = spaces.map(scaledOf);
   const bands = spaces.map(bandOf);
   const room = Math.max(panel - rules.profile_gap - spaces.length * (rules.profile_px + 4), rules.min_lane_px);
+  // A lane is an inset where it would be narrower than the minimum, its band included
+  // (plan::is_inset); lanes are set aside by the factor below which they are one.
+  const isInset = (j, f) => spans[j] * f + bands[j] < rules.min_lane_px - 1e-6;
+  const until = (j) => (rules.min_lane_px - bands[j]) / spans[j];
   const fillFactor = (width) => {
-    const sorted = [...spans].sort((a, b) => a - b);
+    const sorted = spans.map((_, j) => j).sort((a, b) => until(b) - until(a));
+    const sum = (js) => js.reduce((a, j) => a + spans[j], 0);
     let fill = 0;
     for (let k = 0; k < sorted.length; k++) {
-      fill = width / sorted.slice(k).reduce((a, b) => a + b, 0);
-      if (sorted[k] * fill >= rules.min_lane_px) break;
+      fill = width / sum(sorted.slice(k));
+      if (!isInset(sorted[k], fill)) break;
     }
-    const main = sorted.filter((s) => s * fill >= rules.min_lane_px - 1e-6);
-    let f = width / main.reduce((a, b) => a + b, 0);
-    if (Math.min(...main) * f < rules.min_lane_px) f = rules.min_lane_px / Math.min(...main);
-    return f;
+    const main = sorted.filter((j) => !isInset(j, fill));
+    return Math.min(Math.max(width / sum(main), ...main.map(until)), fill);
   };
   const allBands = bands.reduce((a, b) => a + b, 0);
   let f;
@@ -172,7 +175,7 @@ export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: 
     let width = Math.max(room - allBands, rules.min_lane_px);
     for (let i = 0; i <= spans.length; i++) {
       f = fillFactor(width);
-      const inset = (j) => spans[j] * f < rules.min_lane_px - 1e-6;
+      const inset = (j) => isInset(j, f);
       const insets = spans.filter((_, j) => inset(j)).length;
       const kept = bands.filter((_, j) => !inset(j)).reduce((a, b) => a + b, 0);
       const next = Math.max(room - insets * rules.inset_px - kept, rules.min_lane_px);
@@ -182,7 +185,7 @@ export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: 
   }
   const widths = {};
   for (const s of spaces) {
-    const inset = spans.length > 1 && scaledOf(s) * f < rules.min_lane_px - 1e-6;
+    const inset = spans.length > 1 && scaledOf(s) * f + bandOf(s) < rules.min_lane_px - 1e-6;
     widths[s.space] = inset ? (rules.inset_px - bandOf(s)) * zoom + bandOf(s) : scaledOf(s) * f * zoom + bandOf(s);
   }
   return { f: f * zoom, widths };
@@ -229,7 +232,7 @@ export async function payload(page, id) {
 }
 
 /**
- * A card's panel at zoom 1 less its line-number column (layout::gutter_width), from the page's
+ * A card's panel at zoom 1 less its line-number column (plan::width::gutter_width), from the page's
  * plan: what its lanes and live-bytes columns share ([`expectedScale`]).
  */
 export async function panelOf(page, fn) {

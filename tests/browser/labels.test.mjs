@@ -1,4 +1,4 @@
-// Every box named in the page too (layout/labels.rs, applied by labels.js at the reader's zoom): at
+// Every box named in the page too (plan/labels.rs, applied by labels.js at the reader's zoom): at
 // zoom 1, after a zoom step out and in, and with the IR source open, each box of the decode case's
 // cards shows its name or its key, inside it or beside it on its lane; each key is in the card's key
 // list with the box's name; a box keeps its key whatever the zoom; and no two labels overlap.

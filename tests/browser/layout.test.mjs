@@ -93,7 +93,7 @@ function pageBoxes(fn) {
       const r = node.getBoundingClientRect();
       const d = node.dataset;
       const visible = (e) => e && !e.hidden && e.textContent !== '';
-      // A label beside its box (layout/labels.rs) is the lane's, tied to the box by its index.
+      // A label beside its box (plan/labels.rs) is the lane's, tied to the box by its index.
       const beside = lane.querySelector(`:scope > .beside[data-for="${d.index}"]`);
       const label = visible(beside) ? [beside.textContent]
         : [node.querySelector('.bl b'), node.querySelector('.bl .plus'), node.querySelector('.bd')].filter(visible).map((e) => e.textContent);

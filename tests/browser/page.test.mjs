@@ -186,6 +186,14 @@ test('views are dashed and the tooltip tells a tile’s story', needsCorpus(LAYE
       assert.ok(text.includes(part), `tooltip mentions ${part}: ${text}`);
     }
     if (b.shape.length) assert.ok(text.includes(`[${b.shape.join(', ')}]`), 'tooltip shows the shape');
+    // Each line reads across the tooltip: one that fits in it takes one row, not a narrow column.
+    const rows = await tip.locator('.tr').evaluateAll((els) => els.map((e) => {
+      const r = document.createRange();
+      r.selectNodeContents(e);
+      return { lines: r.getClientRects().length, w: r.getBoundingClientRect().width, room: e.clientWidth };
+    }));
+    for (const r of rows.filter((x) => x.w < x.room - 1)) assert.equal(r.lines, 1, `a tooltip line wraps: ${JSON.stringify(r)}`);
+    assert.ok(rows.some((r) => r.w > 200), `tooltip lines run across: ${JSON.stringify(rows)}`);
     await page.mouse.move(1, 1);
     assert.ok(await tip.isHidden(), 'leaving the box hides the tooltip');
     // Keyboard users get the same tooltip on focus.

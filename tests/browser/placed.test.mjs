@@ -1,6 +1,6 @@
 // What the compiler placed besides tiles, on the interactive page: reserved windows hatched and
 // named, the unsafe band, a declared allocation's outline, slot edges and selector, and the pin of
-// an author-declared allocation. They are marks of the plan (layout/plan/placed.rs), so the page
+// an author-declared allocation. They are marks of the plan (plan/placed.rs), so the page
 // draws them with its generic mark draw; here they are checked on the pages of the project's own
 // fixtures (tests/fixtures/{reserve_windows,slots_pingpong,unsafe_band}.py, rendered by run.sh),
 // at zoom 1 and after a zoom step: present, where their bytes are, with their names and tooltips.

@@ -1,4 +1,4 @@
-// The page's label rule (src/render/page/labels.js) gives the layout's answer (layout/labels.rs) on
+// The page's label rule (src/render/page/labels.js) gives the layout's answer (plan/labels.rs) on
 // every case tests/labels.rs writes: each lane of the fixtures and of part of the corpus at four
 // widths and zooms. Run by that Rust test with PMM_LABEL_CASES set; skipped without it.
 import { test } from 'node:test';

@@ -1,9 +1,11 @@
 // pto-memory-map label rule, as the page applies it at the reader's zoom.
 //
-// This is layout/labels.rs (and layout/plan.rs' fit_label, layout/text.rs' fit) written again for
-// the page, which must choose labels at factors the plan never saw. It is held equal to the Rust
-// rule by tests/js/labels.test.mjs, which runs it over cases the Rust side writes with its answers
-// (tests/labels.rs). The constants and the order of every step are the Rust ones: change both.
+// This is plan/labels.rs (and plan/mod.rs' fit_label) written again for the page, which must
+// choose labels at factors the plan never saw. It measures nothing: each label comes with its
+// candidates' widths (plan::LabelWidths), and the rule takes the first whose width fits. It
+// is held equal to the Rust rule by tests/js/labels.test.mjs, which runs it over cases the Rust side
+// writes with its answers (tests/labels.rs). The constants and the order of every step are the Rust
+// ones: change both.
 'use strict';
 
 // eslint-disable-next-line no-unused-vars
@@ -15,42 +17,30 @@ const pmmLabels = (() => {
   const REACH = 40;
   const MAX_CELLS = 4000000;
 
-  const chars = (s) => [...s].length;
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
-  /** layout::text::fit: `text` cut with an ellipsis to `max` px, or null if not two characters fit. */
-  function fitText(text, size, max, px) {
-    const room = Math.floor(max / (px.char_em * size));
-    const cs = [...text];
-    if (cs.length <= room) return text;
-    if (room < 2) return null;
-    return `${cs.slice(0, room - 1).join('')}…`;
+  /**
+   * plan::labels::inside_label: what box `b` shows inside itself, by the stated widths: its name
+   * and badge where both fit, else its key, else no name (it goes beside); on a box two lines high
+   * the first detail that fits. Returns [fitted, keyed, width of the first row's text].
+   */
+  function inside(b, px) {
+    const l = b.label;
+    const room = b.w - 2 * px.inset;
+    const i = (b.rows[1] - b.rows[0] + 1) * px.line >= 2 * px.line ? l.w.details.findIndex((d) => d <= room) : -1;
+    const detail = i < 0 ? null : l.details[i];
+    if (l.w.full <= room) return [{ name: l.name, badge: l.badge || null, detail }, false, l.w.full, i];
+    return [{ name: l.w.key <= room ? String(b.key) : null, badge: null, detail }, true, l.w.key, i];
   }
 
-  /** layout::plan::fit_label: what a box `w` x `h` px shows of its label candidates. */
-  function fitLabel(label, w, h, px) {
-    const room = w - 2 * px.inset;
-    const width = (s, size) => chars(s) * px.char_em * size;
-    const badge = label.badge || '';
-    const badgeW = badge ? width(badge, px.label) + 4 : 0;
-    return {
-      name: fitText(label.name, px.label, room - badgeW, px),
-      badge: badge !== '' && badgeW <= room ? badge : null,
-      detail: h >= 2 * px.line ? (label.details.find((d) => width(d, px.small) <= room) ?? null) : null,
-    };
-  }
-
-  /** The name's band in its row, from the row's top (layout::labels::text_band). */
+  /** The name's band in its row, from the row's top (plan::labels::text_band). */
   const textBand = (size) => [12 - 0.75 * size, 12 + 0.25 * size];
 
   /** The label inside its box, where it fits, for a lane too large to search. */
   function insideOnly(boxes, px) {
     return boxes.map((b) => {
-      const fitted = fitLabel(b.label, b.w, (b.rows[1] - b.rows[0] + 1) * px.line, px);
-      if (fitted.name === b.label.name) return { inside: { fitted, keyed: false, row: b.rows[0] } };
-      const key = String(b.key);
-      if (chars(key) * px.char_em * px.label > b.w - 2 * px.inset) return null;
-      return { inside: { fitted: { name: key, badge: null, detail: fitted.detail }, keyed: true, row: b.rows[0] } };
+      const [fitted, keyed] = inside(b, px);
+      return fitted.name === null ? null : { inside: { fitted, keyed, row: b.rows[0] } };
     });
   }
 
@@ -112,17 +102,16 @@ const pmmLabels = (() => {
   }
 
   /**
-   * layout::labels::place_lane: the labels of `boxes` ({x, w, rows: [first, last], label, key}, in
+   * plan::labels::place_lane: the labels of `boxes` ({x, w, rows: [first, last], label, key}, in
    * drawing order) in a lane `laneW` px wide and `rows` rows tall; one spot per box, or null:
    * {inside: {fitted, keyed, row}} or {beside: {text, keyed, x, row, leader}}.
    */
   /**
-   * Labels of a lane's boxes (layout::labels::place_lane_around): `blocked`, if given, is a stretch
+   * Labels of a lane's boxes (plan::labels::place_lane_around): `blocked`, if given, is a stretch
    * [from, to) px across the first two rows (a cut band's words) that takes no label beside a box.
    */
   function placeLane(boxes, laneW, rowsIn, px, blocked) {
     const line = px.line;
-    const width = (s, size) => chars(s) * px.char_em * size;
     const rows = Math.max(rowsIn, 1);
     let cells = 0;
     for (const b of boxes) cells += Math.max(Math.min(b.rows[1], rows - 1) - b.rows[0], 0) + 1;
@@ -142,20 +131,11 @@ const pmmLabels = (() => {
     const beside = [];
     for (const i of reading) {
       const b = boxes[i];
-      let fitted = fitLabel(b.label, b.w, (b.rows[1] - b.rows[0] + 1) * line, px);
-      let keyed = false;
-      if (fitted.name !== b.label.name) {
-        const key = String(b.key);
-        const fits = width(key, px.label) <= b.w - 2 * px.inset;
-        fitted = { name: fits ? key : null, badge: null, detail: fitted.detail };
-        keyed = true;
-      }
+      const [fitted, keyed, nameW, di] = inside(b, px);
       if (fitted.name === null) {
         beside.push(i);
         continue;
       }
-      let nameW = width(fitted.name, px.label);
-      if (fitted.badge !== null) nameW += 4 + width(fitted.badge, px.label);
       const from = b.x + px.inset;
       const to = b.x + px.inset + nameW;
       const free = (row, f, t) => row < rows
@@ -172,7 +152,7 @@ const pmmLabels = (() => {
         beside.push(i);
         continue;
       }
-      const detailTo = fitted.detail !== null ? from + width(fitted.detail, px.small) : null;
+      const detailTo = di >= 0 ? from + b.label.w.details[di] : null;
       const detail = detailTo !== null && row < b.rows[1] && free(row + 1, from, detailTo) ? fitted.detail : null;
       labelsIn[row].push([from, to]);
       if (detail !== null) labelsIn[row + 1].push([from, detailTo]);
@@ -183,11 +163,11 @@ const pmmLabels = (() => {
       const b = boxes[i];
       const name = b.label.name;
       let chosen = null;
-      const near = findSpot(b, width(name, px.label), laneW, line, boxesIn, labelsIn);
+      const near = findSpot(b, b.label.w.name, laneW, line, boxesIn, labelsIn);
       if (near && near.cost <= NAME_NEAR) chosen = [near, name, false];
       if (!chosen) {
         const key = String(b.key);
-        const spot = findSpot(b, width(key, px.label), laneW, line, boxesIn, labelsIn);
+        const spot = findSpot(b, b.label.w.key, laneW, line, boxesIn, labelsIn);
         if (spot) chosen = [spot, key, true];
       }
       if (!chosen) continue;
@@ -199,7 +179,7 @@ const pmmLabels = (() => {
   }
 
   /**
-   * The byte axis rule (layout::plan::Axis): `axis` is { k, cut, px }, `k` px a byte except the
+   * The byte axis rule (plan::Axis): `axis` is { k, cut, px }, `k` px a byte except the
    * cut [from, to), drawn `px` wide. Where byte `b` lands from the lane's left.
    */
   function axisX(axis, b) {
@@ -211,7 +191,7 @@ const pmmLabels = (() => {
     return b * axis.k;
   }
 
-  /** layout::plan::Axis::place: a byte range's left edge and width in a lane `laneW` px wide. */
+  /** plan::Axis::place: a byte range's left edge and width in a lane `laneW` px wide. */
   function placeOn(axis, offset, size, laneW, minPx) {
     const stop = offset + Math.max(size, 0);
     const apart = !axis.cut || stop <= axis.cut[0] || offset >= axis.cut[1];
@@ -219,5 +199,5 @@ const pmmLabels = (() => {
     return [clamp(axisX(axis, offset), 0, Math.max(laneW - w, 0)), w];
   }
 
-  return { fitText, fitLabel, placeLane, axisX, placeOn };
+  return { placeLane, axisX, placeOn };
 })();

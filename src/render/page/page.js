@@ -4,11 +4,10 @@
 // its static SVG. This script turns an open card's SVG into the interactive view (zoom, x axis,
 // show/hide, pinning, IR source, splitter). Cards are built when first opened, so a page with dozens
 // of functions is interactive at once. What to draw comes from the plan the Rust layout engine wrote
-// next to the data (layout/plan.rs): spans, the factor of every set of visible lanes, label
-// candidates, tooltip lines, marks, profile bars, all text. This script only turns bytes and lines
-// into pixels at the reader's factor (`place`, and labels.js' label rule: the plan's rules,
-// mirrored) and
-// handles interaction.
+// next to the data (plan/mod.rs): spans, the factor of every set of visible lanes, label
+// candidates with their widths, tooltip lines, marks, profile bars, live-list order, all text. This
+// script only turns bytes and lines into pixels at the reader's factor (labels.js: the plan's byte
+// axis and label rule, mirrored) and handles interaction.
 'use strict';
 
 /**
@@ -42,7 +41,7 @@ function objectEnd(text, at) {
 }
 
 /**
- * The plan (layout/plan.rs) with its cards' JSON left unparsed until a card is drawn: a page of
+ * The plan (plan/mod.rs) with its cards' JSON left unparsed until a card is drawn: a page of
  * hundreds of cards parses only those it opens, not megabytes of boxes. A card is the plan's one
  * object whose first key is `function`, so its text begins at `{"function":` (a string cannot hold
  * that: its quotes would be escaped) and ends where the next card begins, the last where its braces
@@ -171,21 +170,10 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
-  /**
-   * layout::plan::Axis::place: bytes [offset, offset + size) in a lane `laneW` px wide on `axis`
-   * ({ k, cut, px }: k px a byte, except a cut band; pmmLabels.axisX is the rule).
-   */
-  function place(offset, size, axis, laneW) {
-    return pmmLabels.placeOn(axis, offset, size, laneW, PX.min_box);
-  }
-
-  /** Width of `text` at `size` px: the font is monospaced, one advance per character. */
-  const textW = (text, size) => [...text].length * PX.char_em * size;
-
-  // The label rule (layout/labels.rs) is labels.js' `pmmLabels`, loaded before this script; the
+  // The label rule (plan/labels.rs) is labels.js' `pmmLabels`, loaded before this script; the
   // tooltips and legend words of the compiler's placed marks are marks.js' `pmmMarks`.
 
-  /** A mark of the plan (layout::plan::Mark) as an element; `placeMark` puts it at a factor. */
+  /** A mark of the plan (plan::Mark) as an element; `placeMark` puts it at a factor. */
   function markEl(m, firstLine) {
     const st = PLAN.styles[m.style];
     const node = el('i', { class: `${st.class} mk-${st.kind} tone-${st.tone}`, 'aria-hidden': 'true' });
@@ -205,9 +193,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   /** The generic draw of a mark: `host` is its box's [x, w] (or the lane's), in its parent's px. */
   function placeMark({ m, st, node, text }, host, axis, laneW) {
-    let [x, w] = m.bytes ? place(m.bytes[0], m.bytes[1], axis, laneW) : host;
+    let [x, w] = m.bytes ? pmmLabels.placeOn(axis, m.bytes[0], m.bytes[1], laneW, PX.min_box) : host;
     if (text) {
-      text.hidden = textW(m.text.content, PX.small) + 2 * PX.inset > w;
+      text.hidden = m.text.w + 2 * PX.inset > w;
       text.style.left = `${x + PX.inset}px`;
     }
     if (st.kind === 'band') {
@@ -229,26 +217,22 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     node.style.width = `${w}px`;
   }
 
-  // Byte counts as the Rust side writes them (layout::plan::Plan::words): the script formats none.
+  // Byte counts as the Rust side writes them (plan::Plan::words): the script formats none.
   const WORDS = PLAN.words || {};
   const words = (n) => WORDS[n] ?? `${n} B`;
 
   /**
-   * What holds a space at `line`: the boxes whose lines include it, biggest first, and the plan's
-   * figures there (layout::plan::LanePlan::live: the live total and the largest free range at each
-   * line where the live set changes; a line's are the last change's at or before it).
+   * The plan's live figures at `line` (plan::LanePlan::live, one entry where the live set
+   * changes): the last entry at or before it, found by bisection; [line, total, offset, size].
    */
-  function liveAt(boxes, changes, line) {
-    const live = boxes.filter((b) => b.start <= line && line <= b.end);
+  function changeAt(changes, line) {
     let lo = 0;
     let hi = changes.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (changes[mid][0] <= line) lo = mid + 1; else hi = mid;
     }
-    const [, total, offset, size] = changes[lo - 1] || [line, 0, 0, 0];
-    live.sort((a, b) => b.size - a.size || a.offset - b.offset);
-    return { live, total, largest: { offset, size } };
+    return changes[lo - 1] || [line, 0, 0, 0];
   }
 
   function fmtZoom(z) {
@@ -384,6 +368,15 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       return this._boxes;
     }
 
+    /** The boxes in reading order: by their keys (plan::BoxPlan::n, from 1). */
+    get reading() {
+      if (!this._reading) {
+        this._reading = [];
+        for (const b of this.boxes) this._reading[b.plan.n - 1] = b;
+      }
+      return this._reading;
+    }
+
     get srcW() {
       if (this._srcW === undefined) this._srcW = this.clampSplit(Number(store.get(this.storeKey)) || R.splitter_default);
       return this._srcW;
@@ -405,11 +398,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       close.addEventListener('click', () => { panel.hidden = true; });
       const rows = [el('div', { class: 'la-head' }, el('b', { text: `live at L${line}` }), close)];
       for (const sp of this.fn.spaces) {
-        const changes = this.lanes.get(sp.space).lp.live;
-        const { live, total, largest } = liveAt(this.boxes.filter((b) => b.space === sp.space), changes, line);
-        const free = largest.size > 0
-          ? `largest free ${words(largest.size)} at [${largest.offset}, ${largest.offset + largest.size})`
-          : 'no free range';
+        const { lp } = this.lanes.get(sp.space);
+        const [, total, offset, size] = changeAt(lp.live, line);
+        // The plan lists the lane's boxes in the live list's order; those live at `line` are its list.
+        const live = lp.by_size.map((i) => this.boxes[i]).filter((b) => b.start <= line && line <= b.end);
+        const free = size > 0 ? `largest free ${words(size)} at [${offset}, ${offset + size})` : 'no free range';
         const tiles = live.map((b) => el('li', { data: { name: b.name, size: String(b.size) } },
           el('span', { class: 'la-name', text: b.name }), ` ${words(b.size)} [${b.offset}, ${b.offset + b.size})`));
         rows.push(el('div', { class: 'la-space', data: { space: sp.space, total: String(total) } },
@@ -524,6 +517,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // lanes, in the plan's panel order, with their marks (high-water mark, fit answers)
       this.lanes = new Map();
       this.boxEls = [];
+      this.items = [];
       this.plan.lanes.forEach((lp, li) => {
         const head = el('div', { class: 'lane-head', data: { space: lp.space } },
           el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: lp.space })),
@@ -534,7 +528,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           el('div', { class: 'lh-inset', hidden: true }));
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } });
-        // The lane's cut band (layout::plan::Cut): its free stretch, a fixed width, not to scale.
+        // The lane's cut band (plan::Cut): its free stretch, a fixed width, not to scale.
         const cut = el('div', { class: 'cut', hidden: true }, el('span'), el('span'));
         lane.append(cut);
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
@@ -544,7 +538,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           hwm: head.querySelector('.lh-hwm'), hwmBytes: hwm ? hwm.bytes[0] : 0,
         });
       });
-      // The SVG's order (layout::lane): the plan's, views after the boxes they look into, which they
+      // The SVG's order (scene::lane): the plan's, views after the boxes they look into, which they
       // cover; the label rule knows which box covers which by this order.
       const order = [...this.boxes].sort((a, b) => a.view - b.view);
       for (const b of order) {
@@ -569,7 +563,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         // A label beside the box (where none fits in it), and its leader, live in the lane.
         const beside = el('span', { class: 'beside', hidden: true, 'aria-hidden': 'true', data: { for: String(b.i) } });
         const leader = el('i', { class: 'leader', hidden: true, 'aria-hidden': 'true' });
-        entry.boxes.push({ b, node, name, badge, detail, marks, beside, leader, bl: name.parentElement });
+        this.items[b.i] = { b, node, name, badge, detail, marks, beside, leader, bl: name.parentElement };
+        entry.boxes.push(this.items[b.i]);
         entry.lane.append(node);
       }
       // Beside-labels and leaders over every box of their lane.
@@ -579,7 +574,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // legend and table
       const first = fn.src_start;
       const last = fn.src_end;
-      // The plan's legend (layout::plan::card_legend): each swatch and its words.
+      // The plan's legend (plan::card_legend): each swatch and its words.
       const legend = el('div', { class: 'legend' },
         ...this.plan.legend.map((e) => el('span', { class: 'lg' }, el('i', { class: `mk mk-${e.mark}` }), e.text)),
         el('span', { class: 'lg hint', text: 'ctrl/⌘ + wheel zooms the byte scale · click a tile to pin it' }),
@@ -751,17 +746,21 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
     /** Something a reader did: this card becomes the one the URL describes. */
     changed() {
+      this.stamp();
+      writeHash(this);
+    }
+
+    /** The card's zoom and axis on its element, where tests and scripts read them. */
+    stamp() {
       this.el.dataset.zoom = String(+this.state.zoom.toFixed(4));
       this.el.dataset.axis = this.state.axis;
-      writeHash(this);
     }
 
     refreshAll() {
       this.layout();
       this.paintSource();
       this.paintPin();
-      this.el.dataset.zoom = String(+this.state.zoom.toFixed(4));
-      this.el.dataset.axis = this.state.axis;
+      this.stamp();
     }
 
     visibleSpaces() {
@@ -792,7 +791,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
     /**
      * A lane's byte axis on a card whose factor is `k`: the card's factor, or, for an inset (the
-     * plan's inset_lanes for the visible lanes: layout::plan::is_inset), its own factor times the
+     * plan's inset_lanes for the visible lanes: plan::is_inset), its own factor times the
      * zoom; and the plan's cut band on this x axis, if the lane has one. Returns the axis, the
      * plan's inset entry (null for a lane at the card's factor), and the lane's width.
      */
@@ -817,7 +816,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       entry.head.classList.toggle('inset', on);
       entry.badge.hidden = !on;
       const room = laneW - 2 * 8; // the head's padding (page.css)
-      entry.badge.textContent = on ? inset.badge.find((b) => textW(b, PX.small) <= room) ?? '' : '';
+      entry.badge.textContent = on ? inset.badge.find((_, i) => inset.badge_w[i] <= room) ?? '' : '';
       if (on) entry.lane.dataset.pxPerByte = String(kl);
       else delete entry.lane.dataset.pxPerByte;
     }
@@ -827,8 +826,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      * (the plan's number, the same at every zoom), in key order.
      */
     applyKeys() {
-      const items = this.visibleSpaces().flatMap((sp) => this.lanes.get(sp.space).boxes).filter((it) => it.keyed);
-      items.sort((a, c) => a.b.plan.n - c.b.plan.n);
+      const items = this.reading.map((b) => this.items[b.i]).filter((it) => it && it.keyed && !this.state.hidden.has(it.b.space));
       const rows = items.map((it) => {
         const key = String(it.b.plan.n);
         return el('li', { data: { key, name: it.b.name } }, el('b', { text: key }), ' ', el('span', { text: it.b.plan.key }));
@@ -861,7 +859,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      */
     placeHwm(entry, axis, laneW) {
       const HEAD_PAD = 8;
-      const w = [...entry.lp.hwm].length * PX.char_em * 10;
+      const w = entry.lp.hwm_w;
       const at = clamp(pmmLabels.axisX(axis, entry.hwmBytes), 0.5, laneW - 0.5);
       const left = clamp(at - w / 2, 1, Math.max(laneW - w - 1, 1));
       entry.hwm.style.left = `${left - HEAD_PAD}px`;
@@ -887,7 +885,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const first = this.plan.first;
       const input = entry.boxes.map((it) => {
         const { b, node, marks } = it;
-        const [x, w] = place(b.offset, b.size, axis, laneW);
+        const [x, w] = pmmLabels.placeOn(axis, b.offset, b.size, laneW, PX.min_box);
         node.style.left = `${x}px`;
         node.style.width = `${w}px`;
         it.w = w;
@@ -1111,9 +1109,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.placeBand(this.hoverBand, b);
     }
 
-    placeBand(band, b) {
+    placeBand(band, b, top = 'top') {
       band.hidden = false;
-      band.style.top = `${(b.start - this.fn.src_start) * R.line_px}px`;
+      band.style[top] = `${(b.start - this.fn.src_start) * R.line_px}px`;
       band.style.height = `${(b.end - b.start + 1) * R.line_px}px`;
     }
 
@@ -1169,9 +1167,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.chipName.textContent = b.name;
       this.hoverBand.hidden = true;
       this.placeBand(this.pinBand, b);
-      this.rowBand.hidden = false;
-      this.rowBand.style.marginTop = `${(b.start - this.fn.src_start) * R.line_px}px`;
-      this.rowBand.style.height = `${(b.end - b.start + 1) * R.line_px}px`;
+      this.placeBand(this.rowBand, b, 'marginTop');
       this.markNames([b.name, ...b.aliases]);
     }
 
@@ -1216,13 +1212,12 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.matches = [];
       this.el.classList.toggle('searching', q.length > 0);
       const hits = [];
-      for (const b of this.boxes) {
+      for (const b of this.reading) {
         const hit = q.length > 0 && [b.name, ...b.aliases].some((n) => n.toLowerCase().includes(q));
         const node = this.boxEls[b.i];
         if (node) node.classList.toggle('match', hit);
         if (hit) hits.push(b);
       }
-      hits.sort((a, b) => a.start - b.start || a.offset - b.offset);
       this.matches = hits.map((b) => b.i);
       this.searchCount.textContent = q ? `${hits.length} found` : '';
     }
@@ -1231,8 +1226,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // Every cell is a text the layout engine wrote: the tooltip's lines and the label's detail.
       const head = ['name', 'space · shape dtype · op', 'base', 'size · address', 'lines', 'aliases', 'marks'];
       const tbody = el('tbody');
-      const sorted = [...this.boxes].sort((a, b) => a.start - b.start || a.offset - b.offset);
-      for (const b of sorted) {
+      for (const b of this.reading) {
         const flags = [b.view ? 'view' : '', b.conflict ? 'conflict' : ''].filter(Boolean).join(', ');
         const tr = el('tr', { data: { index: String(b.i), space: b.space } },
           el('td', { class: 'nm' }, el('button', { type: 'button', class: 'linkish', text: b.name, title: 'Pin this tile' })),
