@@ -5,11 +5,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::drawable_corpus;
+use pto_memory_map::layout;
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::plan::labels::{LabelBox, Spot};
 use pto_memory_map::plan::{self, px_rules};
 use pto_memory_map::plan::{ScaleMode, ViewOptions, XAxis};
-use pto_memory_map::scene::layout;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
 fn fixture(name: &str) -> PathBuf {
