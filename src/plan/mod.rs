@@ -4,7 +4,7 @@
 //! across and dump lines down, and in finished text: lanes with their span on both axes, the card's
 //! px/byte factor for every set of visible lanes, boxes with their byte and line ranges, label
 //! candidates and tooltip lines, marks, the live-bytes profile, pills and summary lines. The SVG
-//! back end gets it through [`crate::scene::layout`], placed at the view's factor; the HTML page embeds it
+//! back end gets it through [`crate::layout`] (the plan placed by the scene at the view's factor); the HTML page embeds it
 //! as JSON and its script places it at whatever factor the reader picks, with [`place`]'s rule and
 //! the label rule of [`labels`] (written once in Rust, mirrored by the script, and held equal
 //! by a test over cases Rust writes and by the browser test that compares every box with the SVG).
