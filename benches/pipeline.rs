@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use pto_memory_map::layout;
 use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::render::{json, png, svg};
-use pto_memory_map::scene::layout;
 use pto_memory_map::{DiffFormat, Dump, Format, backend, build, render_diff};
 
 fn median(mut f: impl FnMut(), runs: usize) -> Duration {

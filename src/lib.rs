@@ -180,7 +180,7 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     // static pictures' look. The static pictures are laid out from the plans the script draws.
     let every = ViewOptions { functions: Vec::new(), ..view.clone() };
     let planner = plan::Planner::new(map, &every);
-    let flow = scene::Flow::new(map, &every, &planner.panels());
+    let flow = scene::Flow::new(&plan::Picture::of(map, &every, &planner.panels()));
     let font = plan::text::FONT_FAMILY;
     // A card is laid out and drawn in one job, and its layout dropped there.
     let draw = |range: std::ops::Range<usize>, plans: &[plan::CardPlan]| {
@@ -211,6 +211,20 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     render::html::write(&plan::Page::of(map), &twice, &rules, &plan, out)
 }
 
+/// The scene of `map` drawn as `view` asks (validated against it): the map planned, then the plan
+/// placed in pixels. The scene reads the plan alone.
+pub fn layout(map: &MemoryMap, view: &ViewOptions) -> scene::Scene {
+    let planner = plan::Planner::new(map, view);
+    let plans = planner.cards(0..planner.len());
+    scene::layout(&plan::Picture::of(map, view, &planner.panels()), &plans)
+}
+
+/// The scene of the diff `d` of `old` and `new` drawn as `view` asks: the pairs planned, then
+/// placed in pixels.
+pub fn diff_layout(old: &MemoryMap, new: &MemoryMap, d: &compare::MapDiff, view: &ViewOptions) -> scene::Scene {
+    scene::diff_scene(&plan::diff::DiffPicture::of(old, new, d, view))
+}
+
 /// Refuses an output over the run's limit, naming the option that raises it.
 fn within_output_limit(bytes: Vec<u8>) -> Result<Vec<u8>> {
     let limit = budget::limits().output_bytes;
@@ -230,7 +244,7 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
         }
         Format::Txt => Ok(render::txt::render(&chosen(map, &opts.view)).into_bytes()),
         Format::Svg => {
-            let scene = scene::layout(map, &opts.view);
+            let scene = layout(map, &opts.view);
             budget::checkpoint()?;
             Ok(render::svg::render(&scene).into_bytes())
         }
@@ -244,7 +258,7 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             // The picture's size is known from the scene (or from the line counts) before any SVG
             // text or pixel: one past the limit is refused then, or a whole dump gets its digest.
             let overview = plan::overview::Overview::of(map);
-            let lay = |view: &ViewOptions| scene::layout(map, view);
+            let lay = |view: &ViewOptions| layout(map, view);
             let scene =
                 render::digest::png_scene(&overview, &lay, &opts.view, opts.scale).map_err(|e| advise(e, map, opts))?;
             budget::checkpoint()?;
@@ -298,7 +312,7 @@ fn advise(mut err: Error, map: &MemoryMap, opts: &RenderOptions) -> Error {
     };
     let v = &opts.view;
     let set = |option: &'static str, value: &str| error::Advice::Set { option, value: value.to_string() };
-    let widening = scene::widening_spaces(map, v);
+    let widening = plan::width::widening_spaces(map, v);
     if !widening.is_empty() {
         advice.push(set("hide", &widening.join(",")));
         *wide = widening.iter().map(|s| s.to_string()).collect();
@@ -376,7 +390,7 @@ pub fn render_diff(
     budget::checkpoint()?;
     let d = compare::diff(old, new);
     budget::checkpoint()?;
-    let scene = || scene::diff_scene(old, new, &d, view);
+    let scene = || diff_layout(old, new, &d, view);
     let picture = || render::svg::render_markup(&scene());
     let out = match format {
         DiffFormat::Markdown => Ok(render::md::render(&d).into_bytes()),

@@ -633,7 +633,7 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
 /// say which small space caused it and how to get a narrower one.
 fn warn_if_wide(map: &pto_memory_map::MemoryMap, view: &ViewOptions) {
     let spaces: Vec<String> =
-        pto_memory_map::scene::widening_spaces(map, view).into_iter().map(str::to_string).collect();
+        pto_memory_map::plan::width::widening_spaces(map, view).into_iter().map(str::to_string).collect();
     if !spaces.is_empty() && !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
         say_err(format_args!("note: {}", table::widening_note(&spaces, Shell::Cli)));
     }

@@ -256,7 +256,7 @@ fn the_picture_puts_both_sides_on_one_scale() {
     let old = map_of(&dump(&[("f", base())]));
     let new = map_of(&dump(&[("f", body)]));
     let d = diff(&old, &new);
-    let scene = pto_memory_map::scene::diff_scene(&old, &new, &d, &ViewOptions::default());
+    let scene = pto_memory_map::diff_layout(&old, &new, &d, &ViewOptions::default());
     assert_eq!(scene.cards.len(), 2);
     assert_eq!(scene.cards[0].px_per_byte, scene.cards[1].px_per_byte);
     assert!(scene.cards[1].frame.x > scene.cards[0].frame.x + scene.cards[0].frame.w);

@@ -5,12 +5,12 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use pto_memory_map::layout;
 use pto_memory_map::model::{MemoryMap, Severity};
 use pto_memory_map::plan;
 use pto_memory_map::plan::overview;
 use pto_memory_map::plan::{ViewOptions, XAxis};
 use pto_memory_map::render::svg;
-use pto_memory_map::scene::layout;
 use pto_memory_map::units::fmt_bytes;
 use pto_memory_map::{Format, RenderOptions, render_map};
 

@@ -149,6 +149,63 @@ fn picture_back_ends_read_the_plan_and_the_scene_not_the_model() {
     assert!(wrong.is_empty(), "picture back ends that read past the plan and the scene:\n{}", wrong.join("\n"));
 }
 
+/// What in `code` (a file of `scene/`) reaches past the plan: a `crate::` path to anything but the
+/// ground floor, the plan or the scene itself, or a model type named through a re-export. The scene
+/// is a function of the plan alone, so it cannot draw what the plan (and so the page, which draws
+/// from the plan) never decided.
+fn scene_past_the_plan(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in reached(code) {
+        let to = owner(&name);
+        if !(floor(to) == Some(0) || to == "plan" || to == "scene") {
+            out.push(format!("crate::{name}"));
+        }
+    }
+    for model_type in MODEL_TYPES {
+        if code.split(|c: char| !c.is_alphanumeric() && c != '_').any(|word| word == *model_type) {
+            out.push(model_type.to_string());
+        }
+    }
+    out
+}
+
+/// The model's types a drawing module must not name (through any path).
+const MODEL_TYPES: &[&str] =
+    &["MemoryMap", "FunctionMap", "SpaceUsage", "Finding", "Block", "Tile", "Severity", "MapDiff", "FunctionDiff"];
+
+#[test]
+fn the_scene_reads_the_plan_not_the_model() {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scene");
+    let mut files = Vec::new();
+    sources(&scene, &mut files);
+    files.sort();
+    assert!(files.len() >= 5, "read {} files", files.len());
+    let mut wrong = Vec::new();
+    for file in &files {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        for what in scene_past_the_plan(&code(&std::fs::read_to_string(file).unwrap())) {
+            wrong.push(format!("scene/{name} uses {what}"));
+        }
+    }
+    assert!(wrong.is_empty(), "scene files that read past the plan:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_scene_check_sees_the_model_however_it_is_named() {
+    let fine = "use super::shapes::Card;\nuse crate::plan::{CardPlan, Picture};\nuse crate::units::fmt_bytes;";
+    assert!(scene_past_the_plan(fine).is_empty(), "{:?}", scene_past_the_plan(fine));
+    for bad in [
+        "use crate::model::Block;",
+        "use crate::{findings, plan::Plan};",
+        "fn f(map: &crate::MemoryMap) {}",
+        "fn g(f: &FunctionMap) {}",
+        "let d: &compare::MapDiff = x;",
+        "use crate::render::svg;",
+    ] {
+        assert!(!scene_past_the_plan(bad).is_empty(), "not caught: {bad}");
+    }
+}
+
 #[test]
 fn the_picture_check_sees_the_model_however_it_is_named() {
     let fine = "use super::xml::Xml;\nuse crate::plan::Page;\nuse crate::scene::Scene;\nuse crate::{Error, budget};";

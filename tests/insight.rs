@@ -5,10 +5,11 @@ mod common;
 
 use common::{drawable_dumps, map_of};
 use pto_memory_map::analyze::{FitQuery, answer_fits, free_ranges, live_profile};
+use pto_memory_map::layout;
 use pto_memory_map::model::{Block, Gap};
 use pto_memory_map::plan::ViewOptions;
 use pto_memory_map::render::svg;
-use pto_memory_map::scene::{Shape, layout};
+use pto_memory_map::scene::Shape;
 
 /// A function whose tiles are bound on the lines given, one statement a line from line 6.
 fn dump(body: &[&str]) -> String {

@@ -266,7 +266,7 @@ fn label_cases(
 ) {
     use pto_memory_map::plan::labels::{LabelBox, place_lane_around};
     let px = pto_memory_map::plan::px_rules();
-    let scene = pto_memory_map::scene::layout(map, view);
+    let scene = pto_memory_map::layout(map, view);
     let plans = pto_memory_map::plan::card_plans(map, view);
     for (card, plan) in scene.cards.iter().zip(&plans) {
         let rows = (plan.last - plan.first + 1) as usize;

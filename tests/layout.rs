@@ -3,9 +3,10 @@
 mod common;
 
 use common::{Rng, drawable_dumps, map_of, random_dump};
+use pto_memory_map::layout;
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::plan::{RULES, ScaleMode, ViewOptions, XAxis, span, text};
-use pto_memory_map::scene::{BlockShape, Shape, Text, layout};
+use pto_memory_map::scene::{BlockShape, Shape, Text};
 
 const EPS: f64 = 0.01;
 

@@ -5,11 +5,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::drawable_corpus;
+use pto_memory_map::layout;
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::plan::labels::{LabelBox, Spot};
 use pto_memory_map::plan::{self, px_rules};
 use pto_memory_map::plan::{ScaleMode, ViewOptions, XAxis};
-use pto_memory_map::scene::layout;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
 fn fixture(name: &str) -> PathBuf {
@@ -185,5 +185,29 @@ fn every_line_live_total_and_largest_free_range_has_its_words() {
             }
         }
         assert!(!plan.words.is_empty(), "{}", path.display());
+    }
+}
+
+/// The scene is a function of the plan alone: planned, the map can go, and the scene laid out from
+/// the plan is the library's scene of the map. (The borrow checker holds the first half: the plan
+/// owns everything the scene reads; `tests/floors.rs` holds that the scene names no model type.)
+#[test]
+fn the_scene_is_laid_out_from_the_plan_alone() {
+    let map = load(&fixture("find_overflow.py"));
+    let with_finding = map.findings.iter().find_map(|x| x.function.clone()).expect("a function with a finding");
+    for view in [
+        ViewOptions::default(),
+        ViewOptions { functions: vec![with_finding], hidden: vec!["Vec".into()], ..Default::default() },
+    ] {
+        let want = pto_memory_map::render::svg::render(&layout(&map, &view));
+        let owned = map.clone();
+        let planner = plan::Planner::new(&owned, &view);
+        let plans = planner.cards(0..planner.len());
+        let picture = plan::Picture::of(&owned, &view, &planner.panels());
+        drop(planner);
+        drop(owned); // nothing planned borrows the map it was planned from
+        let got = pto_memory_map::render::svg::render(&pto_memory_map::scene::layout(&picture, &plans));
+        assert_eq!(got, want);
+        assert!(got.contains(&picture.findings.counts), "the header says the plan's counts");
     }
 }

@@ -2,9 +2,10 @@
 
 mod common;
 
+use pto_memory_map::layout;
 use pto_memory_map::option_table::{Shell, describe};
 use pto_memory_map::plan::{ViewOptions, style};
-use pto_memory_map::scene::{Scene, layout};
+use pto_memory_map::scene::Scene;
 use pto_memory_map::{ErrorKind, Format, MemoryMap, RenderOptions, render_map};
 
 struct Image {
@@ -128,7 +129,7 @@ fn a_map_widened_by_a_small_space_names_it() {
     let map = pto_memory_map::load(&case, "AllocateMemoryAddr", None).unwrap();
     let default = RenderOptions { format: Format::Png, ..Default::default() };
     assert!(render_map(&map, &default).is_ok(), "by default Bias is an inset and the picture is made");
-    assert!(pto_memory_map::scene::widening_spaces(&map, &default.view).is_empty());
+    assert!(pto_memory_map::plan::width::widening_spaces(&map, &default.view).is_empty());
     // The whole dump gets its digest; its functions named, the refusal says why.
     let strict = ViewOptions { scale_mode: pto_memory_map::plan::ScaleMode::Strict, ..Default::default() };
     let whole = RenderOptions { format: Format::Png, view: strict.clone(), ..Default::default() };
@@ -142,7 +143,7 @@ fn a_map_widened_by_a_small_space_names_it() {
     assert!(cli.contains("small Bias lane sets the byte scale") && cli.contains("--hide Bias"), "{cli}");
     let hidden = RenderOptions { view: ViewOptions { hidden: vec!["Bias".into()], ..strict }, ..opts };
     assert!(render_map(&map, &hidden).is_ok(), "hiding Bias gives a picture");
-    assert!(pto_memory_map::scene::widening_spaces(&map, &hidden.view).is_empty());
+    assert!(pto_memory_map::plan::width::widening_spaces(&map, &hidden.view).is_empty());
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
         .args([case.to_str().unwrap(), "--scale-mode", "strict", "-f", "svg", "-o", "-"])

@@ -2,9 +2,9 @@
 
 mod common;
 
+use pto_memory_map::layout;
 use pto_memory_map::plan::{Theme, ViewOptions};
 use pto_memory_map::render::{png, svg};
-use pto_memory_map::scene::layout;
 use pto_memory_map::{Format, RenderOptions, render_bytes};
 
 fn svg_of(map: &pto_memory_map::MemoryMap, view: &ViewOptions) -> String {

@@ -4,7 +4,7 @@
 //! across and dump lines down, and in finished text: lanes with their span on both axes, the card's
 //! px/byte factor for every set of visible lanes, boxes with their byte and line ranges, label
 //! candidates and tooltip lines, marks, the live-bytes profile, pills and summary lines. The SVG
-//! back end gets it through [`crate::scene::layout`], placed at the view's factor; the HTML page embeds it
+//! back end gets it through [`crate::layout`] (the plan placed by the scene at the view's factor); the HTML page embeds it
 //! as JSON and its script places it at whatever factor the reader picks, with [`place`]'s rule and
 //! the label rule of [`labels`] (written once in Rust, mirrored by the script, and held equal
 //! by a test over cases Rust writes and by the browser test that compares every box with the SVG).
@@ -15,11 +15,13 @@
 use serde::Serialize;
 
 mod axis;
+pub mod diff;
 pub mod labels;
 mod marks;
 pub mod options;
 pub mod overview;
 pub mod page;
+mod picture;
 mod placed;
 pub mod style;
 pub mod text;
@@ -28,6 +30,7 @@ pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
 pub use axis::{Axis, Cut};
 pub use marks::summary;
 pub use page::{Header, Page};
+pub use picture::{Findings, Picture, PlacedMarks};
 pub use placed::PLACED_STYLES;
 pub use width::gutter_width;
 
@@ -147,6 +150,16 @@ pub struct CardPlan {
     pub inset_lanes: [std::collections::BTreeMap<usize, Vec<InsetLane>>; 2],
     /// What the card's marks mean, in order: each a swatch's class and its words.
     pub legend: Vec<LegendEntry>,
+    /// The function's type (`InCore`, `Orchestration`), for the title's badge.
+    #[serde(skip)]
+    pub ftype: String,
+    /// The static picture's lanes at the view the card was planned for ([`width::scale`]): each
+    /// lane's span and cut band, `None` where hidden.
+    #[serde(skip)]
+    pub(crate) drawn: Vec<Option<width::LaneSpan>>,
+    /// The static picture's px/byte factor (zoom included) at that view.
+    #[serde(skip)]
+    pub(crate) factor: f64,
 }
 
 /// One inset lane of a set of visible lanes ([`CardPlan::inset_lanes`]).
@@ -214,6 +227,9 @@ pub const CUT_WORDS: &str = "free bytes drawn at a fixed width, not to scale";
 pub struct LanePlan {
     /// The memory space.
     pub space: String,
+    /// Its capacity in bytes (`0` where unknown): what a capacity rule is drawn at.
+    #[serde(skip)]
+    pub limit: i64,
     /// Bytes the lane spans, by axis: capacity (or high-water mark if higher), and high-water mark.
     pub span: [i64; 2],
     /// The text at the lane's right end, by axis.
@@ -884,6 +900,7 @@ enum Tips {
 }
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
+    let (drawn, factor) = width::scale(f, view);
     let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
     let factors = factors(f, &lanes, view.width, view.scale_mode);
     let inset_lanes = inset_table(&lanes, &factors, view.scale_mode);
@@ -912,6 +929,9 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
         summary: marks::summary(f),
+        ftype: f.ftype.clone(),
+        drawn,
+        factor,
     }
 }
 
@@ -952,6 +972,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
     LanePlan {
         cuts,
         space: s.space.clone(),
+        limit: s.limit,
         span,
         ends: [fmt_bytes(span[0]), fmt_bytes(span[1])],
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),

@@ -41,28 +41,47 @@ pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
 /// The width a card needs: its lanes, or its `text` (see [`text_width`]), whichever is wider.
 pub(crate) fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64>, text: f64) -> f64 {
     let (spans, own) = scale(f, view);
+    spans_width(spans, own, f.src_end, view, factor, text)
+}
+
+/// [`card_width`] of lanes `spans` at their own factor `own` (or `factor`), on a card whose last
+/// dump line is `last_line`.
+fn spans_width(
+    spans: Vec<Option<LaneSpan>>,
+    own: f64,
+    last_line: u32,
+    view: &ViewOptions,
+    factor: Option<f64>,
+    text: f64,
+) -> f64 {
     // A scale imposed from outside (a diff's) has no cuts: both sides' bytes line up.
     let spans: Vec<Option<LaneSpan>> =
         if factor.is_some() { spans.into_iter().map(|s| s.map(LaneSpan::whole)).collect() } else { spans };
     let factor = factor.unwrap_or(own);
     let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
     let profiles = RULES.profile_gap + spans.iter().flatten().count() as f64 * (RULES.profile_px + 4.0);
-    (2.0 * CARD_PAD + gutter_width(f.src_end) + lanes + profiles).max(text)
+    (2.0 * CARD_PAD + gutter_width(last_line) + lanes + profiles).max(text)
 }
 
 /// The width a card's text needs, whatever the view: its title row with the widest pill, and its
 /// summary lines. It formats every pill and line, so it is found once per card and handed to each
 /// [`card_width`] tried (a page tries four per card).
 pub(crate) fn text_width(f: &FunctionMap) -> f64 {
-    let summary = plan::summary(f).iter().map(|l| text::width(l, SUMMARY_SIZE)).fold(0.0, f64::max);
-    // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
-    let widest = f.spaces.iter().map(|s| pill_width(&plan::pill(s))).fold(0.0, f64::max);
-    (title_width(f) + widest + 12.0).max(summary + 2.0 * CARD_PAD)
+    let pills: Vec<plan::Pill> = f.spaces.iter().map(plan::pill).collect();
+    texts_width(&f.name, &f.ftype, &pills, &plan::summary(f))
 }
 
-/// Width of a card's title (name and type badge), with its margins.
-pub(crate) fn title_width(f: &FunctionMap) -> f64 {
-    16.0 + text::width(&f.name, 15.0) + 10.0 + text::width(&f.ftype, SMALL) + 10.0 + 24.0
+/// The width of a card's title row with its widest pill, and of its summary lines.
+fn texts_width(name: &str, ftype: &str, pills: &[plan::Pill], summary: &[String]) -> f64 {
+    let summary = summary.iter().map(|l| text::width(l, SUMMARY_SIZE)).fold(0.0, f64::max);
+    // The pills wrap under the title (see `pill_rows`), so only the widest one must fit beside it.
+    let widest = pills.iter().map(pill_width).fold(0.0, f64::max);
+    (title_width(name, ftype) + widest + 12.0).max(summary + 2.0 * CARD_PAD)
+}
+
+/// Width of a card's title (the function's name and its type's badge), with its margins.
+pub(crate) fn title_width(name: &str, ftype: &str) -> f64 {
+    16.0 + text::width(name, 15.0) + 10.0 + text::width(ftype, SMALL) + 10.0 + 24.0
 }
 
 /// A drawn lane's span, and the stretch of it drawn as a cut band, if any.
@@ -140,4 +159,26 @@ pub(crate) fn pill_width(p: &plan::Pill) -> f64 {
 /// The room a pill's percentage takes with its gap: none when there is none (capacity unknown).
 pub(crate) fn pct_room(p: &plan::Pill) -> f64 {
     if p.pct.is_empty() { 0.0 } else { 6.0 + text::width(&p.pct, LABEL) }
+}
+
+/// Spaces whose small span widens some chosen card to more than three panel widths: one byte scale
+/// grows the whole factor until the narrowest lane is 72 px, so a 1 KiB Bias lane makes a 512 KiB
+/// Mat lane 36 864 px wide. Naming them tells a user what to hide for a picture that fits a review.
+pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    if view.scale_mode == ScaleMode::Insets {
+        return out; // small lanes are insets: none widens the map
+    }
+    for f in map.functions.iter().filter(|f| view.draws(&f.name)) {
+        let (spans, _) = scale(f, view);
+        let total: f64 = spans.iter().flatten().map(|&sp| sp.span as f64).sum();
+        for (s, sp) in f.spaces.iter().zip(&spans) {
+            // Alone, this lane's 72 px minimum would make the lanes `min * total / span` px wide.
+            let wide = sp.is_some_and(|sp| RULES.min_lane_px * total / sp.span as f64 > 3.0 * view.width);
+            if wide && spans.iter().flatten().count() > 1 && !out.contains(&s.space.as_str()) {
+                out.push(&s.space);
+            }
+        }
+    }
+    out
 }

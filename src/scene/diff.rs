@@ -1,16 +1,15 @@
 //! The picture of a diff: for each changed function, the old and the new map side by side on one
 //! byte scale (so widths compare across the two), with added, removed and changed tiles outlined.
+//! What is paired, on which scale, and every word are planned in `plan::diff`.
 
 use std::collections::HashSet;
 
 use super::shapes::{Anchor, Card, Rect, Scene, Shape, Stroke, Text};
 use super::{CARD_GAP, PAGE_PAD, Placement, card};
-use crate::compare::{FunctionDiff, MapDiff, Side};
-use crate::model::{FunctionMap, MemoryMap};
+use crate::plan::diff::{DiffPicture, PairLayout};
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
-use crate::plan::width::{LABEL, SMALL, card_width, scale, text_width};
-use crate::plan::{RULES, ViewOptions, span, text};
-use crate::units::signed_bytes;
+use crate::plan::text;
+use crate::plan::width::{LABEL, SMALL};
 
 /// Gap between the two sides of a pair.
 const SIDE_GAP: f64 = 16.0;
@@ -28,74 +27,34 @@ pub const VIEWPORT: f64 = 1500.0;
 /// How many viewports wide a side-by-side pair may be before it is stacked instead.
 pub const FITTED: f64 = 1.25;
 
-/// Lays out the changed functions of `d` (old from `old`, new from `new`): each pair on one byte
-/// scale, showing only the spaces that changed (the others are named above the pair), side by side
-/// when both fit in [`VIEWPORT`], else stacked.
-pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOptions) -> Scene {
+/// Lays out the diff `d` plans: each changed function's pair on one byte scale, showing only the
+/// spaces that changed (the others are named above the pair), side by side when both fit in
+/// [`VIEWPORT`], else stacked.
+pub fn diff_scene(d: &DiffPicture) -> Scene {
+    let view = &d.view;
     let pal = palette(view.theme);
-    let pairs: Vec<(&FunctionDiff, usize, usize)> = d
-        .functions
-        .iter()
-        .filter(|f| f.changed)
-        .filter_map(|f| {
-            let o = old.functions.iter().position(|x| x.name == f.name)?;
-            let n = new.functions.iter().position(|x| x.name == f.name)?;
-            Some((f, o, n))
-        })
-        .collect();
     let lists = [&d.added, &d.removed].iter().filter(|l| !l.is_empty()).count();
     let mut y = HEADER + lists as f64 * HEADER_LINE;
     let mut cards = Vec::new();
     let mut labels = Vec::new();
     let mut right = 0.0f64;
-    for (fd, o, n) in pairs {
-        let (focus, unchanged) = focus(fd, view);
-        // Each side without the spaces not drawn, so neither its lanes nor its pills take room.
-        let (fo, fnew) = (&only_drawn(&old.functions[o], &focus), &only_drawn(&new.functions[n], &focus));
-        let half =
-            ViewOptions { width: (view.width / 2.0).max(RULES.width_min), hidden: focus.clone(), ..view.clone() };
-        let mut factor = shared_factor(fo, fnew, &half);
-        let mut w = pair_width(fo, fnew, &half, factor);
-        let side_by_side = PAGE_PAD + 2.0 * w + SIDE_GAP + PAGE_PAD <= VIEWPORT * FITTED;
-        let pair_view = if side_by_side {
-            half
-        } else {
-            let full = ViewOptions { hidden: focus, ..view.clone() };
-            factor = shared_factor(fo, fnew, &full);
-            w = pair_width(fo, fnew, &full, factor);
-            full
-        };
+    for pair in &d.pairs {
+        let [o, n] = pair.index;
+        let [half, full] = &pair.layouts;
+        let side_by_side = PAGE_PAD + 2.0 * half.width + SIDE_GAP + PAGE_PAD <= VIEWPORT * FITTED;
+        let PairLayout { view: pair_view, factor, width: w, cards: [old_card, new_card] } =
+            if side_by_side { half } else { full };
+        let (factor, w) = (Some(*factor), *w);
         let top = y + PAIR_LABEL + SIDE_LABEL;
-        let mut left = card(
-            fo,
-            &crate::plan::card_plan(fo, &pair_view),
-            o,
-            &pair_view,
-            &pal,
-            Placement { x: PAGE_PAD, y: top, w, factor: Some(factor) },
-        );
+        let mut left = card(old_card, o, pair_view, &pal, Placement { x: PAGE_PAD, y: top, w, factor });
         let (nx, ny) =
             if side_by_side { (PAGE_PAD + w + SIDE_GAP, top) } else { (PAGE_PAD, top + left.frame.h + PAIR_LABEL) };
-        let mut rightc = card(
-            fnew,
-            &crate::plan::card_plan(fnew, &pair_view),
-            n,
-            &pair_view,
-            &pal,
-            Placement { x: nx, y: ny, w, factor: Some(factor) },
-        );
-        let changed_old: Vec<String> = fd.tiles.changed.iter().map(|c| c.old_name.clone()).collect();
-        let changed_new: Vec<String> = fd.tiles.changed.iter().map(|c| c.name.clone()).collect();
-        mark_tiles(&mut left, &fd.tiles.removed, &changed_old, &[], &pal);
-        mark_tiles(&mut rightc, &[], &changed_new, &fd.tiles.added, &pal);
-        let mut deltas = format!("{}: {}", fd.name, deltas(fd));
-        if !unchanged.is_empty() {
-            deltas += &format!(" · not drawn, unchanged: {}", unchanged.join(", "));
-        }
-        labels.push(label(PAGE_PAD, y + 15.0, pal.text, deltas));
-        let side = |word: &str, m: &MemoryMap| format!("{word} · {} · {}", m.dump, m.backend.name);
-        labels.push(label(PAGE_PAD, top - 7.0, pal.muted, side("old", old)));
-        labels.push(label(nx, ny - 7.0, pal.muted, side("new", new)));
+        let mut rightc = card(new_card, n, pair_view, &pal, Placement { x: nx, y: ny, w, factor });
+        mark_tiles(&mut left, &pair.removed, &pair.changed[0], &[], &pal);
+        mark_tiles(&mut rightc, &[], &pair.changed[1], &pair.added, &pal);
+        labels.push(label(PAGE_PAD, y + 15.0, pal.text, pair.deltas.clone()));
+        labels.push(label(PAGE_PAD, top - 7.0, pal.muted, d.over[0].clone()));
+        labels.push(label(nx, ny - 7.0, pal.muted, d.over[1].clone()));
         y = rightc.frame.y + rightc.frame.h.max(if side_by_side { left.frame.h } else { 0.0 }) + CARD_GAP;
         right = right.max(nx + w);
         cards.push(left);
@@ -103,9 +62,9 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
     }
     let mut header = header(d, &pal);
     header.extend(labels);
-    let unchanged: Vec<&str> = d.functions.iter().filter(|f| !f.changed).map(|f| f.name.as_str()).collect();
+    let unchanged = &d.unchanged;
     if !unchanged.is_empty() {
-        let shown: Vec<&str> = unchanged.iter().take(12).copied().collect();
+        let shown: Vec<&str> = unchanged.iter().take(12).map(String::as_str).collect();
         let more = if unchanged.len() > 12 { format!(" and {} more", unchanged.len() - 12) } else { String::new() };
         header.push(label(
             PAGE_PAD,
@@ -117,7 +76,7 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
     }
     let header_right = header.iter().map(super::right_edge).fold(0.0, f64::max);
     Scene {
-        title: crate::plan::Header::of(new, view).title,
+        title: d.title.clone(),
         width: (right.max(header_right) + PAGE_PAD).ceil(),
         height: (y + PAGE_PAD).ceil(),
         background: pal.page,
@@ -126,66 +85,6 @@ pub fn diff_scene(old: &MemoryMap, new: &MemoryMap, d: &MapDiff, view: &ViewOpti
         header,
         cards,
     }
-}
-
-/// `f` without the spaces in `hidden` and their boxes; all of it when that would leave nothing.
-fn only_drawn(f: &FunctionMap, hidden: &[String]) -> FunctionMap {
-    let mut out = f.clone();
-    out.spaces.retain(|s| !hidden.contains(&s.space));
-    if out.spaces.is_empty() {
-        return f.clone();
-    }
-    out.blocks.retain(|b| !hidden.contains(&b.tile.space));
-    out.fits.retain(|a| !hidden.contains(&a.space));
-    out
-}
-
-/// The width both cards of a pair take: the wider of the two at the shared factor.
-fn pair_width(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions, factor: f64) -> f64 {
-    let width = |f: &FunctionMap| card_width(f, view, Some(factor), text_width(f));
-    width(old).max(width(new)).ceil()
-}
-
-/// The spaces to hide for a pair (the caller's, and those the change left alone, unless that would
-/// leave none), and the names of those left alone.
-fn focus(fd: &FunctionDiff, view: &ViewOptions) -> (Vec<String>, Vec<String>) {
-    let moved = |s: &crate::compare::SpaceDiff| {
-        s.old_hwm != s.new_hwm
-            || s.old_tiles != s.new_tiles
-            || s.old_bases != s.new_bases
-            || s.old_conflicts != s.new_conflicts
-            || s.old_occupancy != s.new_occupancy
-            || fd.tiles.changed.iter().any(|c| c.old.space == s.space || c.new.space == s.space)
-            || fd.tiles.touched.iter().any(|t| *t == s.space)
-    };
-    let shown = |s: &&crate::compare::SpaceDiff| !view.hidden.contains(&s.space);
-    let unchanged: Vec<String> =
-        fd.spaces.iter().filter(shown).filter(|s| !moved(s)).map(|s| s.space.clone()).collect();
-    if unchanged.len() == fd.spaces.iter().filter(shown).count() {
-        return (view.hidden.clone(), Vec::new());
-    }
-    (view.hidden.iter().chain(&unchanged).cloned().collect(), unchanged)
-}
-
-/// One factor for both sides: the card rule (fill the width, 72 px minimum lane) applied to the
-/// larger span of each space over the two sides.
-fn shared_factor(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions) -> f64 {
-    let mut spans: Vec<(String, i64)> = Vec::new();
-    for f in [old, new] {
-        let (visible, _) = scale(f, view);
-        for (s, sp) in f.spaces.iter().zip(visible) {
-            if sp.is_none() {
-                continue;
-            }
-            let sp = span(s, view.x_axis);
-            match spans.iter_mut().find(|(name, _)| *name == s.space) {
-                Some(e) => e.1 = e.1.max(sp),
-                None => spans.push((s.space.clone(), sp)),
-            }
-        }
-    }
-    let spans: Vec<i64> = spans.into_iter().map(|(_, s)| s).collect();
-    crate::plan::main_factor(&spans, view.width, view.scale_mode) * view.zoom
 }
 
 /// Outlines the boxes any of whose names is listed: removed (old side), changed, added (new side).
@@ -227,16 +126,8 @@ fn name_set(names: &[String]) -> HashSet<&str> {
     names.iter().map(String::as_str).collect()
 }
 
-/// `Vec +12 KB · Mat −4 KB`: the high-water marks that moved.
-fn deltas(fd: &FunctionDiff) -> String {
-    let moved: Vec<String> =
-        fd.spaces.iter().filter(|s| s.delta != 0).map(|s| format!("{} {}", s.space, signed_bytes(s.delta))).collect();
-    if moved.is_empty() { "high-water marks unchanged".into() } else { moved.join(" · ") }
-}
-
-fn header(d: &MapDiff, pal: &Palette) -> Vec<Shape> {
+fn header(d: &DiffPicture, pal: &Palette) -> Vec<Shape> {
     let x = PAGE_PAD;
-    let side = |word: &str, s: &Side| format!("{word}  {} · {} · pass {}", s.dump, s.backend, s.pass_name);
     let mut out = vec![
         label(x, PAGE_PAD + 10.0, pal.muted, "PTO · MEMORY MAP DIFF".into()),
         Shape::Text(Text {
@@ -247,8 +138,8 @@ fn header(d: &MapDiff, pal: &Palette) -> Vec<Shape> {
             anchor: Anchor::Start,
             content: d.verdict.clone(),
         }),
-        label(x, PAGE_PAD + 56.0, pal.text, side("old", &d.old)),
-        label(x, PAGE_PAD + 72.0, pal.text, side("new", &d.new)),
+        label(x, PAGE_PAD + 56.0, pal.text, d.sides[0].clone()),
+        label(x, PAGE_PAD + 72.0, pal.text, d.sides[1].clone()),
     ];
     let mut lx = x;
     let ly = PAGE_PAD + 84.0;

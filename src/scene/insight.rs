@@ -3,7 +3,6 @@
 //! capacity. What they are (scale-free) is planned in `plan::marks`; this module only places them.
 
 use super::shapes::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
-use crate::model::FunctionMap;
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, space_color};
 use crate::plan::width::SMALL;
 use crate::plan::{Mark, MarkKind, ProfilePlan, Tone};
@@ -13,11 +12,18 @@ use crate::plan::{RULES, text};
 pub const PROFILE_W: f64 = RULES.profile_px;
 pub const PROFILE_GAP: f64 = RULES.profile_gap;
 
-/// The profile column of `plan` at `x`, as shapes.
-pub fn profile(f: &FunctionMap, space: &str, plan: &ProfilePlan, x: f64, tops: (f64, f64), pal: &Palette) -> Profile {
+/// The profile column of `plan` at `x` on a card of dump lines `first..=last`, as shapes.
+pub fn profile(
+    (first, last): (u32, u32),
+    space: &str,
+    plan: &ProfilePlan,
+    x: f64,
+    tops: (f64, f64),
+    pal: &Palette,
+) -> Profile {
     let (plot_top, body_top) = tops;
     let color = space_color(space, pal.theme);
-    let body_h = (f.src_end - f.src_start + 1) as f64 * RULES.line_px;
+    let body_h = (last - first + 1) as f64 * RULES.line_px;
     let mut shapes = vec![
         Shape::Rect(Rect {
             x,
@@ -44,7 +50,7 @@ pub fn profile(f: &FunctionMap, space: &str, plan: &ProfilePlan, x: f64, tops: (
             stroke: None,
         }));
     }
-    let py = body_top + (plan.peak_line.max(f.src_start) - f.src_start) as f64 * RULES.line_px;
+    let py = body_top + (plan.peak_line.max(first) - first) as f64 * RULES.line_px;
     shapes.push(Shape::Rect(Rect {
         x: x + 1.0,
         y: py,

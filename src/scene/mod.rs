@@ -1,4 +1,6 @@
-//! The one place that knows geometry: from a memory map and view options to a [`Scene`] in pixels.
+//! The one place that knows geometry: from the plan (a [`plan::Picture`] and its card plans) to a
+//! [`Scene`] in pixels. It reads nothing of the model, so a picture shows only what the plan
+//! decided, as the page (drawn from the same plan) does.
 //!
 //! Every number about where things go lives here; back ends only draw the scene. The byte scale is
 //! shared by all lanes of a card: a lane is its span times one px/byte factor wide, in absolute
@@ -15,13 +17,11 @@ pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
 pub(crate) use shapes::ShiftDown;
 pub use shapes::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
 
-use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage};
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 use crate::plan::width::{
-    CARD_PAD, LABEL, LaneSpan, SMALL, card_width, gutter_width, lane_scale, pct_room, pill_width, scale, text_width,
-    title_width, visible_spaces,
+    CARD_PAD, LABEL, LaneSpan, SMALL, gutter_width, lane_scale, pct_room, pill_width, title_width,
 };
-use crate::plan::{self, BoxPlan, CardPlan, LabelPlan, RULES, ScaleMode, ViewOptions, labels, text};
+use crate::plan::{self, BoxPlan, CardPlan, LabelPlan, Picture, RULES, ViewOptions, labels, text};
 use crate::units::{fmt_bytes, fmt_num};
 
 /// Margin around the page and between cards.
@@ -33,20 +33,14 @@ const PLOT_GAP: f64 = 12.0;
 const COLUMN_HEADER: f64 = 40.0;
 const FOOTER: f64 = 36.0;
 
-/// Lays out `map` as `view` asks. `view` should have been validated against `map`.
-pub fn layout(map: &MemoryMap, view: &ViewOptions) -> Scene {
-    layout_planned(map, view, &plan::card_plans(map, view))
-}
-
-/// [`layout`] from the card plans [`plan::card_plans`] made for the same `map` and `view`, so that a
-/// back end that needs both (the page) plans each card once.
-pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -> Scene {
-    let panels: Vec<f64> = plans.iter().map(|p| p.panel).collect();
-    let flow = Flow::new(map, view, &panels);
+/// Lays out the picture `picture` frames, from its card plans `plans` (one per card, in order, made
+/// for the same map and view).
+pub fn layout(picture: &Picture, plans: &[CardPlan]) -> Scene {
+    let flow = Flow::new(picture);
     let cards = flow.cards(0..flow.len(), plans);
     let height = (flow.next_y() - CARD_GAP + PAGE_PAD).ceil();
     Scene {
-        title: plan::Header::of(map, view).title,
+        title: picture.header.title.clone(),
         width: (flow.inner + 2.0 * PAGE_PAD).ceil(),
         height,
         background: flow.pal.page,
@@ -58,45 +52,34 @@ pub fn layout_planned(map: &MemoryMap, view: &ViewOptions, plans: &[CardPlan]) -
 }
 
 /// A scene's cards, laid out a few at a time in page order: the page of a whole model's dump is
-/// written as its cards are laid out, never holding them all. [`layout_planned`] takes them all at
-/// once.
-pub struct Flow<'a> {
+/// written as its cards are laid out, never holding them all. [`layout`] takes them all at once.
+pub struct Flow {
     view: ViewOptions,
     pal: Palette,
     /// The cards' shared width.
     inner: f64,
     /// The page's header (over the cards).
     header: Vec<Shape>,
-    /// For each card: its index in the map, its function and its lanes' width.
-    jobs: Vec<(usize, &'a FunctionMap, f64)>,
+    /// For each card: its function's index in the map.
+    jobs: Vec<usize>,
     /// Where the next card starts.
     y: std::sync::Mutex<f64>,
 }
 
-impl<'a> Flow<'a> {
-    /// Decides what every card shares (the width, the header above them) for `map` drawn as `view`
-    /// asks, each card's lanes filling its `panels` width (see [`plan::Planner::panels`]).
-    pub fn new(map: &'a MemoryMap, view: &ViewOptions, panels: &[f64]) -> Flow<'a> {
+impl Flow {
+    /// Decides what every card shares (the width, the header above them) for the picture `picture`
+    /// frames.
+    pub fn new(picture: &Picture) -> Flow {
+        let view = &picture.view;
         let pal = palette(view.theme);
-        let chosen: Vec<(usize, &FunctionMap)> =
-            map.functions.iter().enumerate().filter(|(_, f)| view.draws(&f.name)).collect();
         // Cards share one width so the page reads as a column; lanes keep their own widths. The
         // header wraps to that width, so the picture is as wide as its cards (it follows `--width`).
-        let sized = crate::par::map_ref(&chosen, |(_, f)| {
-            let text = text_width(f);
-            (text, card_width(f, view, None, text))
-        });
-        let inner = sized.iter().map(|&(_, w)| w).fold(RULES.width_min, f64::max).ceil();
-        let (header, header_h) = header(map, view, &pal, inner);
+        let inner = picture.width;
+        let (header, header_h) = header(picture, &pal, inner);
         let header_width = header.iter().map(right_edge).fold(0.0, f64::max) - PAGE_PAD;
         let inner = inner.max(header_width).ceil();
-        let jobs: Vec<_> = chosen.into_iter().zip(panels).map(|((index, f), &panel)| (index, f, panel)).collect();
-        let widths =
-            crate::par::map_ref(&jobs.iter().zip(&sized).collect::<Vec<_>>(), |&(&(_, f, width), &(text, _))| {
-                card_width(f, &ViewOptions { width, ..view.clone() }, None, text)
-            });
-        let inner = widths.into_iter().fold(inner, f64::max).ceil();
-        Flow { view: view.clone(), pal, inner, header, jobs, y: std::sync::Mutex::new(header_h) }
+        let inner = inner.max(picture.panel_width).ceil();
+        Flow { view: view.clone(), pal, inner, header, jobs: picture.cards.clone(), y: std::sync::Mutex::new(header_h) }
     }
 
     /// How many cards there are.
@@ -127,9 +110,9 @@ impl<'a> Flow<'a> {
     /// each card's picture apart, and small coordinates are fewer bytes (a card 600 cards down a
     /// page would have every `y` in seven digits). `None` past the last card.
     pub fn card_apart(&self, at: usize, plan: &CardPlan) -> Option<Card> {
-        let &(index, f, panel) = self.jobs.get(at)?;
-        let view = &ViewOptions { width: panel, ..self.view.clone() };
-        Some(card(f, plan, index, view, &self.pal, Placement { x: PAGE_PAD, y: 0.0, w: self.inner, factor: None }))
+        let &index = self.jobs.get(at)?;
+        let view = &ViewOptions { width: plan.panel, ..self.view.clone() };
+        Some(card(plan, index, view, &self.pal, Placement { x: PAGE_PAD, y: 0.0, w: self.inner, factor: None }))
     }
 
     /// Where the next card would start.
@@ -170,15 +153,15 @@ struct Placement {
     factor: Option<f64>,
 }
 
-fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Placement) -> Card {
-    let (spans, own) = scale(f, view);
+fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Placement) -> Card {
+    let (spans, own) = (plan.drawn.clone(), plan.factor);
     let spans: Vec<Option<LaneSpan>> =
         if at.factor.is_some() { spans.into_iter().map(|s| s.map(LaneSpan::whole)).collect() } else { spans };
     let factor = at.factor.unwrap_or(own);
     let Placement { x, y, w, .. } = at;
-    let lines = f.src_end - f.src_start + 1;
-    let gutter = gutter_width(f.src_end);
-    let rows = pill_rows(&plan.pills, w, title_width(f));
+    let lines = plan.last - plan.first + 1;
+    let gutter = gutter_width(plan.last);
+    let rows = pill_rows(&plan.pills, w, title_width(&plan.function, &plan.ftype));
     let extra = rows.last().map_or(0.0, |&r| r as f64 * PILL_ROW);
     let plot_top = y + TITLE_ROW + extra + PLOT_GAP;
     let body_top = plot_top + COLUMN_HEADER;
@@ -186,11 +169,11 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
 
     let mut lanes = Vec::new();
     let mut lx = x + CARD_PAD + gutter;
-    for (li, (s, sp)) in f.spaces.iter().zip(spans).enumerate() {
+    for (li, sp) in spans.into_iter().enumerate() {
         let Some(sp) = sp else { continue };
         let (width, axis, inset) = lane_scale(sp, factor, view);
         let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, axis };
-        let mut drawn = lane(f, plan, li, s, sp.span, geometry, pal);
+        let mut drawn = lane(plan, li, sp.span, geometry, pal);
         if inset {
             mark_inset(&mut drawn, [plan::inset_badge(axis.k, factor), plan::inset_ratio(axis.k, factor)], pal);
         }
@@ -203,7 +186,8 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
     let mut profiles = Vec::new();
     for l in &lanes {
         if let Some(lp) = plan.lanes.iter().find(|p| p.space == l.space) {
-            profiles.push(insight::profile(f, &lp.space, &lp.profile, px, (plot_top, body_top), pal));
+            let lines = (plan.first, plan.last);
+            profiles.push(insight::profile(lines, &lp.space, &lp.profile, px, (plot_top, body_top), pal));
             px += insight::PROFILE_W + 4.0;
         }
     }
@@ -216,12 +200,12 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         fill: Some(pal.card),
         stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
     })];
-    decorations.extend(title_row(f, pal, x, y, w).into_iter().map(|shape| match shape {
+    decorations.extend(title_row(plan, pal, x, y, w).into_iter().map(|shape| match shape {
         // The rule under the title goes under the pills' last row.
         Shape::Line(l) => Shape::Line(Line { y1: l.y1 + extra, y2: l.y2 + extra, ..l }),
         other => other,
     }));
-    decorations.extend(gutter_shapes(f, pal, x + CARD_PAD, gutter, plot_top, body_top));
+    decorations.extend(gutter_shapes(plan, pal, x + CARD_PAD, gutter, plot_top, body_top));
     let footer_y = body_top + body_h + keys_h;
     decorations.push(Shape::Text(Text {
         x: x + CARD_PAD,
@@ -231,8 +215,8 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
         anchor: Anchor::Start,
         content: format!(
             "{lines} lines · dump L{}–L{} · {} B per px · lifetimes are lexical (first to last mention)",
-            f.src_start,
-            f.src_end,
+            plan.first,
+            plan.last,
             fmt_num(1.0 / factor)
         ),
     }));
@@ -248,13 +232,13 @@ fn card(f: &FunctionMap, plan: &CardPlan, index: usize, view: &ViewOptions, pal:
     }
     let frame = Rect { x, y, w, h, radius: 6.0, fill: Some(pal.card), stroke: None };
     let mut card = Card {
-        function: f.name.clone(),
+        function: plan.function.clone(),
         index,
         px_per_byte: factor,
         frame,
         ink: pal.text,
         body_top,
-        first_line: f.src_start,
+        first_line: plan.first,
         decorations,
         keys: key_shapes,
         lanes,
@@ -441,38 +425,9 @@ fn mark_inset(lane: &mut Lane, badges: [String; 2], pal: &Palette) {
     lane.inset = Some(Inset { badge, frame });
 }
 
-/// Spaces whose small span widens some chosen card to more than three panel widths: one byte scale grows the
-/// whole factor until the narrowest lane is 72 px, so a 1 KiB Bias lane makes a 512 KiB Mat lane
-/// 36 864 px wide. Naming them tells a user what to hide for a picture that fits a review.
-pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::new();
-    if view.scale_mode == ScaleMode::Insets {
-        return out; // small lanes are insets: none widens the map
-    }
-    for f in map.functions.iter().filter(|f| view.draws(&f.name)) {
-        let (spans, _) = scale(f, view);
-        let total: f64 = spans.iter().flatten().map(|&sp| sp.span as f64).sum();
-        for (s, sp) in f.spaces.iter().zip(&spans) {
-            // Alone, this lane's 72 px minimum would make the lanes `min * total / span` px wide.
-            let wide = sp.is_some_and(|sp| RULES.min_lane_px * total / sp.span as f64 > 3.0 * view.width);
-            if wide && spans.iter().flatten().count() > 1 && !out.contains(&s.space.as_str()) {
-                out.push(&s.space);
-            }
-        }
-    }
-    out
-}
-
-fn lane(
-    f: &FunctionMap,
-    plan: &CardPlan,
-    li: usize,
-    s: &SpaceUsage,
-    span: i64,
-    g: LaneGeometry,
-    pal: &Palette,
-) -> Lane {
+fn lane(plan: &CardPlan, li: usize, span: i64, g: LaneGeometry, pal: &Palette) -> Lane {
     let LaneGeometry { x, y, width, height, body_top, axis } = g;
+    let s = &plan.lanes[li];
     let color = space_color(&s.space, pal.theme);
     let mut decorations = vec![
         Shape::Rect(Rect { x, y, w: width, h: height, radius: 0.0, fill: Some(pal.wash(color)), stroke: None }),
@@ -510,9 +465,9 @@ fn lane(
             content: end_label,
         }));
     }
-    for line in f.src_start..=f.src_end {
+    for line in plan.first..=plan.last {
         if line % plan::GRID_LINES == 0 {
-            let gy = body_top + (line - f.src_start) as f64 * RULES.line_px + 0.5;
+            let gy = body_top + (line - plan.first) as f64 * RULES.line_px + 0.5;
             decorations.push(Shape::Line(Line {
                 x1: x + 1.0,
                 y1: gy,
@@ -527,18 +482,12 @@ fn lane(
     if let Some(cut) = cut {
         decorations.extend(cut_band(cut, &axis, (x, body_top, height - (body_top - y)), pal));
     }
-    let host = |block| insight::Host {
-        lane: (x, width),
-        block,
-        axis,
-        body_top,
-        first_line: f.src_start,
-        last_line: f.src_end,
-    };
+    let host =
+        |block| insight::Host { lane: (x, width), block, axis, body_top, first_line: plan.first, last_line: plan.last };
     let mut mine: Vec<&BoxPlan> = plan.boxes.iter().filter(|b| b.lane == li).collect();
     // Views are drawn over the blocks they look into.
     mine.sort_by_key(|b| b.view);
-    let blocks = mine.into_iter().map(|bp| block(f, bp, &f.blocks[bp.index], &host(None), color, pal)).collect();
+    let blocks = mine.into_iter().map(|bp| block(plan, bp, &host(None), color, pal)).collect();
     let mut fits = Vec::new();
     let mut hwm = None;
     let mut overflow = Vec::new();
@@ -575,19 +524,19 @@ fn lane(
     }
 }
 
-fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: Color, pal: &Palette) -> BlockShape {
-    let t = &b.tile;
+fn block(plan: &CardPlan, bp: &BoxPlan, host: &insight::Host, color: Color, pal: &Palette) -> BlockShape {
     let px = plan::px_rules();
     let (lane_x, lane_w) = host.lane;
-    let (x, w) = host.axis.place(t.offset, t.size, lane_w, px.min_box);
+    let ([offset, size], [start, end]) = (bp.bytes, bp.lines);
+    let (x, w) = host.axis.place(offset, size, lane_w, px.min_box);
     let x = lane_x + x;
-    let y = host.body_top + (t.start - f.src_start) as f64 * RULES.line_px;
-    let h = (t.end - t.start + 1) as f64 * RULES.line_px;
+    let y = host.body_top + (start - plan.first) as f64 * RULES.line_px;
+    let h = (end - start + 1) as f64 * RULES.line_px;
     let rect = Rect { x, y, w, h, radius: 0.0, fill: Some(pal.fill(color)), stroke: None };
-    let stroke = if b.conflict {
+    let stroke = if bp.conflict {
         Stroke { color: CRITICAL, width: 2.0, dash: None }
     } else {
-        Stroke { color, width: 1.0, dash: b.view.then_some((3.0, 2.0)) }
+        Stroke { color, width: 1.0, dash: bp.view.then_some((3.0, 2.0)) }
     };
     let half = stroke.width / 2.0;
     let outline = Rect {
@@ -602,19 +551,19 @@ fn block(f: &FunctionMap, bp: &BoxPlan, b: &Block, host: &insight::Host, color: 
     let in_box = insight::Host { block: Some((x, w)), ..*host };
     BlockShape {
         index: bp.index,
-        name: t.name.clone(),
-        space: t.space.clone(),
-        base: t.base.clone(),
-        offset: t.offset,
-        size: t.size,
-        start: t.start,
-        end: t.end,
-        aliases: b.aliases.clone(),
-        view: b.view,
-        conflict: b.conflict,
+        name: bp.label.name.clone(),
+        space: plan.lanes[bp.lane].space.clone(),
+        base: bp.base.clone(),
+        offset,
+        size,
+        start,
+        end,
+        aliases: bp.aliases.clone(),
+        view: bp.view,
+        conflict: bp.conflict,
         marks: bp.marks.iter().flat_map(|m| insight::mark_shapes(m, &in_box, color, pal)).collect(),
         label: label(&bp.label, (x, y, w, h), &px, pal),
-        tooltip: std::iter::once(t.name.clone()).chain(bp.tip.iter().cloned()).collect(),
+        tooltip: std::iter::once(bp.label.name.clone()).chain(bp.tip.iter().cloned()).collect(),
         rect,
         outline,
         leader: None,
@@ -646,12 +595,12 @@ fn placed_label(fitted: &plan::FittedLabel, (x, y): (f64, f64), px: &plan::PxRul
     out
 }
 
-fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shape> {
+fn title_row(plan: &CardPlan, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shape> {
     let name_x = x + 16.0;
-    let badge_x = name_x + text::width(&f.name, 15.0) + 10.0;
-    let badge_w = text::width(&f.ftype, SMALL) + 10.0;
+    let badge_x = name_x + text::width(&plan.function, 15.0) + 10.0;
+    let badge_w = text::width(&plan.ftype, SMALL) + 10.0;
     vec![
-        text_at(name_x, y + 27.0, 15.0, pal.text, &f.name),
+        text_at(name_x, y + 27.0, 15.0, pal.text, &plan.function),
         Shape::Rect(Rect {
             x: badge_x,
             y: y + 13.0,
@@ -661,7 +610,7 @@ fn title_row(f: &FunctionMap, pal: &Palette, x: f64, y: f64, w: f64) -> Vec<Shap
             fill: None,
             stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
         }),
-        text_at(badge_x + 5.0, y + 26.0, SMALL, pal.muted, &f.ftype),
+        text_at(badge_x + 5.0, y + 26.0, SMALL, pal.muted, &plan.ftype),
         Shape::Line(Line {
             x1: x,
             y1: y + TITLE_ROW + 0.5,
@@ -721,11 +670,11 @@ fn place_pills(card: &mut Card, pills: &[plan::Pill], rows: &[usize], pal: &Pale
     }
 }
 
-fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f64, body_top: f64) -> Vec<Shape> {
+fn gutter_shapes(plan: &CardPlan, pal: &Palette, x: f64, width: f64, plot_top: f64, body_top: f64) -> Vec<Shape> {
     let mut out = vec![text_at(x + 6.0, plot_top + 19.0, SMALL, pal.muted, "LINE")];
-    let row = |line: u32| body_top + (line - f.src_start) as f64 * RULES.line_px;
+    let row = |line: u32| body_top + (line - plan.first) as f64 * RULES.line_px;
     // Numbers first, then gridlines: alike shapes in a row let the SVG writer share their style.
-    out.extend((f.src_start..=f.src_end).map(|line| {
+    out.extend((plan.first..=plan.last).map(|line| {
         Shape::Text(Text {
             x: x + width - 10.0,
             y: row(line) + 12.0,
@@ -735,7 +684,7 @@ fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f
             content: line.to_string(),
         })
     }));
-    out.extend((f.src_start..=f.src_end).filter(|line| line % plan::GRID_LINES == 0).map(|line| {
+    out.extend((plan.first..=plan.last).filter(|line| line % plan::GRID_LINES == 0).map(|line| {
         Shape::Line(Line {
             x1: x,
             y1: row(line) + 0.5,
@@ -747,29 +696,9 @@ fn gutter_shapes(f: &FunctionMap, pal: &Palette, x: f64, width: f64, plot_top: f
     out
 }
 
-/// What the header counts: the functions `view` draws, their tiles in the spaces it shows, and the
-/// findings about them (or about the whole dump) in those spaces.
-fn drawn_findings<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a crate::model::Finding> {
-    map.findings
-        .iter()
-        .filter(|x| x.function.as_ref().is_none_or(|n| view.functions.is_empty() || view.functions.contains(n)))
-        .filter(|x| {
-            let drawn = |f: &FunctionMap| x.function.as_ref() == Some(&f.name);
-            x.space.as_ref().is_none_or(|s| {
-                // A space is left out where it is hidden and the card still shows another.
-                let f = map.functions.iter().find(|f| drawn(f));
-                f.is_none_or(|f| visible_spaces(f, view).contains(&s.as_str()))
-            })
-        })
-        .collect()
-}
-
-fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
+fn header(picture: &Picture, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     let x = PAGE_PAD;
-    let drawn: Vec<&FunctionMap> =
-        map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
-    let findings = drawn_findings(map, view);
-    let head = plan::Header::of(map, view);
+    let head = &picture.header;
     let mut out = vec![
         text_at(x, PAGE_PAD + 10.0, SMALL, pal.muted, "PTO · MEMORY MAP"),
         text_at(x, PAGE_PAD + 36.0, 22.0, pal.text, &head.heading),
@@ -805,21 +734,16 @@ fn header(map: &MemoryMap, view: &ViewOptions, pal: &Palette, width: f64) -> (Ve
     let (chips, bottom) = flow(items, x, PAGE_PAD + 48.0, width, 28.0, 6.0);
     out.extend(chips);
     let mut items = legend(pal);
-    if drawn.iter().any(|f| has_cut(f, view)) {
+    if picture.cut {
         items.push(cut_swatch(pal));
     }
-    items.extend(placed::legend(map, pal));
+    items.extend(placed::legend(picture.placed, pal));
     let (legend, bottom) = flow(items, x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
     let y = bottom + 16.0;
-    let (rows, h) = findings_rows(&findings, pal, x, y, width);
+    let (rows, h) = findings_rows(&picture.findings, pal, x, y, width);
     out.extend(rows);
     (out, y + h - 4.0)
-}
-
-/// Whether some lane of `f` drawn as `view` asks has a cut band.
-fn has_cut(f: &FunctionMap, view: &ViewOptions) -> bool {
-    scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())
 }
 
 /// The legend's cut band: its swatch (the page's colour between thin edges) and its words.
@@ -904,22 +828,17 @@ const FINDINGS_ROW: f64 = 17.0;
 /// The header's findings: their count by severity, then every error and warning, errors first,
 /// each with its code, function, space, line and message, wrapped to the page's width (the first
 /// screen says what is wrong before any card does). Returns the shapes and their height.
-fn findings_rows(findings: &[&crate::model::Finding], pal: &Palette, x: f64, y: f64, width: f64) -> (Vec<Shape>, f64) {
-    use crate::model::Severity;
-    let owned: Vec<crate::model::Finding> = findings.iter().map(|f| (*f).clone()).collect();
-    let (errors, warnings, _) = crate::findings::counts(&owned);
-    let color = if errors > 0 {
-        CRITICAL
-    } else if warnings > 0 {
-        WARNING
-    } else {
-        pal.muted
+fn findings_rows(findings: &plan::Findings, pal: &Palette, x: f64, y: f64, width: f64) -> (Vec<Shape>, f64) {
+    let color = match findings.level {
+        "crit" => CRITICAL,
+        "warn" => WARNING,
+        _ => pal.muted,
     };
-    let counts = format!("findings: {}", crate::findings::counts_text(&owned));
-    let mut out = vec![text_at(x, y, LABEL, color, &counts)];
-    if findings.iter().any(|f| f.code == "overflow") {
+    let counts = &findings.counts;
+    let mut out = vec![text_at(x, y, LABEL, color, counts)];
+    if findings.overflow {
         // What the overflow marks are, beside the count that says there is one.
-        let lx = x + text::width(&counts, LABEL) + 24.0;
+        let lx = x + text::width(counts, LABEL) + 24.0;
         let red = Stroke { color: CRITICAL, width: 2.0, dash: None };
         out.push(Shape::Line(Line { x1: lx, y1: y - 10.0, x2: lx, y2: y + 2.0, stroke: red }));
         out.push(text_at(lx + 8.0, y, LABEL, pal.muted, "capacity"));
@@ -928,18 +847,10 @@ fn findings_rows(findings: &[&crate::model::Finding], pal: &Palette, x: f64, y: 
         out.extend(insight::hatch_swatch(frame, CRITICAL));
         out.push(text_at(hx + 22.0, y, LABEL, pal.muted, "bytes past the capacity"));
     }
-    let mut listed: Vec<&&crate::model::Finding> =
-        findings.iter().filter(|f| matches!(f.severity, Severity::Error | Severity::Warning)).collect();
-    listed.sort_by_key(|f| f.severity);
     let mut row = 1usize;
-    for f in listed {
-        let at = f.line.map(|l| format!(" L{l}")).unwrap_or_default();
-        let place = [f.function.as_deref(), f.space.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
-        let place = format!("{place}{at}");
-        let place = if place.trim().is_empty() { String::new() } else { format!(" · {}", place.trim()) };
-        let text = format!("{} {}{place} · {}", f.severity.as_str(), f.code, f.message);
-        let ink = if f.severity == Severity::Error { pal.text } else { pal.muted };
-        for (i, line) in wrap(&text, LABEL, width - 12.0 - 24.0).into_iter().enumerate() {
+    for (text, error) in &findings.listed {
+        let ink = if *error { pal.text } else { pal.muted };
+        for (i, line) in wrap(text, LABEL, width - 12.0 - 24.0).into_iter().enumerate() {
             // A message's further lines are indented under its first.
             let indent = if i == 0 { 12.0 } else { 36.0 };
             out.push(text_at(x + indent, y + row as f64 * FINDINGS_ROW, LABEL, ink, &line));

@@ -6,7 +6,6 @@
 
 use super::insight::Host;
 use super::shapes::{Anchor, Line, Placed, Rect, Shape, Stroke, Text};
-use crate::model::MemoryMap;
 use crate::plan;
 use crate::plan::style::{Color, Palette, WARNING};
 
@@ -38,9 +37,9 @@ pub(super) fn is_placed(m: &plan::Mark) -> bool {
     plan::PLACED_STYLES.contains(&m.style)
 }
 
-/// The legend's entries for the placed marks the map has: a reserved window, the unsafe band,
+/// The legend's entries for the placed marks the map `has`: a reserved window, the unsafe band,
 /// declared slots; each a swatch and its words, drawn from its own origin.
-pub(super) fn legend(map: &MemoryMap, pal: &Palette) -> Vec<Vec<Shape>> {
+pub(super) fn legend(has: plan::PlacedMarks, pal: &Palette) -> Vec<Vec<Shape>> {
     let mut out = Vec::new();
     let swatch = |stroke: Stroke| {
         let frame = Rect { x: 0.5, y: 0.5, w: 16.0, h: 10.0, radius: 0.0, fill: None, stroke: Some(stroke) };
@@ -58,17 +57,17 @@ pub(super) fn legend(map: &MemoryMap, pal: &Palette) -> Vec<Vec<Shape>> {
             content: what.into(),
         })
     };
-    if map.functions.iter().any(|f| f.reserved.iter().any(|r| r.offset.is_some())) {
+    if has.reserved {
         let mut item = swatch(Stroke { color: pal.muted, width: 1.0, dash: Some((4.0, 2.0)) });
         item.push(words(22.0, "reserved window (system.reserve_buffer), in the hwm"));
         out.push(item);
     }
-    if map.functions.iter().flat_map(|f| &f.spaces).any(|s| s.physical.is_some()) {
+    if has.unsafe_band {
         let mut item = swatch(Stroke { color: WARNING, width: 1.0, dash: None });
         item.push(words(22.0, "unsafe band: past the usable size, within the physical"));
         out.push(item);
     }
-    if map.functions.iter().flat_map(|f| &f.blocks).any(|b| b.tile.slots.is_some()) {
+    if has.slots {
         out.push(vec![
             Shape::Line(Line {
                 x1: 4.5,

@@ -1,0 +1,142 @@
+//! What a picture of a map draws around its cards, decided from the map: the header's words and
+//! findings, which of the legend's entries it has, which functions get a card and how wide the
+//! cards are. With the card plans it is all the scene reads, so a picture says nothing of the dump
+//! that the plan did not decide.
+
+use crate::model::{FunctionMap, MemoryMap, Severity};
+use crate::plan::width::{card_width, scale, text_width, visible_spaces};
+use crate::plan::{Header, RULES, ViewOptions};
+
+/// The frame of a picture of a map drawn as a view asks (see the module's comment).
+#[derive(Debug, Clone)]
+pub struct Picture {
+    /// The view it is drawn as.
+    pub view: ViewOptions,
+    /// The header's words and counts.
+    pub header: Header,
+    /// The header's findings: those about the functions and spaces drawn, or the whole dump.
+    pub findings: Findings,
+    /// Whether some card drawn has a cut band (the legend then says what one is).
+    pub cut: bool,
+    /// Which of the marks the compiler placed the map has anywhere (the legend names those).
+    pub placed: PlacedMarks,
+    /// For each card, in page order: the index of its function in the map.
+    pub cards: Vec<usize>,
+    /// The width the widest card needs at the view's width (never less than the minimum): the
+    /// header wraps to it.
+    pub width: f64,
+    /// The width the widest card needs at its own panel width (see [`crate::plan::Planner::panels`]).
+    pub panel_width: f64,
+}
+
+/// The header's findings, worded.
+#[derive(Debug, Clone)]
+pub struct Findings {
+    /// `findings: 0 errors, 7 warnings, 66 notes`.
+    pub counts: String,
+    /// The count's tone: `crit` with an error, `warn` with a warning, else `muted`.
+    pub level: &'static str,
+    /// Whether one is an overflow (the header then says what the overflow marks are).
+    pub overflow: bool,
+    /// Every error and warning, errors first: its line (severity, code, function, space, dump
+    /// line, message) and whether it is an error.
+    pub listed: Vec<(String, bool)>,
+}
+
+/// The placed marks a map has somewhere: reserved windows, unsafe bands, declared slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlacedMarks {
+    /// A reserved window with an address.
+    pub reserved: bool,
+    /// A space with a physical size past its usable one.
+    pub unsafe_band: bool,
+    /// A tile of a declared multi-slot allocation.
+    pub slots: bool,
+}
+
+impl Picture {
+    /// The frame of `map` drawn as `view` asks, each card's lanes filling its `panels` width.
+    pub fn of(map: &MemoryMap, view: &ViewOptions, panels: &[f64]) -> Picture {
+        let chosen: Vec<(usize, &FunctionMap)> =
+            map.functions.iter().enumerate().filter(|(_, f)| view.draws(&f.name)).collect();
+        // Cards share one width so the page reads as a column; lanes keep their own widths.
+        let sized = crate::par::map_ref(&chosen, |(_, f)| {
+            let text = text_width(f);
+            (text, card_width(f, view, None, text))
+        });
+        let width = sized.iter().map(|&(_, w)| w).fold(RULES.width_min, f64::max).ceil();
+        let jobs: Vec<_> = chosen.iter().zip(panels).zip(&sized).map(|((&(_, f), &p), &(t, _))| (f, p, t)).collect();
+        let panel_width = crate::par::map_ref(&jobs, |&(f, width, text)| {
+            card_width(f, &ViewOptions { width, ..view.clone() }, None, text)
+        })
+        .into_iter()
+        .fold(0.0, f64::max);
+        let drawn: Vec<&FunctionMap> =
+            map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+        Picture {
+            view: view.clone(),
+            header: Header::of(map, view),
+            findings: Findings::of(&drawn_findings(map, view)),
+            cut: drawn.iter().any(|f| scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())),
+            placed: PlacedMarks {
+                reserved: map.functions.iter().any(|f| f.reserved.iter().any(|r| r.offset.is_some())),
+                unsafe_band: map.functions.iter().flat_map(|f| &f.spaces).any(|s| s.physical.is_some()),
+                slots: map.functions.iter().flat_map(|f| &f.blocks).any(|b| b.tile.slots.is_some()),
+            },
+            cards: chosen.into_iter().map(|(index, _)| index).collect(),
+            width,
+            panel_width,
+        }
+    }
+}
+
+impl Findings {
+    fn of(findings: &[&crate::model::Finding]) -> Findings {
+        let owned: Vec<crate::model::Finding> = findings.iter().map(|f| (*f).clone()).collect();
+        let (errors, warnings, _) = crate::findings::counts(&owned);
+        let level = if errors > 0 {
+            "crit"
+        } else if warnings > 0 {
+            "warn"
+        } else {
+            "muted"
+        };
+        let mut listed: Vec<&&crate::model::Finding> =
+            findings.iter().filter(|f| matches!(f.severity, Severity::Error | Severity::Warning)).collect();
+        listed.sort_by_key(|f| f.severity);
+        let listed = listed
+            .into_iter()
+            .map(|f| {
+                let at = f.line.map(|l| format!(" L{l}")).unwrap_or_default();
+                let place =
+                    [f.function.as_deref(), f.space.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
+                let place = format!("{place}{at}");
+                let place = if place.trim().is_empty() { String::new() } else { format!(" · {}", place.trim()) };
+                (format!("{} {}{place} · {}", f.severity.as_str(), f.code, f.message), f.severity == Severity::Error)
+            })
+            .collect();
+        Findings {
+            counts: format!("findings: {}", crate::findings::counts_text(&owned)),
+            level,
+            overflow: findings.iter().any(|f| f.code == "overflow"),
+            listed,
+        }
+    }
+}
+
+/// What the header counts: the findings about the functions `view` draws (or about the whole
+/// dump) in the spaces it shows.
+fn drawn_findings<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a crate::model::Finding> {
+    map.findings
+        .iter()
+        .filter(|x| x.function.as_ref().is_none_or(|n| view.functions.is_empty() || view.functions.contains(n)))
+        .filter(|x| {
+            let drawn = |f: &FunctionMap| x.function.as_ref() == Some(&f.name);
+            x.space.as_ref().is_none_or(|s| {
+                // A space is left out where it is hidden and the card still shows another.
+                let f = map.functions.iter().find(|f| drawn(f));
+                f.is_none_or(|f| visible_spaces(f, view).contains(&s.as_str()))
+            })
+        })
+        .collect()
+}
