@@ -228,7 +228,12 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
             painter.paint(i, top - above, &mut pixmap);
             let kept = &pixels[above as usize * stride..(above + rows) as usize * stride];
             FILTERED.with_borrow_mut(|filtered| {
-                filter_rows(&straight_alpha(kept), stride, filtered);
+                // A scene over a background that covers every pixel stays opaque: each of its
+                // shapes is an opaque colour, blended over opaque pixels.
+                let opaque = matches!(painter, Painter::Scene { background: Background { exact: true, .. }, .. });
+                debug_assert!(!opaque || self::opaque(kept), "a scene over its background stays opaque");
+                let kept = if opaque { std::borrow::Cow::Borrowed(kept) } else { straight_alpha(kept) };
+                filter_rows(&kept, stride, filtered);
                 deflate(filtered, i == last)
             })
         })
