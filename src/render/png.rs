@@ -1,5 +1,6 @@
 //! The PNG: a scene drawn with tiny-skia. A scene is drawn straight from its shapes (see
-//! `render::raster`: the paths usvg makes of its SVG, so the same pixels; a test compares them);
+//! `render::raster`: the paths usvg makes of its SVG, the same pixels but for a few of glyphs'
+//! edges; a test compares them);
 //! an SVG document given as text (a diff's picture) is parsed by usvg with the bundled font.
 //!
 //! The picture is a stack of independent rows, so it is drawn and compressed in horizontal strips
@@ -104,16 +105,15 @@ pub fn fits(width: f64, height: f64, scale: f64) -> bool {
 /// reach into it.
 pub fn render_scene(scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
     let (w, h) = pixels(scene.width, scene.height, scale)?;
-    let ops = super::raster::ops(&scene);
+    let drawing = super::raster::drawing(&scene, scale as f32);
     crate::budget::checkpoint()?;
     let count = h.div_ceil(STRIP_ROWS) as usize;
     let mut strips = vec![Vec::new(); count];
-    let scale = scale as f32;
-    for (k, op) in ops.iter().enumerate() {
-        let (top, bottom) = op.span();
+    for (k, op) in drawing.ops.iter().enumerate() {
+        let (top, bottom) = op.rows(scale as f32, &drawing.masks);
         // Generous, as in `Painter::new`: a shape drawn in one strip too many only costs time.
         let margin = 4.0 + OVERLAP as f32;
-        let (top, bottom) = (top * scale - margin, bottom * scale + margin);
+        let (top, bottom) = (top - margin, bottom + margin);
         let (first, end) = if top.is_finite() && bottom.is_finite() {
             (
                 (top.max(0.0) as u32 / STRIP_ROWS) as usize,
@@ -126,12 +126,13 @@ pub fn render_scene(scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>
             strip.push(k as u32);
         }
     }
+    let scale = scale as f32;
     // The background fills every pixel when the picture is a whole number of pixels each way (the
     // usual case): the strip starts as that colour rather than transparent with a rect over it.
     let exact = (scene.width * scale as f64).fract() == 0.0 && (scene.height * scale as f64).fract() == 0.0;
     let background =
         Background { color: scene.background, exact, width: scene.width as f32, height: scene.height as f32 };
-    let painter = Painter::Scene { scale, ops: &ops, strips, background };
+    let painter = Painter::Scene { scale, drawing: &drawing, strips, background };
     let indices: Vec<u32> = (0..count as u32).collect();
     let last = count as u32 - 1;
     let pieces = crate::par::map_ref(&indices, |&i| strip(&painter, w, h, i, last));
@@ -226,7 +227,12 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
             painter.paint(i, top - above, &mut pixmap);
             let kept = &pixels[above as usize * stride..(above + rows) as usize * stride];
             FILTERED.with_borrow_mut(|filtered| {
-                filter_rows(&straight_alpha(kept), stride, filtered);
+                // A scene over a background that covers every pixel stays opaque: each of its
+                // shapes is an opaque colour, blended over opaque pixels.
+                let opaque = matches!(painter, Painter::Scene { background: Background { exact: true, .. }, .. });
+                debug_assert!(!opaque || self::opaque(kept), "a scene over its background stays opaque");
+                let kept = if opaque { std::borrow::Cow::Borrowed(kept) } else { straight_alpha(kept) };
+                filter_rows(&kept, stride, filtered);
                 deflate(filtered, i == last)
             })
         })
@@ -249,7 +255,7 @@ enum Painter<'a> {
     /// A scene's operations (see [`render_scene`]), over its background.
     Scene {
         scale: f32,
-        ops: &'a [super::raster::Op],
+        drawing: &'a super::raster::Drawing,
         strips: Vec<Vec<u32>>,
         background: Background,
     },
@@ -288,7 +294,7 @@ impl<'a> Painter<'a> {
         let at = tiny_skia::Transform::from_row(scale, 0.0, 0.0, scale, 0.0, 0.0 - top as f32);
         match self {
             Painter::Whole { tree, .. } => resvg::render(tree, at, pixmap),
-            Painter::Scene { ops, strips, background, .. } => {
+            Painter::Scene { drawing, strips, background, .. } => {
                 let c = background.color;
                 if background.exact {
                     pixmap.fill(tiny_skia::Color::from_rgba8(c.0, c.1, c.2, 255));
@@ -301,7 +307,7 @@ impl<'a> Painter<'a> {
                     }
                 }
                 for &k in &strips[i as usize] {
-                    ops[k as usize].draw(at, pixmap);
+                    drawing.ops[k as usize].draw(at, top as i32, &drawing.masks, pixmap);
                 }
             }
             Painter::Culled { paths, strips, .. } => {

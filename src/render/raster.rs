@@ -1,12 +1,26 @@
-//! The scene drawn straight onto pixels with tiny-skia: the shapes the SVG writer would write, as
-//! the paths usvg would make of them, without the SVG text between (writing it, parsing it, and
-//! shaping every text anew, which set up the font's whole substitution tables each time: a third
-//! of a large PNG's work).
+//! The scene drawn straight onto pixels: the shapes the SVG writer would write, as the paths usvg
+//! would make of them, without the SVG text between (writing it, parsing it, and shaping every
+//! text anew, which set up the font's whole substitution tables each time: a third of a large
+//! PNG's work).
 //!
 //! Texts are shaped with the shaper usvg uses (harfrust, the bundled font set up once) and drawn
 //! from the font's outlines (skrifa, each glyph read once), so ligatures and positions are the
 //! SVG's. Coordinates go through the SVG's rounding to hundredths of a px, so the paths are the
 //! ones the SVG describes.
+//!
+//! Most of a picture is boxes and text, and tiny-skia's general path filling (edges built, sorted
+//! and walked a quarter pixel at a time, every span through its blending pipeline) was most of
+//! the PNG's time. So:
+//!
+//! - A path that is a union of axis-aligned boxes (a filled rectangle, a rectangle's outline, a
+//!   line across or down, dashed or not) is filled by [`boxes_onto`], which works out, row by
+//!   row, the coverage tiny-skia's anti-aliasing gives such a path (its quarter-pixel sampling,
+//!   its sums and their rounding) and blends with its arithmetic: the same pixels, for a handful
+//!   of spans a row. A test holds it to tiny-skia's own on thousands of random boxes.
+//! - Each glyph is drawn once per size and sub-pixel offset (a 4096th of a pixel) into a coverage
+//!   mask, by tiny-skia; a text adds its glyphs' masks up and blends the colour in once, as one
+//!   path would. A glyph's edge may so round to the other side of one of tiny-skia's samples (a
+//!   few pixels in a million, by a few levels of 255).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -20,49 +34,179 @@ use crate::plan::style::Color;
 use crate::plan::text::FONT;
 use crate::scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
-/// One drawing operation of a scene, in painting order, with its path in the scene's px.
-pub(crate) struct Op {
-    path: Path,
-    color: Color,
-    /// `None` fills the path; a stroke outlines it.
-    stroke: Option<tiny_skia::Stroke>,
+/// One drawing operation of a scene, in painting order.
+pub(crate) enum Op {
+    /// A path in the scene's px: filled, or outlined with a stroke.
+    Path { path: Path, color: Color, stroke: Option<tiny_skia::Stroke> },
+    /// A text: its glyphs, each a coverage mask of the drawing's (see [`Drawing::masks`]) at a
+    /// device pixel, drawn together as the one path of the SVG's text would be (their coverage
+    /// added where two glyphs share a pixel, then blended once).
+    Text { color: Color, glyphs: Vec<Placed> },
+    /// A path that is a union of axis-aligned boxes (a rectangle, a rectangle's outline, straight
+    /// lines across or down, dashed or not): the boxes in the scene's px, left, top, right,
+    /// bottom, drawn with tiny-skia's anti-aliasing worked out for boxes (see [`boxes_onto`]),
+    /// or the path itself where that does not hold.
+    Boxes { boxes: Vec<[f32; 4]>, color: Color, path: Box<Op> },
+}
+
+/// A glyph of a text: which mask, and the device pixel of the glyph's origin, rounded down (the
+/// mask holds the rest, a fraction of a pixel).
+pub(crate) struct Placed {
+    mask: u32,
+    x: i32,
+    y: i32,
+}
+
+/// A glyph's coverage at one size and one sub-pixel offset, as tiny-skia's anti-aliasing gives
+/// it; `left` and `top` place its first pixel from the glyph's origin (rounded down).
+pub(crate) struct GlyphMask {
+    left: i32,
+    top: i32,
+    width: usize,
+    height: usize,
+    coverage: Vec<u8>,
+}
+
+/// Which glyph mask: the glyph, its size in device px per font unit (as bits), and the fraction
+/// of a pixel its origin falls at, in 256ths each way.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct MaskKey {
+    glyph: u32,
+    scale: u32,
+    x: u16,
+    y: u16,
+}
+
+/// Sub-pixel steps of a glyph's origin: 256 a pixel, the precision tiny-skia gives edges when it
+/// anti-aliases (a 64th of its quarter-pixel samples). A glyph's origin is moved by at most half
+/// of one, so its mask is the glyph drawn where it is, but for the rounding of a point in a
+/// hundred when an edge falls just on a sample.
+const PHASES: f32 = 4096.0;
+
+/// A scene ready to draw at one scale: its operations and the glyph masks its texts use.
+pub(crate) struct Drawing {
+    pub(crate) ops: Vec<Op>,
+    pub(crate) masks: Vec<GlyphMask>,
 }
 
 impl Op {
-    /// How far up and down it may draw, in px (its stroke included).
-    pub(crate) fn span(&self) -> (f32, f32) {
-        let b = self.path.bounds();
-        let half = self.stroke.as_ref().map_or(0.0, |s| s.width);
-        (b.top() - half, b.bottom() + half)
+    /// The device rows it may draw on at `scale` (its stroke included), top and bottom.
+    pub(crate) fn rows(&self, scale: f32, masks: &[GlyphMask]) -> (f32, f32) {
+        match self {
+            Op::Boxes { path, .. } => path.rows(scale, masks),
+            Op::Path { path, stroke, .. } => {
+                let b = path.bounds();
+                let half = stroke.as_ref().map_or(0.0, |s| s.width);
+                ((b.top() - half) * scale, (b.bottom() + half) * scale)
+            }
+            Op::Text { glyphs, .. } => glyphs.iter().fold((f32::MAX, f32::MIN), |(top, bottom), g| {
+                let m = &masks[g.mask as usize];
+                let y = g.y + m.top;
+                (top.min(y as f32), bottom.max((y + m.height as i32) as f32))
+            }),
+        }
     }
 
-    /// Draws it at `transform` (from the scene's px to the pixmap's pixels).
-    pub(crate) fn draw(&self, transform: Transform, pixmap: &mut tiny_skia::PixmapMut) {
-        let mut paint = Paint::default();
-        paint.set_color_rgba8(self.color.0, self.color.1, self.color.2, 255);
-        paint.anti_alias = true;
-        match &self.stroke {
-            None => pixmap.fill_path(&self.path, &paint, FillRule::Winding, transform, None),
-            Some(stroke) => pixmap.stroke_path(&self.path, &paint, stroke, transform, None),
+    /// Draws it at `transform` (from the scene's px to the pixmap's pixels; `top` is the picture's
+    /// row that is the pixmap's first).
+    pub(crate) fn draw(&self, transform: Transform, top: i32, masks: &[GlyphMask], pixmap: &mut tiny_skia::PixmapMut) {
+        match self {
+            Op::Path { path, color, stroke } => {
+                let mut paint = Paint::default();
+                paint.set_color_rgba8(color.0, color.1, color.2, 255);
+                paint.anti_alias = true;
+                match stroke {
+                    None => pixmap.fill_path(path, &paint, FillRule::Winding, transform, None),
+                    Some(stroke) => pixmap.stroke_path(path, &paint, stroke, transform, None),
+                }
+            }
+            Op::Text { color, glyphs } => text_onto(*color, glyphs, top, masks, pixmap),
+            Op::Boxes { boxes, color, path } => {
+                if !boxes_onto(boxes, *color, transform, pixmap) {
+                    path.draw(transform, top, masks, pixmap);
+                }
+            }
         }
     }
 }
 
+thread_local! {
+    /// Each thread's coverage of the text it draws, kept across texts.
+    static COVERAGE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A text's glyphs onto `pixmap` (whose first row is the picture's row `top`): their coverage
+/// added up over the text's box, then the colour blended in by it, with tiny-skia's arithmetic
+/// (so a glyph alone is the pixels tiny-skia draws of its outline there).
+fn text_onto(color: Color, glyphs: &[Placed], top: i32, masks: &[GlyphMask], pixmap: &mut tiny_skia::PixmapMut) {
+    let (width, height) = (pixmap.width() as i32, pixmap.height() as i32);
+    // The text's box, in the pixmap's pixels, clipped to it.
+    let (mut x0, mut y0, mut x1, mut y1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
+    for g in glyphs {
+        let m = &masks[g.mask as usize];
+        let (x, y) = (g.x + m.left, g.y + m.top - top);
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+        x1 = x1.max(x + m.width as i32);
+        y1 = y1.max(y + m.height as i32);
+    }
+    let (x0, y0, x1, y1) = (x0.max(0), y0.max(0), x1.min(width), y1.min(height));
+    if x0 >= x1 || y0 >= y1 {
+        return;
+    }
+    let (w, h) = ((x1 - x0) as usize, (y1 - y0) as usize);
+    COVERAGE.with_borrow_mut(|cov| {
+        cov.clear();
+        cov.resize(w * h, 0);
+        for g in glyphs {
+            let m = &masks[g.mask as usize];
+            let (x, y) = (g.x + m.left - x0, g.y + m.top - top - y0);
+            // The mask's part inside the box.
+            let (cx0, cy0) = ((-x).max(0), (-y).max(0));
+            let (cx1, cy1) = ((w as i32 - x).min(m.width as i32), (h as i32 - y).min(m.height as i32));
+            if cx0 >= cx1 || cy0 >= cy1 {
+                continue;
+            }
+            for my in cy0..cy1 {
+                let src = &m.coverage[my as usize * m.width + cx0 as usize..my as usize * m.width + cx1 as usize];
+                let at = (y + my) as usize * w + (x + cx0) as usize;
+                for (d, s) in cov[at..at + src.len()].iter_mut().zip(src) {
+                    *d = d.saturating_add(*s);
+                }
+            }
+        }
+        let stride = width as usize * 4;
+        let data = pixmap.data_mut();
+        for row in 0..h {
+            let line = &mut data[(y0 as usize + row) * stride + x0 as usize * 4..][..w * 4];
+            blend(line, &cov[row * w..(row + 1) * w], color);
+        }
+    });
+}
+
 /// The scene's operations, in the order the SVG document paints them (after its background,
 /// which the caller paints).
-pub(crate) fn ops(scene: &Scene) -> Vec<Op> {
-    let mut out = Ops { ops: Vec::new(), shaped: HashMap::new() };
+/// Texts become glyphs placed at `scale`; each distinct glyph mask is drawn once, on every core.
+pub(crate) fn drawing(scene: &Scene, scale: f32) -> Drawing {
+    let mut out = Ops { ops: Vec::new(), shaped: HashMap::new(), scale, keys: Vec::new(), masks: HashMap::new() };
     out.shapes(&scene.header);
     for card in &scene.cards {
         out.card(card);
     }
-    out.ops
+    let masks = crate::par::map_ref(&out.keys, glyph_mask);
+    Drawing { ops: out.ops, masks }
 }
 
 struct Ops<'a> {
     ops: Vec<Op>,
     /// Each distinct text shaped once: its glyphs and their positions in font units.
     shaped: HashMap<&'a str, Vec<Glyph>>,
+    /// Device pixels per px.
+    scale: f32,
+    /// The glyph masks the texts use, each once, in the order first met.
+    keys: Vec<MaskKey>,
+    /// Where each is in `keys`.
+    masks: HashMap<MaskKey, u32>,
 }
 
 impl<'a> Ops<'a> {
@@ -132,7 +276,7 @@ impl<'a> Ops<'a> {
                         }
                     }
                     if let (Some(path), Some(fill)) = (pb.finish(), r.fill) {
-                        self.ops.push(Op { path, color: fill, stroke: None });
+                        self.ops.push(Op::Path { path, color: fill, stroke: None });
                     }
                 }
                 Shape::Line(l) if run == 1 => self.line(l),
@@ -171,7 +315,7 @@ impl<'a> Ops<'a> {
             tiny_skia::Rect::from_xywh(x, y, w, h).map(PathBuilder::from_rect)
         };
         if let (Some(path), Some(fill)) = (path.clone(), r.fill) {
-            self.ops.push(Op { path, color: fill, stroke: None });
+            self.push(Op::Path { path, color: fill, stroke: None }, None);
         }
         if let Some(stroke) = r.stroke {
             self.stroked(path, stroke);
@@ -191,9 +335,24 @@ impl<'a> Ops<'a> {
         if width <= 0.0 {
             return;
         }
-        let dash = s.dash.and_then(|(a, b)| tiny_skia::StrokeDash::new(vec![cents(a) as f32, cents(b) as f32], 0.0));
+        let lengths = s.dash.map(|(a, b)| (cents(a) as f32, cents(b) as f32));
+        let dash = lengths.and_then(|(a, b)| tiny_skia::StrokeDash::new(vec![a, b], 0.0));
         let stroke = tiny_skia::Stroke { width, dash, ..tiny_skia::Stroke::default() };
-        self.ops.push(Op { path, color: s.color, stroke: Some(stroke) });
+        self.push(Op::Path { path, color: s.color, stroke: Some(stroke) }, lengths);
+    }
+
+    /// Adds `op` (its stroke's dash and gap lengths, if dashed), as boxes when its path is boxes.
+    fn push(&mut self, op: Op, dash: Option<(f32, f32)>) {
+        let boxes = match &op {
+            Op::Path { path, stroke, .. } => boxes(path, stroke.as_ref(), dash, self.scale),
+            _ => None,
+        };
+        match (boxes, &op) {
+            (Some(boxes), Op::Path { color, .. }) => {
+                self.ops.push(Op::Boxes { boxes, color: *color, path: Box::new(op) })
+            }
+            _ => self.ops.push(op),
+        }
     }
 
     fn text(&mut self, t: &'a Text) {
@@ -204,27 +363,343 @@ impl<'a> Ops<'a> {
         let advance: f32 = glyphs.iter().map(|g| g.advance as f32 * sx).sum();
         let x = cents(t.x) as f32 - if t.anchor == Anchor::End { advance } else { 0.0 };
         let y = cents(t.y) as f32;
-        let mut pb = PathBuilder::new();
+        // Device pixels per font unit.
+        let k = sx * self.scale;
+        let mut placed = Vec::with_capacity(glyphs.len());
         let mut pen = 0.0f32;
-        OUTLINES.with_borrow_mut(|outlines| {
-            for g in glyphs.iter() {
-                let outline = outlines.entry(g.id).or_insert_with(|| outline(font, g.id));
-                if let Some(outline) = outline {
-                    // The glyph's place, its size, and the font's y axis (up) turned to the page's.
-                    let at = Transform::from_translate(x + pen, y)
-                        .pre_scale(sx, sx)
-                        .pre_translate(g.dx as f32, -(g.dy as f32))
-                        .pre_scale(1.0, -1.0);
-                    if let Some(p) = outline.clone().transform(at) {
-                        pb.push_path(&p);
+        for g in glyphs.iter() {
+            // The glyph's origin in device pixels, split into a whole pixel and a phase.
+            let (ox, oy) = ((x + pen + g.dx as f32 * sx) * self.scale, (y - g.dy as f32 * sx) * self.scale);
+            pen += g.advance as f32 * sx;
+            if !(ox.is_finite() && oy.is_finite()) || ox.abs() > 1e7 || oy.abs() > 1e7 {
+                continue;
+            }
+            let (px, fx) = phase(ox);
+            let (py, fy) = phase(oy);
+            let key = MaskKey { glyph: g.id, scale: k.to_bits(), x: fx, y: fy };
+            let next = self.keys.len() as u32;
+            let mask = *self.masks.entry(key).or_insert(next);
+            if mask == next {
+                self.keys.push(key);
+            }
+            placed.push(Placed { mask, x: px, y: py });
+        }
+        if !placed.is_empty() {
+            self.ops.push(Op::Text { color: t.color, glyphs: placed });
+        }
+    }
+}
+
+/// `v` split into a whole pixel (rounded down) and the rest in 256ths (rounded to the nearest).
+fn phase(v: f32) -> (i32, u16) {
+    let whole = v.floor();
+    let steps = ((v - whole) * PHASES).round();
+    if steps >= PHASES { (whole as i32 + 1, 0) } else { (whole as i32, steps as u16) }
+}
+
+/// A glyph drawn by tiny-skia at its size and phase, as coverage.
+fn glyph_mask(key: &MaskKey) -> GlyphMask {
+    let empty = GlyphMask { left: 0, top: 0, width: 0, height: 0, coverage: Vec::new() };
+    let k = f32::from_bits(key.scale);
+    let at = Transform::from_row(k, 0.0, 0.0, -k, key.x as f32 / PHASES, key.y as f32 / PHASES);
+    let path = OUTLINES
+        .with_borrow_mut(|outlines| outlines.entry(key.glyph).or_insert_with(|| outline(font(), key.glyph)).clone());
+    let Some(path) = path.and_then(|p| p.transform(at)) else { return empty };
+    let b = path.bounds();
+    // A pixel of room each way: anti-aliasing reaches the pixels an edge falls in.
+    let (left, top) = (b.left().floor() as i32 - 1, b.top().floor() as i32 - 1);
+    let (right, bottom) = (b.right().ceil() as i32 + 1, b.bottom().ceil() as i32 + 1);
+    let (width, height) = ((right - left).max(0) as u32, (bottom - top).max(0) as u32);
+    let Some(mut mask) = tiny_skia::Mask::new(width, height) else { return empty };
+    mask.fill_path(&path, FillRule::Winding, true, Transform::from_translate(-left as f32, -top as f32));
+    GlyphMask { left, top, width: width as usize, height: height as usize, coverage: mask.take() }
+}
+
+/// The boxes whose union `path` filled (`stroke` `None`) or stroked at `scale` covers, when it is
+/// such a union: a rectangle filled; lines across or down, solid or dashed, and rectangles'
+/// outlines (solid), stroked with square ends and corners, wider than a device pixel (thinner
+/// ones tiny-skia draws as hairlines, otherwise). `None` for anything else.
+fn boxes(
+    path: &Path,
+    stroke: Option<&tiny_skia::Stroke>,
+    dash: Option<(f32, f32)>,
+    scale: f32,
+) -> Option<Vec<[f32; 4]>> {
+    use tiny_skia::PathSegment::{Close, LineTo, MoveTo};
+    // The path's contours, each its points and whether it is closed.
+    let mut contours: Vec<(Vec<tiny_skia::Point>, bool)> = Vec::new();
+    for seg in path.segments() {
+        match seg {
+            MoveTo(p) => contours.push((vec![p], false)),
+            LineTo(p) => contours.last_mut()?.0.push(p),
+            Close => contours.last_mut()?.1 = true,
+            _ => return None,
+        }
+    }
+    // A closed contour of four points around an axis-aligned rectangle, as `PathBuilder::from_rect`
+    // makes it: left, top, right, bottom.
+    let rect = |pts: &[tiny_skia::Point], closed: bool| -> Option<[f32; 4]> {
+        let [a, b, c, d] = pts else { return None };
+        let square = closed && a.y == b.y && b.x == c.x && c.y == d.y && d.x == a.x && a.x < b.x && a.y < d.y;
+        square.then_some([a.x, a.y, b.x, d.y])
+    };
+    let Some(stroke) = stroke else {
+        let [(pts, closed)] = contours.as_slice() else { return None };
+        return rect(pts, *closed).map(|r| vec![r]);
+    };
+    let square = stroke.line_cap == tiny_skia::LineCap::Butt && stroke.line_join == tiny_skia::LineJoin::Miter;
+    // Past 1 device pixel, as tiny-skia tells a stroke from a hairline.
+    let wide = stroke.width * scale > 1.0;
+    if !square || !wide || stroke.miter_limit < std::f32::consts::SQRT_2 {
+        return None;
+    }
+    let r = stroke.width * 0.5;
+    // The scale tiny-skia's stroker measures directions at.
+    let res = (scale * scale + 0.0 * 0.0).sqrt();
+    let mut out = Vec::new();
+    for (pts, closed) in &contours {
+        match (pts.as_slice(), closed, dash) {
+            ([a, b], false, dash) if (a.x == b.x) != (a.y == b.y) => {
+                // A line across or down: each dash (or the whole) a box of the stroke's width.
+                let length = (b.x - a.x).abs() + (b.y - a.y).abs();
+                let mut on = |from: f32, to: f32| {
+                    let at = |d: f32| if d == 0.0 { *a } else { interpolate(*a, *b, d / length) };
+                    let (p, q) = (at(from), at(to.min(length)));
+                    let [x0, x1] = if p.x <= q.x { [p.x, q.x] } else { [q.x, p.x] };
+                    let [y0, y1] = if p.y <= q.y { [p.y, q.y] } else { [q.y, p.y] };
+                    let (dx, dy) = (q.x - p.x, q.y - p.y);
+                    if dx != 0.0 {
+                        let n = offset(dx, res, r);
+                        out.push([x0, (y0 - n).min(y0 + n), x1, (y0 - n).max(y0 + n)]);
+                    } else if dy != 0.0 {
+                        let n = offset(dy, res, r);
+                        out.push([(x0 - n).min(x0 + n), y0, (x0 - n).max(x0 + n), y1]);
+                    }
+                };
+                match dash {
+                    None => on(0.0, length),
+                    Some((ink, gap)) => {
+                        // What tiny-skia takes for a dash (else the path is drawn solid or not).
+                        if stroke.dash.is_none() || !(ink > 0.0 && gap >= 0.0) || length / (ink + gap) > 100_000.0 {
+                            return None;
+                        }
+                        let mut d = 0.0f32;
+                        while d < length {
+                            on(d, d + ink);
+                            d += ink;
+                            d += gap;
+                        }
                     }
                 }
-                pen += g.advance as f32 * sx;
             }
-        });
-        if let Some(path) = pb.finish() {
-            self.ops.push(Op { path, color: t.color, stroke: None });
+            (pts, true, None) => {
+                let [left, top, right, bottom] = rect(pts, true)?;
+                if !(right - left > 2.0 * r && bottom - top > 2.0 * r) {
+                    return None;
+                }
+                out.push([left - r, top - r, right + r, top + r]);
+                out.push([left - r, bottom - r, right + r, bottom + r]);
+                out.push([left - r, top + r, left + r, bottom - r]);
+                out.push([right - r, top + r, right + r, bottom - r]);
+            }
+            _ => return None,
         }
+    }
+    Some(out)
+}
+
+/// Half a stroke's width `r` across a line `delta` long (across or down), as tiny-skia's stroker
+/// works it out (the direction made a unit vector in its arithmetic, then scaled): `r` but for
+/// the last bit, which decides where an edge that falls just on one of its samples goes.
+fn offset(delta: f32, res: f32, r: f32) -> f32 {
+    let d = delta * res;
+    let unit = d * (1.0 / ((d as f64) * (d as f64)).sqrt()) as f32;
+    unit * r
+}
+
+/// The point a share `t` of the way from `a` to `b`, as tiny-skia measures along a line.
+fn interpolate(a: tiny_skia::Point, b: tiny_skia::Point, t: f32) -> tiny_skia::Point {
+    tiny_skia::Point::from_xy(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t)
+}
+
+/// Fills the union of `boxes` (the scene's px) at `transform` onto `pixmap`, with the pixels
+/// tiny-skia's anti-aliased filling gives the same boxes as one path: each edge at the nearest
+/// quarter of a pixel, a pixel's coverage added up over its four sub-rows as tiny-skia adds it
+/// (its sums and their rounding), and the colour blended in by it with tiny-skia's arithmetic.
+/// False when the pixmap is past what tiny-skia anti-aliases (it then draws without).
+fn boxes_onto(boxes: &[[f32; 4]], color: Color, transform: Transform, pixmap: &mut tiny_skia::PixmapMut) -> bool {
+    let (width, height) = (pixmap.width() as i32, pixmap.height() as i32);
+    if width > 8191 || height > 8191 {
+        return false;
+    }
+    // A coordinate at tiny-skia's sampling: in 64ths of a quarter pixel, truncated, then rounded
+    // to a quarter.
+    let quarter = |v: f32| ((v * 256.0) as i32 + 32) >> 6;
+    let mut quads: Vec<[i32; 4]> = Vec::with_capacity(boxes.len());
+    let (mut bl, mut bt, mut br, mut bb) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for b in boxes {
+        let mut pts = [tiny_skia::Point::from_xy(b[0], b[1]), tiny_skia::Point::from_xy(b[2], b[3])];
+        transform.map_points(&mut pts);
+        let [p, q] = pts;
+        if !(p.x.is_finite() && p.y.is_finite() && q.x.is_finite() && q.y.is_finite()) {
+            return false;
+        }
+        (bl, bt, br, bb) = (bl.min(p.x), bt.min(p.y), br.max(q.x), bb.max(q.y));
+        let l = quarter(p.x).max(0);
+        let t = quarter(p.y).max(0);
+        let r = quarter(q.x).min(width * 4);
+        let b = quarter(q.y).min(height * 4);
+        if l < r && t < b {
+            quads.push([l, t, r, b]);
+        }
+    }
+    // tiny-skia fills nothing of a path without width or height.
+    let nearly_zero = 1.0 / 4096.0;
+    if quads.is_empty() || br - bl <= nearly_zero || bb - bt <= nearly_zero {
+        return true;
+    }
+    quads.sort_unstable_by_key(|q| q[1]);
+    let qy0 = quads[0][1];
+    let qy1 = quads.iter().map(|q| q[3]).max().unwrap_or(qy0);
+    let stride = width as usize * 4;
+    let data = pixmap.data_mut();
+    let (mut lo, mut hi) = (0, 0);
+    let mut spans: [Vec<(i32, i32)>; 4] = Default::default();
+    let mut breaks: Vec<i32> = Vec::new();
+    for iy in (qy0 >> 2)..((qy1 + 3) >> 2) {
+        let (y0, y1) = (iy * 4, iy * 4 + 4);
+        // The boxes on this row: sorted by their tops, those that end above it are skipped
+        // from the front as they come.
+        while lo < quads.len() && quads[lo][3] <= y0 {
+            lo += 1;
+        }
+        while hi < quads.len() && quads[hi][1] < y1 {
+            hi += 1;
+        }
+        breaks.clear();
+        for (s, spans) in spans.iter_mut().enumerate() {
+            let y = y0 + s as i32;
+            spans.clear();
+            spans.extend(quads[lo..hi.max(lo)].iter().filter(|q| q[1] <= y && y < q[3]).map(|q| (q[0], q[2])));
+            spans.sort_unstable();
+            // Overlapping spans are one: inside any box, inside the path.
+            let mut merged = 0;
+            for k in 0..spans.len() {
+                if merged > 0 && spans[k].0 <= spans[merged - 1].1 {
+                    spans[merged - 1].1 = spans[merged - 1].1.max(spans[k].1);
+                } else {
+                    spans[merged] = spans[k];
+                    merged += 1;
+                }
+            }
+            spans.truncate(merged);
+            // Where a pixel's coverage may change: a span's first and last pixel, each alone.
+            for &(l, r) in spans.iter() {
+                breaks.extend([l >> 2, (l >> 2) + 1, r >> 2, (r >> 2) + 1]);
+            }
+        }
+        if breaks.is_empty() {
+            continue;
+        }
+        breaks.sort_unstable();
+        breaks.dedup();
+        let line = &mut data[iy as usize * stride..(iy as usize + 1) * stride];
+        let mut next = [0usize; 4];
+        for k in 0..breaks.len() - 1 {
+            let (a, b) = (breaks[k], breaks[k + 1].min(width));
+            if a >= b {
+                continue;
+            }
+            // Every pixel from `a` to `b` has the coverage of the first.
+            let c = coverage(a, &spans, &mut next);
+            if c != 0 {
+                fill(&mut line[a as usize * 4..b as usize * 4], c as u32, color);
+            }
+        }
+    }
+    true
+}
+
+/// The coverage tiny-skia's supersampling gives pixel `x` of a row from each sub-row's spans (in
+/// quarter pixels, sorted, apart), adding them as it does: a span's part-covered first and last
+/// pixel by its quarters (16 each), the pixels between by 64 (63 on a pixel's last sub-row, so
+/// that four make 255), each sum past 255 brought back. `next` is, per sub-row, the first span
+/// not left of the pixel asked before (pixels are asked left to right).
+fn coverage(x: i32, spans: &[Vec<(i32, i32)>; 4], next: &mut [usize; 4]) -> u16 {
+    let mut a = 0u16;
+    for (s, spans) in spans.iter().enumerate() {
+        let max = 64 - ((s as u16 + 1) >> 2);
+        while next[s] < spans.len() && (spans[next[s]].1 >> 2) < x {
+            next[s] += 1;
+        }
+        for &(l, r) in &spans[next[s]..] {
+            let (first, last) = (l >> 2, r >> 2);
+            if first > x {
+                break;
+            }
+            if x > last {
+                continue;
+            }
+            let (fb, fe) = ((l & 3) as u16, (r & 3) as u16);
+            if first == last {
+                // Within one pixel: its quarters, added as a first pixel is.
+                let t = a + ((fe - fb) << 4);
+                a = t - (t >> 8);
+            } else if x == first && fb != 0 {
+                let t = a + ((4 - fb) << 4);
+                a = t - (t >> 8);
+            } else if x == last {
+                // A last pixel is added to as it is, without the check (its sum stays below 256).
+                a = (a + (fe << 4)) & 0xFF;
+            } else {
+                let t = a + max;
+                a = t - (t >> 8);
+            }
+        }
+    }
+    a
+}
+
+/// `color` blended into the RGBA pixels of `line` at coverage `c` (see [`blend`]).
+fn fill(line: &mut [u8], c: u32, color: Color) {
+    let rgba = [color.0, color.1, color.2, 255];
+    if c >= 255 {
+        for px in line.chunks_exact_mut(4) {
+            px.copy_from_slice(&rgba);
+        }
+        return;
+    }
+    let src = rgba.map(u32::from);
+    for px in line.chunks_exact_mut(4) {
+        for (d, s) in px.iter_mut().zip(src) {
+            *d = ((*d as u32 * (255 - c) + s * c + 255) >> 8) as u8;
+        }
+    }
+}
+
+/// `color` blended into RGBA `line` by each pixel's `coverage`, with tiny-skia's arithmetic:
+/// `(d * (255 - c) + s * c + 255) / 256`, which leaves a pixel as it is at 0 and makes it the
+/// colour at 255 (those runs are written straight, as tiny-skia does).
+pub(crate) fn blend<T: Copy + Into<u32>>(line: &mut [u8], coverage: &[T], color: Color) {
+    let rgba = [color.0, color.1, color.2, 255];
+    let src = rgba.map(u32::from);
+    let mut x = 0;
+    while x < coverage.len() {
+        let c: u32 = coverage[x].into();
+        if c == 255 {
+            let run = coverage[x..].iter().take_while(|&&c| c.into() == 255).count();
+            for px in line[x * 4..(x + run) * 4].chunks_exact_mut(4) {
+                px.copy_from_slice(&rgba);
+            }
+            x += run;
+            continue;
+        }
+        if c != 0 {
+            for (d, s) in line[x * 4..x * 4 + 4].iter_mut().zip(src) {
+                *d = ((*d as u32 * (255 - c) + s * c + 255) >> 8) as u8;
+            }
+        }
+        x += 1;
     }
 }
 
@@ -327,5 +802,107 @@ impl skrifa::outline::OutlinePen for Pen {
     }
     fn close(&mut self) {
         self.0.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator: the same cases every run.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        /// A coordinate as the scene gives them: hundredths of a px, in `0..max`.
+        fn cents(&mut self, max: u64) -> f32 {
+            (cents((self.next() % (max * 100)) as f64 / 100.0)) as f32
+        }
+    }
+
+    /// Boxes drawn as boxes and as tiny-skia draws their path, over the same pixels: how many
+    /// pixels differ, and by how much at most.
+    fn compare(op: &Op, scale: f32, top: f32, pixels: &[u8]) -> (usize, u8) {
+        let (w, h) = (90, 40);
+        let mut a = pixels.to_vec();
+        let mut b = pixels.to_vec();
+        let at = Transform::from_row(scale, 0.0, 0.0, scale, 0.0, 0.0 - top);
+        op.draw(at, 0, &[], &mut tiny_skia::PixmapMut::from_bytes(&mut a, w, h).unwrap());
+        let Op::Boxes { path, .. } = op else { panic!("not boxes") };
+        path.draw(at, 0, &[], &mut tiny_skia::PixmapMut::from_bytes(&mut b, w, h).unwrap());
+        let worst = a.iter().zip(&b).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
+        (a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count(), worst)
+    }
+
+    #[test]
+    fn boxes_are_the_pixels_tiny_skia_draws_of_their_paths() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        // A backdrop that is not flat, so that blending shows.
+        let mut backdrop = tiny_skia::Pixmap::new(90, 40).unwrap();
+        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
+            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
+        }
+        let (mut kinds, mut solid_differ, mut dashed_differ, mut dashed_worst) = ([0; 4], 0, 0, 0);
+        for case in 0..4000 {
+            let scale = [1.0, 2.0, 3.0, 1.5, 2.5][case % 5];
+            let top = [0.0, 13.0, 64.0][case / 5 % 3];
+            let color = Color((rng.next() % 256) as u8, (rng.next() % 256) as u8, (rng.next() % 256) as u8);
+            let (x, y, w, h) = (rng.cents(40) - 4.0, rng.cents(40) + top / scale - 6.0, rng.cents(30), rng.cents(20));
+            let width = [1.0, 1.5, 2.0, 0.75, 3.0][(rng.next() % 5) as usize];
+            let dash = [None, Some((3.0, 2.0)), Some((4.0, 3.0)), Some((0.5, 0.3))][(rng.next() % 4) as usize];
+            let mut ops =
+                Ops { ops: Vec::new(), shaped: HashMap::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            let kind = (rng.next() % 4) as usize;
+            let stroke = Stroke { color, width, dash };
+            match kind {
+                0 => ops.rect(&Rect {
+                    x: x as f64,
+                    y: y as f64,
+                    w: w as f64,
+                    h: h as f64,
+                    radius: 0.0,
+                    fill: Some(color),
+                    stroke: None,
+                }),
+                1 => ops.rect(&Rect {
+                    x: x as f64,
+                    y: y as f64,
+                    w: w as f64,
+                    h: h as f64,
+                    radius: 0.0,
+                    fill: None,
+                    stroke: Some(Stroke { dash: None, ..stroke }),
+                }),
+                2 => ops.line(&Line { x1: x as f64, y1: y as f64, x2: (x + w) as f64, y2: y as f64, stroke }),
+                _ => ops.line(&Line { x1: x as f64, y1: (y + h) as f64, x2: x as f64, y2: y as f64, stroke }),
+            }
+            for op in &ops.ops {
+                if !matches!(op, Op::Boxes { .. }) {
+                    continue;
+                }
+                kinds[kind] += 1;
+                let (differ, worst) = compare(op, scale, top, backdrop.data());
+                if dash.is_some() && kind >= 2 {
+                    dashed_differ += differ;
+                    dashed_worst = dashed_worst.max(worst);
+                } else {
+                    solid_differ += differ;
+                    assert_eq!(
+                        (differ, worst),
+                        (0, 0),
+                        "case {case}: kind {kind} at {x},{y} {w}x{h} width {width} scale {scale} top {top}"
+                    );
+                }
+            }
+        }
+        // Every kind was drawn as boxes, many times.
+        assert!(kinds.iter().all(|&n| n > 300), "{kinds:?}");
+        assert_eq!(solid_differ, 0);
+        eprintln!("dashed: {dashed_differ} pixels differ, by up to {dashed_worst}");
+        assert!(dashed_differ == 0, "dashed lines: {dashed_differ} pixels differ, by up to {dashed_worst}");
     }
 }
