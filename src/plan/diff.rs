@@ -135,7 +135,7 @@ fn only_drawn(f: &FunctionMap, hidden: &[String]) -> FunctionMap {
 
 /// The width both cards of a pair take: the wider of the two at the shared factor.
 fn pair_width(old: &FunctionMap, new: &FunctionMap, view: &ViewOptions, factor: f64) -> f64 {
-    let width = |f: &FunctionMap| card_width(f, view, Some(factor), text_width(f));
+    let width = |f: &FunctionMap| card_width(f, view, Some(factor), text_width(f, view));
     width(old).max(width(new)).ceil()
 }
 

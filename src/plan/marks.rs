@@ -7,6 +7,7 @@ use super::{CAPACITY, FIT, IDLE, Mark, MarkText, OVERFLOW, ProfilePlan, USE};
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::plan::options::RULES;
 use crate::plan::text;
+use crate::plan::width::SUMMARY_SIZE;
 use crate::units::fmt_bytes;
 
 /// Width of a profile column.
@@ -120,7 +121,47 @@ pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
 }
 
 /// Lines under a card: idle tiles (longest first) and fit answers.
-pub fn summary(f: &FunctionMap) -> Vec<String> {
+///
+/// Each line is wrapped to `width` px (a card's panel): a long list of tile names runs on over
+/// more lines rather than widening the card past the panel or being cut.
+pub fn summary(f: &FunctionMap, width: f64) -> Vec<String> {
+    let lines = summary_lines(f);
+    let chars = (width / (text::advance_em() * SUMMARY_SIZE)).floor().max(20.0) as usize;
+    lines.iter().flat_map(|l| wrap(l, chars)).collect()
+}
+
+/// `line` in pieces of at most `chars` characters, each after the first indented by two spaces,
+/// broken after a `, ` where one is near enough, else at a space: a name is never broken, so a
+/// single name longer than a piece has a piece of its own.
+pub fn wrap(line: &str, chars: usize) -> Vec<String> {
+    const INDENT: &str = "  ";
+    let mut out = Vec::new();
+    let mut rest = line;
+    let mut lead = "";
+    while lead.len() + rest.chars().count() > chars {
+        let room = chars.saturating_sub(lead.len());
+        // Byte index just past the `room`th character.
+        let end = rest.char_indices().nth(room).map_or(rest.len(), |(i, _)| i);
+        let head = &rest[..end];
+        let at =
+            head.rfind(", ").map(|i| i + 2).filter(|&i| i * 2 >= head.len()).or_else(|| head.rfind(' ').map(|i| i + 1));
+        let at = match at.filter(|&i| i > 0) {
+            Some(i) => i,
+            // No break inside the room: the first break after it, or the whole rest.
+            None => match rest[end..].find(' ') {
+                Some(i) => end + i + 1,
+                None => break,
+            },
+        };
+        out.push(format!("{lead}{}", rest[..at].trim_end()));
+        rest = &rest[at..];
+        lead = INDENT;
+    }
+    out.push(format!("{lead}{rest}"));
+    out
+}
+
+fn summary_lines(f: &FunctionMap) -> Vec<String> {
     let mut out = Vec::new();
     let mut idle: Vec<&Block> = f.blocks.iter().filter(|b| b.idle.is_some()).collect();
     idle.sort_by_key(|b| std::cmp::Reverse(b.idle.map(|i| i.lines as i64 * b.tile.size.max(0))));
@@ -208,6 +249,31 @@ pub fn lane_changes(f: &crate::model::FunctionMap, s: &SpaceUsage) -> Vec<[i64; 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_line_wraps_between_names_and_never_inside_one() {
+        let names: Vec<String> = (0..30).map(|i| format!("tile_name_number_{i}__tile")).collect();
+        let line = format!("idle also: {} (shaded in their boxes)", names.join(", "));
+        for chars in [20, 60, 120, 400] {
+            let pieces = wrap(&line, chars);
+            for p in &pieces {
+                // Longer only when it is one name that alone is longer.
+                let one_name = !p.trim_start().contains(' ');
+                assert!(p.chars().count() <= chars || one_name, "{chars}: {p:?} is {} long", p.chars().count());
+            }
+            // Every name is whole in one piece, and the pieces are the line again.
+            for n in &names {
+                assert!(pieces.iter().any(|p| p.split(' ').any(|w| w.trim_end_matches(',') == n)), "{n}");
+            }
+            let joined: Vec<&str> = pieces.iter().map(|p| p.trim_start()).collect();
+            assert_eq!(joined.join(" "), line, "{chars}");
+            assert_eq!(pieces.len() == 1, line.chars().count() <= chars);
+            assert!(pieces.iter().skip(1).all(|p| p.starts_with("  ") && !p.starts_with("   ")));
+        }
+        // A name longer than the room keeps a piece of its own, whole.
+        let long = format!("idle: {} holds 8 KB", "x".repeat(50));
+        assert_eq!(wrap(&long, 20), ["idle:", &format!("  {}", "x".repeat(50)), "  holds 8 KB"]);
+    }
 
     #[test]
     fn the_peak_line_fits_its_column_whatever_its_digits() {

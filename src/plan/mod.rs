@@ -928,7 +928,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         panel: view.width,
         boxes,
         pills: f.spaces.iter().map(pill).collect(),
-        summary: marks::summary(f),
+        summary: marks::summary(f, view.width),
         ftype: f.ftype.clone(),
         drawn,
         factor,

@@ -61,7 +61,7 @@ impl Picture {
             map.functions.iter().enumerate().filter(|(_, f)| view.draws(&f.name)).collect();
         // Cards share one width so the page reads as a column; lanes keep their own widths.
         let sized = crate::par::map_ref(&chosen, |(_, f)| {
-            let text = text_width(f);
+            let text = text_width(f, view);
             (text, card_width(f, view, None, text))
         });
         let width = sized.iter().map(|&(_, w)| w).fold(RULES.width_min, f64::max).ceil();

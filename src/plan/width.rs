@@ -27,7 +27,7 @@ pub(crate) fn panel_widths(map: &MemoryMap, view: &ViewOptions) -> Vec<f64> {
     // change (zoom, axis, hidden spaces) then changes the factor as it does in the static picture.
     let base = ViewOptions { zoom: 1.0, x_axis: XAxis::Limit, hidden: Vec::new(), ..view.clone() };
     let own: Vec<(&FunctionMap, f64, f64)> = crate::par::map_ref(&chosen, |f| {
-        let text = text_width(f);
+        let text = text_width(f, &base);
         (*f, text, card_width(f, &base, None, text))
     });
     let inner = own.iter().map(|&(_, _, w)| w).fold(RULES.width_min, f64::max).ceil();
@@ -66,9 +66,9 @@ fn spans_width(
 /// The width a card's text needs, whatever the view: its title row with the widest pill, and its
 /// summary lines. It formats every pill and line, so it is found once per card and handed to each
 /// [`card_width`] tried (a page tries four per card).
-pub(crate) fn text_width(f: &FunctionMap) -> f64 {
+pub(crate) fn text_width(f: &FunctionMap, view: &ViewOptions) -> f64 {
     let pills: Vec<plan::Pill> = f.spaces.iter().map(plan::pill).collect();
-    texts_width(&f.name, &f.ftype, &pills, &plan::summary(f))
+    texts_width(&f.name, &f.ftype, &pills, &plan::summary(f, view.width))
 }
 
 /// The width of a card's title row with its widest pill, and of its summary lines.
