@@ -106,11 +106,15 @@ fn read_card(card: &str) -> (Vec<BoxSeen>, Vec<(usize, String)>) {
                 unescape(&t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()])
             })
             .collect();
-        // The head, then each key followed by its line.
-        for pair in texts[1..].chunks(2) {
-            if let [key, line] = pair {
-                keys.push((key.parse().unwrap_or_else(|_| panic!("a key list key: {key}")), line.clone()));
+        // The head, then each key followed by its line, which a long entry continues on more lines,
+        // each indented (broken between names, never inside one).
+        let mut texts = texts[1..].iter().peekable();
+        while let (Some(key), Some(line)) = (texts.next(), texts.next()) {
+            let mut line = line.clone();
+            while let Some(more) = texts.next_if(|t| t.starts_with("  ")) {
+                line = format!("{line} {}", more.trim_start());
             }
+            keys.push((key.parse().unwrap_or_else(|_| panic!("a key list key: {key}")), line));
         }
     }
     (boxes, keys)

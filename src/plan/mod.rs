@@ -28,7 +28,7 @@ pub mod text;
 pub mod width;
 pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
 pub use axis::{Axis, Cut};
-pub use marks::summary;
+pub use marks::{summary, wrap};
 pub use page::{Header, Page};
 pub use picture::{Findings, Picture, PlacedMarks};
 pub use placed::PLACED_STYLES;

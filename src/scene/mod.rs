@@ -344,9 +344,17 @@ fn key_list(keyed: &[(String, &BoxPlan)], x: f64, top: f64, width: f64, pal: &Pa
             anchor: Anchor::End,
             content: key.clone(),
         }));
-        if let Some(entry) = text::fit(&b.key, KEY_SIZE, span as f64 * col - key_w - gap / 2.0) {
-            out.push(text_at(cx + key_w, cy, KEY_SIZE, pal.text, &entry));
+        // An entry wider than the whole card (a long chain of aliases) runs on over more rows,
+        // broken between names: a name is never cut.
+        let room = span as f64 * col - key_w - gap / 2.0;
+        let chars = (room / (text::advance_em() * KEY_SIZE)).floor().max(1.0) as usize;
+        let pieces =
+            if text::width(&b.key, KEY_SIZE) <= room { vec![b.key.clone()] } else { plan::wrap(&b.key, chars) };
+        for (i, piece) in pieces.iter().enumerate() {
+            let cy = cy + i as f64 * KEY_ROW;
+            out.push(text_at(cx + key_w, cy, KEY_SIZE, pal.text, piece));
         }
+        row += pieces.len() - 1;
         at += span;
     }
     (out, 20.0 + (row + 1) as f64 * KEY_ROW + 6.0)
