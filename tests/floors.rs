@@ -112,25 +112,14 @@ fn reached_from(code: &str, prefix: &str) -> Vec<String> {
 /// word it differently. The text reports (json, txt, md, sarif) are reports of the model by design.
 const PICTURES: &[&str] = &["svg", "png", "raster", "html", "digest", "overview"];
 
-/// What in `code` (a picture back end's) reaches past the plan and the scene: a `crate::` path to
-/// anything but the ground floor, the plan or the scene; a `super::` path to anything but another
-/// picture back end or the XML writer; or a model type named through a re-export.
+/// What in `code` (a picture back end's) reaches past the plan and the scene: what
+/// [`scene_past_the_plan`] finds, or a `super::` path to anything but another picture back end or the
+/// XML writer.
 fn past_the_plan(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for name in reached(code) {
-        let to = owner(&name);
-        if !(floor(to) == Some(0) || to == "plan" || to == "scene") {
-            out.push(format!("crate::{name}"));
-        }
-    }
+    let mut out = scene_past_the_plan(code);
     for name in reached_from(code, "super::") {
         if !(PICTURES.contains(&name.as_str()) || name == "xml") {
             out.push(format!("super::{name}"));
-        }
-    }
-    for model_type in ["MemoryMap", "FunctionMap", "SpaceUsage", "Finding"] {
-        if code.split(|c: char| !c.is_alphanumeric() && c != '_').any(|word| word == model_type) {
-            out.push(model_type.to_string());
         }
     }
     out
