@@ -13,15 +13,23 @@ struct Image {
     height: u32,
     rgba: Vec<u8>,
     texts: Vec<(String, String)>,
+    /// Written without an alpha channel.
+    rgb: bool,
 }
 
 fn decode(bytes: &[u8]) -> Image {
     let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
-    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut rgba).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    // An opaque picture is written as RGB (a quarter less to encode); others keep their alpha.
+    let rgb = info.color_type == png::ColorType::Rgb;
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+        other => panic!("a PNG of colour type {other:?}"),
+    };
     let texts = reader.info().utf8_text.iter().map(|t| (t.keyword.clone(), t.get_text().unwrap())).collect();
-    Image { width: info.width, height: info.height, rgba, texts }
+    Image { width: info.width, height: info.height, rgba, texts, rgb }
 }
 
 impl Image {
@@ -53,6 +61,13 @@ fn the_png_is_the_svg_drawn() {
     let (scene, bytes) = png_of(&map, view, scale);
     let img = decode(&bytes);
     assert_eq!((img.width, img.height), ((scene.width * scale) as u32, (scene.height * scale) as u32));
+    assert!(img.rgb, "an opaque picture goes out without an alpha channel");
+    // At a scale that leaves the picture's edge a part of a pixel, that edge is translucent: RGBA.
+    let view = ViewOptions { functions: vec!["row_softmax".into()], ..Default::default() };
+    let (scene, bytes) = png_of(&map, view, 1.3);
+    let whole = (scene.width * 1.3).fract() == 0.0 && (scene.height * 1.3).fract() == 0.0;
+    assert!(!whole, "{} x {} px at 1.3 is whole: pick another scale", scene.width, scene.height);
+    assert!(!decode(&bytes).rgb, "a picture with a translucent edge keeps its alpha channel");
 
     let lane = &scene.cards[0].lanes[0];
     let pal = style::palette(pto_memory_map::plan::Theme::Light);

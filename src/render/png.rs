@@ -132,13 +132,15 @@ pub fn render_scene(scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>
     let exact = (scene.width * scale as f64).fract() == 0.0 && (scene.height * scale as f64).fract() == 0.0;
     let background =
         Background { color: scene.background, exact, width: scene.width as f32, height: scene.height as f32 };
+    // An opaque picture goes out as RGB: a quarter less to filter, deflate and store.
+    let rgb = exact;
     let painter = Painter::Scene { scale, drawing: &drawing, strips, background };
     let indices: Vec<u32> = (0..count as u32).collect();
     let last = count as u32 - 1;
     let pieces = crate::par::map_ref(&indices, |&i| strip(&painter, w, h, i, last));
     crate::budget::checkpoint()?;
     let pieces: Vec<Piece> = pieces.into_iter().collect::<Result<_>>()?;
-    Ok(assemble(w, h, meta, &pieces))
+    Ok(assemble(w, h, rgb, meta, &pieces))
 }
 
 /// The page colour behind a scene, and whether it covers every pixel whole.
@@ -191,7 +193,7 @@ fn draw(tree: &usvg::Tree, w: u32, h: u32, scale: f32, meta: &Metadata) -> Resul
     let pieces = crate::par::map_ref(&strips, |&i| strip(&painter, w, h, i, last));
     crate::budget::checkpoint()?;
     let pieces: Vec<Piece> = pieces.into_iter().collect::<Result<_>>()?;
-    Ok(assemble(w, h, meta, &pieces))
+    Ok(assemble(w, h, false, meta, &pieces))
 }
 
 thread_local! {
@@ -232,7 +234,7 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
                 let opaque = matches!(painter, Painter::Scene { background: Background { exact: true, .. }, .. });
                 debug_assert!(!opaque || self::opaque(kept), "a scene over its background stays opaque");
                 let kept = if opaque { std::borrow::Cow::Borrowed(kept) } else { straight_alpha(kept) };
-                filter_rows(&kept, stride, filtered);
+                filter_rows(&kept, stride, opaque, filtered);
                 deflate(filtered, i == last)
             })
         })
@@ -396,26 +398,47 @@ struct Piece {
 /// difference from the row above), which turns the picture's flat colour and vertical edges into
 /// runs of zeros; Sub (from the pixel to the left) for a strip's first row, whose row above is
 /// another strip's.
-fn filter_rows(data: &[u8], stride: usize, out: &mut Vec<u8>) {
+fn filter_rows(data: &[u8], stride: usize, rgb: bool, out: &mut Vec<u8>) {
     let rows = data.len() / stride.max(1);
+    // RGB drops each pixel's alpha (every one is opaque) as it filters: one pass, no copy.
+    let (px, line_len) = if rgb { (3, stride / 4 * 3) } else { (4, stride) };
     // Every byte is written below: what the buffer held before does not matter.
-    out.resize(rows * (stride + 1), 0);
+    out.resize(rows * (line_len + 1), 0);
     // Plain loops over slices of one length, which the compiler turns into vector instructions.
-    for (r, line) in out.chunks_exact_mut(stride + 1).enumerate() {
+    for (r, line) in out.chunks_exact_mut(line_len + 1).enumerate() {
         let row = &data[r * stride..(r + 1) * stride];
         let (kind, line) = line.split_at_mut(1);
         if r == 0 {
+            // Sub: each byte less the same channel's byte of the pixel to its left.
             kind[0] = 1;
-            let first = 4.min(stride);
-            line[..first].copy_from_slice(&row[..first]);
-            for ((d, a), b) in line[first..].iter_mut().zip(&row[first..]).zip(row) {
-                *d = a.wrapping_sub(*b);
+            if rgb {
+                for (i, (d, a)) in line.chunks_exact_mut(3).zip(row.chunks_exact(4)).enumerate() {
+                    let b = if i == 0 { [0; 4] } else { [row[4 * i - 4], row[4 * i - 3], row[4 * i - 2], 0] };
+                    for c in 0..3 {
+                        d[c] = a[c].wrapping_sub(b[c]);
+                    }
+                }
+            } else {
+                let first = px.min(stride);
+                line[..first].copy_from_slice(&row[..first]);
+                for ((d, a), b) in line[first..].iter_mut().zip(&row[first..]).zip(row) {
+                    *d = a.wrapping_sub(*b);
+                }
             }
         } else {
+            // Up: each byte less the byte above it.
             kind[0] = 2;
             let up = &data[(r - 1) * stride..r * stride];
-            for ((d, a), b) in line.iter_mut().zip(row).zip(up) {
-                *d = a.wrapping_sub(*b);
+            if rgb {
+                for ((d, a), b) in line.chunks_exact_mut(3).zip(row.chunks_exact(4)).zip(up.chunks_exact(4)) {
+                    d[0] = a[0].wrapping_sub(b[0]);
+                    d[1] = a[1].wrapping_sub(b[1]);
+                    d[2] = a[2].wrapping_sub(b[2]);
+                }
+            } else {
+                for ((d, a), b) in line.iter_mut().zip(row).zip(up) {
+                    *d = a.wrapping_sub(*b);
+                }
             }
         }
     }
@@ -464,15 +487,15 @@ fn deflate(data: &[u8], last: bool) -> Result<Piece> {
 
 /// The PNG file: signature, header, text chunks naming the tool, the dump, the pass and the
 /// backend, the image data (one chunk per strip, then the stream's checksum), the end.
-fn assemble(w: u32, h: u32, meta: &Metadata, pieces: &[Piece]) -> Vec<u8> {
+fn assemble(w: u32, h: u32, rgb: bool, meta: &Metadata, pieces: &[Piece]) -> Vec<u8> {
     let total: usize = pieces.iter().map(|p| p.deflated.len() + 12).sum();
     let mut out = Vec::with_capacity(total + 1024);
     out.extend_from_slice(b"\x89PNG\r\n\x1a\n");
     let mut header = Vec::with_capacity(13);
     header.extend_from_slice(&w.to_be_bytes());
     header.extend_from_slice(&h.to_be_bytes());
-    // 8 bits a channel, RGBA, deflate, adaptive filtering, not interlaced.
-    header.extend_from_slice(&[8, 6, 0, 0, 0]);
+    // 8 bits a channel, RGB (2) or RGBA (6), deflate, adaptive filtering, not interlaced.
+    header.extend_from_slice(&[8, if rgb { 2 } else { 6 }, 0, 0, 0]);
     chunk(&mut out, b"IHDR", &[&header]);
     let software = format!("pto-memory-map {}", env!("CARGO_PKG_VERSION"));
     for (key, value) in
