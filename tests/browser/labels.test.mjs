@@ -77,3 +77,18 @@ test('every box of the decode case is named in the page at any zoom and with the
     }
   });
 });
+
+test('a long key-list entry runs on over more lines in the page, never cut', needsCorpus(DECODE), async () => {
+  await withPage(DECODE, {}, async ({ page }) => {
+    const c = await openCard(page, 'k_proj');
+    const entries = await c.locator('.key-list li').evaluateAll((lis) => lis.map((li) => ({
+      text: li.textContent,
+      cut: li.scrollWidth > li.clientWidth + 0.5,
+      high: li.getBoundingClientRect().height,
+    })));
+    assert.ok(entries.length > 0, 'k_proj has a key list');
+    for (const e of entries) assert.ok(!e.cut, `"${e.text}" is cut`);
+    const one = Math.min(...entries.map((e) => e.high));
+    assert.ok(entries.some((e) => e.high > 1.5 * one), 'an alias chain takes more than one line');
+  });
+});
