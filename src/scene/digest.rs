@@ -11,9 +11,9 @@ use crate::plan::width::SMALL;
 use crate::plan::{RULES, ViewOptions};
 use crate::scene::{Anchor, Card, Rect, Scene, Shape, ShiftDown, Stroke, Text};
 
-/// The page's margin and the gap between cards, as the cards are laid out.
-const MARGIN: f64 = 24.0;
-const GAP: f64 = 16.0;
+/// The page's margin and the gap between cards: the scene's own, so the digest's cards sit as a
+/// map's do.
+use super::{CARD_GAP as GAP, PAGE_PAD as MARGIN};
 /// One function's row in the digest, and its text sizes.
 const ROW: f64 = 18.0;
 const NAME: f64 = 11.0;
