@@ -37,6 +37,14 @@ fn svg_width(svg: &str) -> f64 {
     svg[at..].split('"').next().unwrap().parse().unwrap()
 }
 
+/// The width of each card's frame: the first rect of each `g.card`.
+fn card_widths(svg: &str) -> Vec<f64> {
+    svg.split("<g class=\"card\"")
+        .skip(1)
+        .map(|card| svg_width(&card[card.find("<rect").expect("a card frame")..]))
+        .collect()
+}
+
 /// Checks one function of `map` at default options; returns how many boxes it checked.
 fn check_function(map: &MemoryMap, function: &str, what: &str) -> usize {
     let view = ViewOptions { functions: vec![function.to_string()], ..Default::default() };
@@ -44,6 +52,15 @@ fn check_function(map: &MemoryMap, function: &str, what: &str) -> usize {
     let svg = String::from_utf8(render_map(map, &svg_opts).unwrap()).unwrap();
     let width = svg_width(&svg);
     assert!(width <= MAX_WIDTH, "{what} {function}: the SVG is {width} px wide");
+    // Insets and live-bytes columns come out of `--width`: the card is its panel (the width asked
+    // for, plus 12 px of padding each side), however many small spaces it has.
+    for card in card_widths(&svg) {
+        assert!(
+            card <= view.width + 24.0 + 0.5,
+            "{what} {function}: a card is {card} px wide for --width {}",
+            view.width
+        );
+    }
     let texts = visible_texts(&svg);
     let f = map.functions.iter().find(|f| f.name == function).unwrap();
     for b in &f.blocks {

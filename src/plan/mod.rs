@@ -622,14 +622,17 @@ pub fn lanes_factor(lanes: &[(i64, f64)], width: f64, mode: ScaleMode) -> f64 {
         return px_per_byte(&spans, (width - fixed).max(RULES.min_lane_px), 1.0);
     }
     // Fewer px for the lanes makes more of them insets, never fewer: this settles within one pass
-    // per lane.
+    // per lane. An inset takes at most an equal share of the room, so that on a card of many small
+    // spaces the lanes at the card's scale are not squeezed to the minimum behind full-width insets
+    // ([`inset_width`] then gives the insets what those lanes leave).
+    let share = (width / spans.len() as f64).clamp(RULES.min_lane_px, RULES.inset_px);
     let mut room = (width - fixed).max(RULES.min_lane_px);
     for _ in 0..=spans.len() {
         let factor = fill_factor(lanes, room);
         let inset = |l: &&(i64, f64)| is_inset(l.0, l.1, factor, true);
         let insets = lanes.iter().filter(inset).count();
         let bands: f64 = lanes.iter().filter(|l| !inset(l)).map(|l| l.1).sum();
-        let next = (width - insets as f64 * RULES.inset_px - bands).max(RULES.min_lane_px);
+        let next = (width - insets as f64 * share - bands).max(RULES.min_lane_px);
         if (next - room).abs() < 1e-9 || insets == spans.len() {
             return factor;
         }
@@ -683,9 +686,24 @@ fn inset_until(span: i64, band: f64) -> f64 {
 }
 
 /// The px/byte factor of an inset lane at zoom 1 with `span` bytes to scale and a cut band `band`
-/// px wide (0 without one): it is `RULES.inset_px` wide.
-pub fn inset_factor(span: i64, band: f64) -> f64 {
-    (RULES.inset_px - band) / span.max(1) as f64
+/// px wide (0 without one): it is `width` px wide ([`inset_width`]).
+pub fn inset_factor(span: i64, band: f64, width: f64) -> f64 {
+    (width - band).max(1.0) / span.max(1) as f64
+}
+
+/// How wide each inset is at zoom 1 on a card whose lanes (`(bytes to scale, band px)`) have the
+/// main factor `factor` and `room` px between the line numbers and the live-bytes columns:
+/// `RULES.inset_px`, or less where the lanes at the card's scale leave less, never under the
+/// minimum lane. The lanes at the card's scale keep their width (none is under the minimum), so
+/// narrower insets are what keeps a card of many small spaces inside its panel.
+pub fn inset_width(lanes: &[(i64, f64)], room: f64, factor: f64, insets: bool) -> f64 {
+    let small = lanes.iter().filter(|l| is_inset(l.0, l.1, factor, insets)).count();
+    if small == 0 {
+        return RULES.inset_px;
+    }
+    let main: f64 =
+        lanes.iter().filter(|l| !is_inset(l.0, l.1, factor, insets)).map(|l| l.0.max(1) as f64 * factor + l.1).sum();
+    ((room - main) / small as f64).clamp(RULES.min_lane_px, RULES.inset_px)
 }
 
 /// The badge of an inset: how much larger its scale is than the card's (`x36, not to scale`).
@@ -707,11 +725,9 @@ const MAX_SUBSET_LANES: usize = 10;
 fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
     let n = lanes.len().min(MAX_SUBSET_LANES);
     let table = |axis: usize| -> Vec<f64> {
-        let drawn: Vec<(i64, f64)> = lanes.iter().map(|l| scaled(l, axis)).collect();
         (0..1usize << n)
             .map(|mask| {
-                let shown: Vec<(i64, f64)> =
-                    drawn.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, &s)| s).collect();
+                let shown = shown_lanes(lanes, axis, mask);
                 let room = lane_room(width, width::gutter_width(f.src_end), shown.len());
                 if shown.is_empty() { 0.0 } else { lanes_factor(&shown, room, mode) }
             })
@@ -720,15 +736,26 @@ fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> 
     [table(0), table(1)]
 }
 
-/// The inset lanes of every set of visible lanes at `factors` ([`CardPlan::inset_lanes`]).
+/// The lanes of set `mask` on axis `axis`, as [`lanes_factor`] takes them.
+fn shown_lanes(lanes: &[LanePlan], axis: usize, mask: usize) -> Vec<(i64, f64)> {
+    let n = lanes.len().min(MAX_SUBSET_LANES);
+    lanes.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, l)| scaled(l, axis)).collect()
+}
+
+/// The inset lanes of every set of visible lanes at `factors` ([`CardPlan::inset_lanes`]) on a
+/// card of panel `width` whose last dump line is `last`.
 fn inset_table(
     lanes: &[LanePlan],
     factors: &[Vec<f64>; 2],
+    (width, last): (f64, u32),
     mode: ScaleMode,
 ) -> [std::collections::BTreeMap<usize, Vec<InsetLane>>; 2] {
     [0, 1].map(|axis| {
         let mut out = std::collections::BTreeMap::new();
         for (mask, &main) in factors[axis].iter().enumerate().skip(1) {
+            let shown = shown_lanes(lanes, axis, mask);
+            let room = lane_room(width, width::gutter_width(last), shown.len());
+            let inset_w = inset_width(&shown, room, main, mode == ScaleMode::Insets);
             let insets: Vec<InsetLane> = lanes
                 .iter()
                 .enumerate()
@@ -736,7 +763,7 @@ fn inset_table(
                 .filter_map(|(i, l)| {
                     let (scaled, band) = scaled(l, axis);
                     is_inset(scaled, band, main, mode == ScaleMode::Insets).then(|| {
-                        let own = inset_factor(scaled, band);
+                        let own = inset_factor(scaled, band, inset_w);
                         let badge = [inset_badge(own, main), inset_ratio(own, main)];
                         let badge_w = [0, 1].map(|b| measured(&badge[b], px_rules().small));
                         InsetLane { lane: i, factor: own, badge, badge_w }
@@ -903,7 +930,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let (drawn, factor) = width::scale(f, view);
     let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
     let factors = factors(f, &lanes, view.width, view.scale_mode);
-    let inset_lanes = inset_table(&lanes, &factors, view.scale_mode);
+    let inset_lanes = inset_table(&lanes, &factors, (view.width, f.src_end), view.scale_mode);
     let legend = card_legend(&lanes);
     let mut boxes: Vec<BoxPlan> = f
         .blocks
@@ -1148,7 +1175,7 @@ mod tests {
         assert!(is_inset(1_024, 0.0, f, true) && !is_inset(65_536, 0.0, f, true));
         assert!(!is_inset(1_024, 0.0, f, false), "strict mode has no insets");
         assert!((main_factor(&spans, 1180.0, ScaleMode::Strict) * 1024.0 - 72.0).abs() < 1e-9);
-        assert_eq!(inset_badge(inset_factor(1_024, 0.0), f), "x87, not to scale");
+        assert_eq!(inset_badge(inset_factor(1_024, 0.0, RULES.inset_px), f), "x87, not to scale");
         // The gutter and the live-bytes columns come out of the panel too.
         assert!(
             (lane_room(1180.0, 60.0, 5) - (1180.0 - 60.0 - RULES.profile_gap - 5.0 * (RULES.profile_px + 4.0))).abs()
@@ -1164,12 +1191,20 @@ mod tests {
         let f = lanes_factor(&lanes, 900.0, ScaleMode::Insets);
         let (left, band) = lanes[1];
         assert!(left as f64 * f + band >= RULES.min_lane_px, "Left at the card's scale, band included, is wide enough");
-        assert!(inset_factor(left, band) / f < 2.0, "its inset would magnify it {}x", inset_factor(left, band) / f);
+        assert!(
+            inset_factor(left, band, RULES.inset_px) / f < 2.0,
+            "its inset would magnify it {}x",
+            inset_factor(left, band, RULES.inset_px) / f
+        );
         assert!(!is_inset(left, band, f, true), "so it is drawn at the card's scale");
-        assert!(is_inset(1_024, 0.0, f, true), "Bias stays an inset: {}", inset_ratio(inset_factor(1_024, 0.0), f));
+        assert!(
+            is_inset(1_024, 0.0, f, true),
+            "Bias stays an inset: {}",
+            inset_ratio(inset_factor(1_024, 0.0, RULES.inset_px), f)
+        );
         // A banded lane is an inset only where its inset magnifies it five times or more.
         let banded = |w: f64| is_inset((w / f) as i64, CUT_PX, f, true);
-        assert!(banded(10.0) && inset_factor((10.0 / f) as i64, CUT_PX) / f >= 5.0 && !banded(13.0));
+        assert!(banded(10.0) && inset_factor((10.0 / f) as i64, CUT_PX, RULES.inset_px) / f >= 5.0 && !banded(13.0));
         // Every lane at the card's scale is no inset at the answer and at least the minimum wide;
         // lanes and insets fit the room.
         let drawn: Vec<f64> =
@@ -1177,6 +1212,36 @@ mod tests {
         assert!(drawn.iter().all(|&w| w >= RULES.min_lane_px - 1e-6), "{drawn:?}");
         let total: f64 = drawn.iter().sum::<f64>() + RULES.inset_px;
         assert!(total <= 900.0 + 1e-6, "lanes and the inset fit the room: {total}");
+    }
+
+    #[test]
+    fn insets_narrow_so_that_many_small_spaces_fit_the_room() {
+        // An Ascend950 cube card: Mat and Left cut to bands, two 4 KB scale spaces, Bias.
+        let lanes = [
+            (98_816, CUT_PX),
+            (16_384, CUT_PX),
+            (4_096, 0.0),
+            (4_352, CUT_PX),
+            (4_096, 0.0),
+            (16_384, CUT_PX),
+            (512, CUT_PX),
+        ];
+        let room = 700.0;
+        let f = lanes_factor(&lanes, room, ScaleMode::Insets);
+        let w = inset_width(&lanes, room, f, true);
+        let small: Vec<&(i64, f64)> = lanes.iter().filter(|l| is_inset(l.0, l.1, f, true)).collect();
+        let main: Vec<&(i64, f64)> = lanes.iter().filter(|l| !is_inset(l.0, l.1, f, true)).collect();
+        assert!(small.len() >= 3, "{small:?}");
+        assert!((RULES.min_lane_px..RULES.inset_px).contains(&w), "each inset narrows, never under a lane: {w}");
+        let total = main.iter().map(|l| l.0 as f64 * f + l.1).sum::<f64>() + small.len() as f64 * w;
+        assert!(total <= room + 1e-6, "lanes and insets fit the room: {total}");
+        assert!(main.iter().all(|l| l.0 as f64 * f + l.1 >= RULES.min_lane_px - 1e-6));
+        // With room to spare an inset keeps its whole width; strict mode has none to size.
+        assert_eq!(
+            inset_width(&lanes, 5_000.0, lanes_factor(&lanes, 5_000.0, ScaleMode::Insets), true),
+            RULES.inset_px
+        );
+        assert_eq!(inset_width(&lanes, room, f, false), RULES.inset_px);
     }
 
     #[test]

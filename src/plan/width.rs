@@ -58,7 +58,7 @@ fn spans_width(
     let spans: Vec<Option<LaneSpan>> =
         if factor.is_some() { spans.into_iter().map(|s| s.map(LaneSpan::whole)).collect() } else { spans };
     let factor = factor.unwrap_or(own);
-    let lanes: f64 = spans.iter().flatten().map(|&sp| lane_scale(sp, factor, view).0).sum();
+    let lanes: f64 = lane_scales(&spans, factor, view, last_line).iter().flatten().map(|l| l.0).sum();
     let profiles = RULES.profile_gap + spans.iter().flatten().count() as f64 * (RULES.profile_px + 4.0);
     (2.0 * CARD_PAD + gutter_width(last_line) + lanes + profiles).max(text)
 }
@@ -128,13 +128,27 @@ pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan
     (spans, plan::lanes_factor(&shown, room, view.scale_mode) * view.zoom)
 }
 
-/// A lane's width and byte axis on a card whose main factor is `factor` (zoom included), and
-/// whether it is an inset: a lane too narrow at the card's scale gets `RULES.inset_px` (the part to
+/// Each lane's width and byte axis on a card of panel `view.width` whose lanes are `spans` (`None`
+/// where hidden), main factor `factor` (zoom included) and last dump line `last_line`, and whether
+/// it is an inset: a lane too narrow at the card's scale is [`plan::inset_width`] wide (the part to
 /// scale times the zoom) at its own factor instead of widening every other lane.
-pub(crate) fn lane_scale(sp: LaneSpan, factor: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
+pub(crate) fn lane_scales(
+    spans: &[Option<LaneSpan>],
+    factor: f64,
+    view: &ViewOptions,
+    last_line: u32,
+) -> Vec<Option<(f64, plan::Axis, bool)>> {
+    let shown: Vec<(i64, f64)> = spans.iter().flatten().map(|s| s.scaled()).collect();
+    let room = plan::lane_room(view.width, gutter_width(last_line), shown.len());
+    let insets = view.scale_mode == ScaleMode::Insets;
+    let inset_w = plan::inset_width(&shown, room, factor / view.zoom, insets);
+    spans.iter().map(|sp| sp.map(|sp| lane_scale(sp, factor, inset_w, view))).collect()
+}
+
+fn lane_scale(sp: LaneSpan, factor: f64, inset_w: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
     let (scaled, band) = sp.scaled();
     let inset = plan::is_inset(scaled, band, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
-    let k = if inset { plan::inset_factor(scaled, band) * view.zoom } else { factor };
+    let k = if inset { plan::inset_factor(scaled, band, inset_w) * view.zoom } else { factor };
     let axis = plan::Axis { k, cut: sp.cut, px: band };
     (axis.width(sp.span), axis, inset)
 }

@@ -19,7 +19,7 @@ pub use shapes::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, R
 
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 use crate::plan::width::{
-    CARD_PAD, LABEL, LaneSpan, SMALL, gutter_width, lane_scale, pct_room, pill_width, title_width,
+    CARD_PAD, LABEL, LaneSpan, SMALL, gutter_width, lane_scales, pct_room, pill_width, title_width,
 };
 use crate::plan::{self, BoxPlan, CardPlan, LabelPlan, Picture, RULES, ViewOptions, labels, text};
 use crate::units::{fmt_bytes, fmt_num};
@@ -169,9 +169,9 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
 
     let mut lanes = Vec::new();
     let mut lx = x + CARD_PAD + gutter;
-    for (li, sp) in spans.into_iter().enumerate() {
-        let Some(sp) = sp else { continue };
-        let (width, axis, inset) = lane_scale(sp, factor, view);
+    let scales = lane_scales(&spans, factor, view, plan.last);
+    for (li, (sp, scale)) in spans.into_iter().zip(scales).enumerate() {
+        let (Some(sp), Some((width, axis, inset))) = (sp, scale) else { continue };
         let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, axis };
         let mut drawn = lane(plan, li, sp.span, geometry, pal);
         if inset {

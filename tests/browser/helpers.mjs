@@ -173,20 +173,26 @@ export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: 
     f = Math.max(width / spans[0], rules.min_lane_px / spans[0]);
   } else {
     let width = Math.max(room - allBands, rules.min_lane_px);
+    // An inset takes at most an equal share of the room while the factor is found.
+    const share = Math.min(Math.max(room / spans.length, rules.min_lane_px), rules.inset_px);
     for (let i = 0; i <= spans.length; i++) {
       f = fillFactor(width);
       const inset = (j) => isInset(j, f);
       const insets = spans.filter((_, j) => inset(j)).length;
       const kept = bands.filter((_, j) => !inset(j)).reduce((a, b) => a + b, 0);
-      const next = Math.max(room - insets * rules.inset_px - kept, rules.min_lane_px);
+      const next = Math.max(room - insets * share - kept, rules.min_lane_px);
       if (Math.abs(next - width) < 1e-9 || insets === spans.length) break;
       width = next;
     }
   }
+  // Then each inset is inset_px wide, or what the lanes at the card's scale leave (plan::inset_width).
+  const insetOf = (s) => spans.length > 1 && scaledOf(s) * f + bandOf(s) < rules.min_lane_px - 1e-6;
+  const small = spaces.filter(insetOf);
+  const main = spaces.filter((s) => !insetOf(s)).reduce((a, s) => a + scaledOf(s) * f + bandOf(s), 0);
+  const insetW = small.length ? Math.min(Math.max((room - main) / small.length, rules.min_lane_px), rules.inset_px) : rules.inset_px;
   const widths = {};
   for (const s of spaces) {
-    const inset = spans.length > 1 && scaledOf(s) * f + bandOf(s) < rules.min_lane_px - 1e-6;
-    widths[s.space] = inset ? (rules.inset_px - bandOf(s)) * zoom + bandOf(s) : scaledOf(s) * f * zoom + bandOf(s);
+    widths[s.space] = insetOf(s) ? (insetW - bandOf(s)) * zoom + bandOf(s) : scaledOf(s) * f * zoom + bandOf(s);
   }
   return { f: f * zoom, widths };
 }
