@@ -279,11 +279,7 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
         })
         .collect();
     assert!(texts.iter().any(|t| t.starts_with("4 functions, worst first")), "{texts:?}");
-    assert!(
-        texts
-            .iter()
-            .any(|t| t.starts_with("Too large for one PNG: the 1 worst card") || t.contains("worst cards follow"))
-    );
+    let said = texts.iter().find(|t| t.starts_with("Too large for one PNG: the ")).expect("what follows");
     let advice = texts.iter().find(|t| t.starts_with("Draw ")).expect("advice");
     for way in ["--function NAME", "--split", "function=NAME"] {
         assert!(advice.contains(way), "{advice}");
@@ -293,9 +289,16 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
     assert_eq!(order[0], "full");
     let rows: Vec<&str> = texts.iter().copied().filter(|t| order.iter().any(|n| n == t)).collect();
     assert_eq!(rows, order.iter().map(String::as_str).collect::<Vec<_>>());
-    // The worst card that fits is drawn under the table, the worst first.
+    // The worst cards are drawn under the table, the worst first, and only the worst: none is
+    // picked from further down past one that fits no more. "long" (10 000 lines) is too tall for
+    // any digest, so it alone is passed over, and the words say the cards are those that fit.
     assert!(!scene.cards.is_empty() && scene.cards.len() < 4, "{} cards", scene.cards.len());
-    assert_eq!(scene.cards[0].function, "full");
+    let drawn: Vec<&str> = scene.cards.iter().map(|c| c.function.as_str()).collect();
+    let fitting: Vec<&str> = order.iter().map(String::as_str).filter(|n| *n != "long").collect();
+    assert_eq!(drawn, fitting[..drawn.len()], "the worst that fit, in order");
+    let passed = order.iter().position(|n| n == "long").unwrap()
+        < order.iter().position(|n| n == drawn[drawn.len() - 1]).unwrap();
+    assert_eq!(said.contains("that fit"), passed, "{said}");
     // The PNG itself is made.
     let opts = RenderOptions { format: Format::Png, scale: 1.0, view: view.clone(), ..Default::default() };
     let img = decode(&render_map(&map, &opts).unwrap());
@@ -307,6 +310,40 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
     };
     assert_eq!(err.kind, ErrorKind::TooLarge);
     assert!(err.message.contains("the picture would be"), "{err}");
+}
+
+/// The digest draws the worst cards in order and stops at the first that does not fit under
+/// them: a smaller card from further down would read as the next worst.
+#[test]
+fn the_digest_stops_at_the_first_worst_card_that_does_not_fit() {
+    use pto_memory_map::scene::digest::digest;
+    // Worst first: "full" (96 %), then "mid" (53 %, taller), then "calm" (a few lines).
+    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
+    for (name, size, lines) in [("full", 180 * 1024, 100), ("mid", 100 * 1024, 130), ("calm", 1024, 4)] {
+        text.push_str(&format!(
+            "    @pl.function(type=pl.FunctionType.AIV)\n    def {name}(self, x):\n        a: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, {size}), pl.Mem.Vec] = pl.tile.load(x)\n{}        return a\n",
+            "        #\n".repeat(lines)
+        ));
+    }
+    let dump = pto_memory_map::Dump::from_bytes("three.py", text.into_bytes()).unwrap();
+    let map = pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap();
+    let view = ViewOptions::default();
+    let overview = pto_memory_map::plan::overview::Overview::of(&map);
+    let lay = |v: &ViewOptions| layout(&map, v);
+    let card_h = |name: &str| {
+        let s = lay(&ViewOptions { functions: vec![name.to_string()], ..view.clone() });
+        s.cards[0].frame.h
+    };
+    // A budget with room for "full" and then "calm", not "mid": 80 px past the first two.
+    let alone = digest(&overview, &lay, &view, 1.0, u64::MAX / 4).unwrap();
+    assert_eq!(alone.cards.len(), 3, "all three fit an unbounded digest");
+    let full_end = alone.cards[0].frame.y + alone.cards[0].frame.h;
+    let tall = full_end + 16.0 + card_h("calm") + 80.0;
+    assert!(tall < full_end + 16.0 + card_h("mid"), "mid does not fit after full");
+    let budget = (alone.width * tall) as u64;
+    let scene = digest(&overview, &lay, &view, 1.0, budget).unwrap();
+    let drawn: Vec<&str> = scene.cards.iter().map(|c| c.function.as_str()).collect();
+    assert_eq!(drawn, ["full"], "only the worst: calm would read as the second worst");
 }
 
 #[test]

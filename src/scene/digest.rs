@@ -43,17 +43,21 @@ pub fn digest(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f64,
     let most_rows = ((budget / (scale * scale) / 2000.0 - HEAD - 200.0) / ROW).max(1.0) as usize;
     let shown = order.len().min(most_rows);
 
-    // The worst cards, in turn, while they fit: one whose lines alone are past the room left is
-    // passed over unseen, and the first whose laid-out card is past it ends the list (so at most
-    // one card is laid out and not drawn).
+    // The worst cards in order while they fit, so that those drawn are the worst there are: a card
+    // too tall for the digest even alone is passed over (the words then say so), and the first
+    // that does not fit under those drawn ends the list (so at most one card is laid out and not
+    // drawn). A smaller card from further down would read as the next worst.
     let table = Table::new(overview, &order[..shown]);
     let tall = |w: f64| budget / (scale * scale) / w;
     let (mut width, mut used, mut header) = (table.width + 2.0 * MARGIN, 0.0, 0.0);
     let mut picked: Vec<&Row> = Vec::new();
     for f in &order {
         let room = |w: f64, header: f64, used: f64| tall(w) - header - table.height() - 2.0 * GAP - MARGIN - used;
-        if body_height(f) > room(width, header, used) {
+        if body_height(f) > room(width, header, 0.0) {
             continue;
+        }
+        if body_height(f) > room(width, header, used) {
+            break;
         }
         crate::budget::checkpoint()?;
         let alone = lay(&ViewOptions { functions: vec![f.name.clone()], ..view.clone() });
@@ -61,6 +65,9 @@ pub fn digest(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f64,
         let (w, h) = (alone.width.max(width), card.frame.h + GAP);
         header = card.frame.y;
         if h > room(w, header, used) {
+            if picked.is_empty() {
+                continue;
+            }
             break;
         }
         picked.push(f);
@@ -88,7 +95,9 @@ fn compose(lay: &Layout, view: &ViewOptions, pal: &Palette, table: &Table, order
     // The header ends a gap above the first card; with none, a margin above the page's end.
     let header_bottom = cards.first().map_or(scene.height - MARGIN, |c| c.frame.y - GAP);
     let drawn: Vec<&str> = cards.iter().map(|c| c.function.as_str()).collect();
-    let (shapes, table_h) = table.shapes(pal, MARGIN, header_bottom + GAP, picked.len(), &drawn);
+    // Whether the cards are the worst ones, or some worse were too tall to draw.
+    let first = picked.iter().zip(order).all(|(p, o)| p.name == o.name);
+    let (shapes, table_h) = table.shapes(pal, MARGIN, header_bottom + GAP, (picked.len(), first), &drawn);
     scene.header.extend(shapes);
     // Cards in the order of the table (the worst first), each under the one before.
     let rank = |c: &Card| order.iter().position(|f| f.name == c.function).unwrap_or(usize::MAX);
@@ -156,7 +165,8 @@ impl<'a> Table<'a> {
         let width = 24.0 + name_w + type_w + spaces.len() as f64 * SPACE_W + peak_w + 3.0 * COUNT_W + DRAWN_W;
         // As wide as the advice, whichever it is.
         let n = overview.functions;
-        let said = [advice(n, 0), advice(n, 1)].into_iter().flatten().map(|l| text_width(&l, SMALL) + 24.0);
+        let said =
+            [advice(n, 0, true), advice(n, 1, false)].into_iter().flatten().map(|l| text_width(&l, SMALL) + 24.0);
         let width = said.fold(width, f64::max);
         let left_out = n - rows.len();
         Table {
@@ -179,7 +189,7 @@ impl<'a> Table<'a> {
 
     /// The table's shapes, its top-left corner at (`x`, `y`), and its height. `picked` cards follow
     /// it; `drawn` names them.
-    fn shapes(&self, pal: &Palette, x: f64, y: f64, picked: usize, drawn: &[&str]) -> (Vec<Shape>, f64) {
+    fn shapes(&self, pal: &Palette, x: f64, y: f64, picked: (usize, bool), drawn: &[&str]) -> (Vec<Shape>, f64) {
         let h = self.height();
         let mut out = vec![Shape::Rect(Rect {
             x,
@@ -191,7 +201,7 @@ impl<'a> Table<'a> {
             stroke: Some(Stroke { color: pal.border, width: 1.0, dash: None }),
         })];
         out.push(text(x + 12.0, y + 22.0, 13.0, pal.text, Anchor::Start, self.caption));
-        for (k, line) in advice(self.functions, picked).iter().enumerate() {
+        for (k, line) in advice(self.functions, picked.0, picked.1).iter().enumerate() {
             out.push(text(x + 12.0, y + 40.0 + k as f64 * 14.0, SMALL, pal.muted, Anchor::Start, line));
         }
 
@@ -265,8 +275,10 @@ impl<'a> Table<'a> {
     }
 }
 
-/// What the digest says above its rows, in two lines: what follows, and how to draw the rest.
-fn advice(functions: usize, picked: usize) -> [String; 2] {
+/// What the digest says above its rows, in two lines: what follows (the `picked` worst cards, or,
+/// when some worse were too tall for it and not `first`, the worst that fit), and how to draw the
+/// rest.
+fn advice(functions: usize, picked: usize, first: bool) -> [String; 2] {
     match picked {
         0 => [
             "Too large for one PNG: no card fits.".to_string(),
@@ -277,8 +289,13 @@ fn advice(functions: usize, picked: usize) -> [String; 2] {
         ],
         _ => [
             format!(
-                "Too large for one PNG: the {picked} worst card{} follow{}.",
-                if picked == 1 { "" } else { "s" },
+                "Too large for one PNG: the {} follow{}.",
+                match (picked, first) {
+                    (1, true) => "worst card".to_string(),
+                    (1, false) => "worst card that fits".to_string(),
+                    (_, true) => format!("{picked} worst cards"),
+                    (_, false) => format!("{picked} worst cards that fit"),
+                },
                 if picked == 1 { "s" } else { "" }
             ),
             format!(
