@@ -19,6 +19,7 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
         let factor = card.px_per_byte;
         assert!(factor > 0.0 && factor.is_finite(), "{what}");
         let mut right = f64::MIN;
+        let mut inset_w: Option<f64> = None;
         for lane in &card.lanes {
             let usage = f.spaces.iter().find(|s| s.space == lane.space).unwrap();
             assert_eq!(lane.span, span(usage, view.x_axis), "{what}");
@@ -32,11 +33,17 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                     assert_eq!(view.scale_mode, ScaleMode::Insets, "{what}: no inset in strict mode");
                     let scaled = lane.span - lane.axis.cut.map_or(0, |(from, to)| to - from);
                     assert!(scaled as f64 * factor < RULES.min_lane_px * view.zoom, "{what}: needless inset");
+                    // An inset is RULES.inset_px wide at zoom 1, or narrower down to the minimum
+                    // lane where the card's other lanes leave less (plan::inset_width): one width
+                    // for every inset of the card.
                     let band = lane.axis.px;
+                    let at_one = (lane.width - band) / view.zoom + band;
                     assert!(
-                        (lane.width - (RULES.inset_px - band) * view.zoom - band).abs() < EPS,
-                        "{what}: inset width"
+                        (RULES.min_lane_px - EPS..=RULES.inset_px + EPS).contains(&at_one),
+                        "{what}: inset width {at_one}"
                     );
+                    let first = *inset_w.get_or_insert(at_one);
+                    assert!((at_one - first).abs() < EPS, "{what}: insets {first} and {at_one} px wide");
                     assert!(inset.badge.ends_with("not to scale"), "{what}");
                     lane.factor
                 }
