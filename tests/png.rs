@@ -248,6 +248,20 @@ fn the_strips_draw_what_the_whole_picture_draws() {
     assert!(scene * 20_000 < pixels && worst <= 32, "{scene} of {pixels} pixels differ, by up to {worst}");
 }
 
+/// A dump of AIV functions, each `(name, bytes, lines)`: one Vec tile of that many bytes, live
+/// over that many comment lines.
+fn one_tile_functions(functions: &[(&str, i64, usize)]) -> MemoryMap {
+    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
+    for (name, size, lines) in functions {
+        text.push_str(&format!(
+            "    @pl.function(type=pl.FunctionType.AIV)\n    def {name}(self, x):\n        a: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, {size}), pl.Mem.Vec] = pl.tile.load(x)\n{}        return a\n",
+            "        #\n".repeat(*lines)
+        ));
+    }
+    let dump = pto_memory_map::Dump::from_bytes("functions.py", text.into_bytes()).unwrap();
+    pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap()
+}
+
 /// A whole dump past the pixel limit gets the digest: every function's row, the worst first, then
 /// the worst cards that fit, and the way to the others; chosen functions past it are refused.
 #[test]
@@ -255,17 +269,12 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
     use pto_memory_map::render::{digest, png};
     // Three functions of 120 lines and one of 10 000: the short cards fit the digest, the long one
     // does not.
-    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
-    for (name, size, lines) in
-        [("calm", 1024, 120), ("full", 180 * 1024, 120), ("long", 1024, 10_000), ("mid", 100 * 1024, 120)]
-    {
-        text.push_str(&format!(
-            "    @pl.function(type=pl.FunctionType.AIV)\n    def {name}(self, x):\n        a: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, {size}), pl.Mem.Vec] = pl.tile.load(x)\n{}        return a\n",
-            "        #\n".repeat(lines)
-        ));
-    }
-    let dump = pto_memory_map::Dump::from_bytes("big.py", text.into_bytes()).unwrap();
-    let map = pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap();
+    let map = one_tile_functions(&[
+        ("calm", 1024, 120),
+        ("full", 180 * 1024, 120),
+        ("long", 1024, 10_000),
+        ("mid", 100 * 1024, 120),
+    ]);
     let view = ViewOptions::default();
     let overview = pto_memory_map::plan::overview::Overview::of(&map);
     let scene = digest::png_scene(&overview, &|v| layout(&map, v), &view, 1.0).unwrap();
@@ -318,15 +327,7 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
 fn the_digest_stops_at_the_first_worst_card_that_does_not_fit() {
     use pto_memory_map::scene::digest::digest;
     // Worst first: "full" (96 %), then "mid" (53 %, taller), then "calm" (a few lines).
-    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
-    for (name, size, lines) in [("full", 180 * 1024, 100), ("mid", 100 * 1024, 130), ("calm", 1024, 4)] {
-        text.push_str(&format!(
-            "    @pl.function(type=pl.FunctionType.AIV)\n    def {name}(self, x):\n        a: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, {size}), pl.Mem.Vec] = pl.tile.load(x)\n{}        return a\n",
-            "        #\n".repeat(lines)
-        ));
-    }
-    let dump = pto_memory_map::Dump::from_bytes("three.py", text.into_bytes()).unwrap();
-    let map = pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap();
+    let map = one_tile_functions(&[("full", 180 * 1024, 100), ("mid", 100 * 1024, 130), ("calm", 1024, 4)]);
     let view = ViewOptions::default();
     let overview = pto_memory_map::plan::overview::Overview::of(&map);
     let lay = |v: &ViewOptions| layout(&map, v);
