@@ -347,11 +347,33 @@ impl<'a> Ops<'a> {
             Op::Path { path, stroke, .. } => boxes(path, stroke.as_ref(), dash, self.scale),
             _ => None,
         };
-        match (boxes, &op) {
-            (Some(boxes), Op::Path { color, .. }) => {
-                self.ops.push(Op::Boxes { boxes, color: *color, path: Box::new(op) })
+        match (boxes, op) {
+            (Some(boxes), Op::Path { path, color, stroke }) => {
+                self.ops.push(Op::Boxes { boxes, color, path: Box::new(Op::Path { path, color, stroke }) })
             }
-            _ => self.ops.push(op),
+            (None, Op::Path { path, color, stroke: Some(stroke) }) => self.ops.push(self.outlined(path, color, stroke)),
+            (_, op) => self.ops.push(op),
+        }
+    }
+
+    /// A stroked path as the fill of its outline, dashed and stroked here once rather than by
+    /// tiny-skia in every strip it reaches: a live-bytes column's 900-segment edge or a lane's
+    /// dashed 2 700 px frame was dashed and stroked again for each of a hundred strips. tiny-skia's
+    /// `stroke_path` is exactly this (dash, stroke at the transform's resolution scale, fill with
+    /// the winding rule) but for a hairline (at most a device pixel wide), which stays a stroke.
+    fn outlined(&self, path: Path, color: Color, stroke: tiny_skia::Stroke) -> Op {
+        let hairline = stroke.width * self.scale <= 1.0;
+        let res = tiny_skia::PathStroker::compute_resolution_scale(&Transform::from_scale(self.scale, self.scale));
+        let dashed = match &stroke.dash {
+            Some(dash) if !hairline => path.dash(dash, res),
+            _ => None,
+        };
+        let outline = if hairline { None } else { dashed.as_ref().unwrap_or(&path).stroke(&stroke, res) };
+        match outline {
+            Some(outline) if stroke.dash.is_none() || dashed.is_some() => {
+                Op::Path { path: outline, color, stroke: None }
+            }
+            _ => Op::Path { path, color, stroke: Some(stroke) },
         }
     }
 
@@ -904,5 +926,61 @@ mod tests {
         assert_eq!(solid_differ, 0);
         eprintln!("dashed: {dashed_differ} pixels differ, by up to {dashed_worst}");
         assert!(dashed_differ == 0, "dashed lines: {dashed_differ} pixels differ, by up to {dashed_worst}");
+    }
+
+    #[test]
+    fn outlines_stroked_once_are_the_pixels_tiny_skia_strokes() {
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        let (w, h) = (100u32, 70u32);
+        let mut backdrop = tiny_skia::Pixmap::new(w, h).unwrap();
+        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
+            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
+        }
+        let (mut outlined, mut strokes) = (0, 0);
+        for case in 0..1500 {
+            let scale = [1.0, 2.0, 3.0, 1.5, 2.5, 0.75][case % 6];
+            let top = [0.0, 13.0, 64.0][case / 6 % 3];
+            let color = Color((rng.next() % 256) as u8, (rng.next() % 256) as u8, (rng.next() % 256) as u8);
+            // A polyline of a few to many segments, or a rectangle's outline (not boxes when dashed).
+            let mut pb = PathBuilder::new();
+            let (x0, y0) = (rng.cents(40), rng.cents(40) + top / scale);
+            pb.move_to(x0, y0);
+            if case % 2 == 0 {
+                for _ in 0..1 + rng.next() % 40 {
+                    pb.line_to(rng.cents(45), rng.cents(45) + top / scale);
+                }
+            } else {
+                let (rw, rh) = (rng.cents(30) + 1.0, rng.cents(30) + 1.0);
+                pb.line_to(x0 + rw, y0);
+                pb.line_to(x0 + rw, y0 + rh);
+                pb.line_to(x0, y0 + rh);
+                pb.close();
+            }
+            let path = pb.finish().unwrap();
+            let width = [0.5, 0.75, 1.0, 1.5, 2.0][(rng.next() % 5) as usize];
+            let lengths = [None, Some((3.0, 2.0)), Some((5.0, 3.0))][(rng.next() % 3) as usize];
+            let dash = lengths.and_then(|(a, b)| tiny_skia::StrokeDash::new(vec![a, b], 0.0));
+            let stroke = tiny_skia::Stroke { width, dash, ..tiny_skia::Stroke::default() };
+            let mut ops =
+                Ops { ops: Vec::new(), shaped: HashMap::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            ops.push(Op::Path { path: path.clone(), color, stroke: Some(stroke.clone()) }, lengths);
+            let [op] = ops.ops.as_slice() else { panic!("one op") };
+            match op {
+                Op::Path { stroke: None, .. } => outlined += 1,
+                Op::Path { stroke: Some(_), .. } => strokes += 1,
+                _ => continue, // boxes, tested above
+            }
+            let at = Transform::from_row(scale, 0.0, 0.0, scale, 0.0, 0.0 - top);
+            let (mut a, mut b) = (backdrop.data().to_vec(), backdrop.data().to_vec());
+            op.draw(at, 0, &[], &mut tiny_skia::PixmapMut::from_bytes(&mut a, w, h).unwrap());
+            let mut paint = Paint::default();
+            paint.set_color_rgba8(color.0, color.1, color.2, 255);
+            paint.anti_alias = true;
+            tiny_skia::PixmapMut::from_bytes(&mut b, w, h).unwrap().stroke_path(&path, &paint, &stroke, at, None);
+            let differ = a.chunks(4).zip(b.chunks(4)).filter(|(p, q)| p != q).count();
+            assert_eq!(differ, 0, "case {case}: width {width} dash {lengths:?} scale {scale} top {top}");
+        }
+        // Both kinds came up: outlines made once, and hairlines left to tiny-skia.
+        assert!(outlined > 500 && strokes > 100, "{outlined} outlined, {strokes} strokes");
     }
 }
