@@ -258,8 +258,7 @@ fn one_tile_functions(functions: &[(&str, i64, usize)]) -> MemoryMap {
             "        #\n".repeat(*lines)
         ));
     }
-    let dump = pto_memory_map::Dump::from_bytes("functions.py", text.into_bytes()).unwrap();
-    pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap()
+    common::map_of(&text)
 }
 
 /// A whole dump past the pixel limit gets the digest: every function's row, the worst first, then
