@@ -727,8 +727,7 @@ fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> 
     let table = |axis: usize| -> Vec<f64> {
         (0..1usize << n)
             .map(|mask| {
-                let shown = shown_lanes(lanes, axis, mask);
-                let room = lane_room(width, width::gutter_width(f.src_end), shown.len());
+                let (shown, room) = shown_lanes(lanes, axis, mask, (width, f.src_end));
                 if shown.is_empty() { 0.0 } else { lanes_factor(&shown, room, mode) }
             })
             .collect()
@@ -736,25 +735,32 @@ fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> 
     [table(0), table(1)]
 }
 
-/// The lanes of set `mask` on axis `axis`, as [`lanes_factor`] takes them.
-fn shown_lanes(lanes: &[LanePlan], axis: usize, mask: usize) -> Vec<(i64, f64)> {
+/// The lanes of set `mask` on axis `axis`, as [`lanes_factor`] takes them, and their room on a card
+/// of panel `width` whose last dump line is `last` ([`lane_room`]).
+fn shown_lanes(lanes: &[LanePlan], axis: usize, mask: usize, (width, last): (f64, u32)) -> (Vec<(i64, f64)>, f64) {
     let n = lanes.len().min(MAX_SUBSET_LANES);
-    lanes.iter().enumerate().filter(|(i, _)| *i < n && mask & (1 << i) != 0).map(|(_, l)| scaled(l, axis)).collect()
+    let shown: Vec<(i64, f64)> = lanes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < n && mask & (1 << i) != 0)
+        .map(|(_, l)| scaled(l, axis))
+        .collect();
+    let room = lane_room(width, width::gutter_width(last), shown.len());
+    (shown, room)
 }
 
 /// The inset lanes of every set of visible lanes at `factors` ([`CardPlan::inset_lanes`]) on a
-/// card of panel `width` whose last dump line is `last`.
+/// card of `panel` (its width and last dump line, as [`shown_lanes`] takes them).
 fn inset_table(
     lanes: &[LanePlan],
     factors: &[Vec<f64>; 2],
-    (width, last): (f64, u32),
+    panel: (f64, u32),
     mode: ScaleMode,
 ) -> [std::collections::BTreeMap<usize, Vec<InsetLane>>; 2] {
     [0, 1].map(|axis| {
         let mut out = std::collections::BTreeMap::new();
         for (mask, &main) in factors[axis].iter().enumerate().skip(1) {
-            let shown = shown_lanes(lanes, axis, mask);
-            let room = lane_room(width, width::gutter_width(last), shown.len());
+            let (shown, room) = shown_lanes(lanes, axis, mask, panel);
             let inset_w = inset_width(&shown, room, main, mode == ScaleMode::Insets);
             let insets: Vec<InsetLane> = lanes
                 .iter()
