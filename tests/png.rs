@@ -361,3 +361,79 @@ fn the_decode_case_whole_gets_a_digest_png() {
     let at: Vec<usize> = scene.cards.iter().map(|c| order.iter().position(|n| *n == c.function).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
 }
+
+/// The least size the PNG reckons a whole dump at before laying it out is never more than the
+/// scene laid out, for every drawable dump and views that change widths and heights: a bound too
+/// high would give a dump that fits a digest instead of its picture.
+#[test]
+fn the_least_size_of_a_dump_is_never_more_than_its_scene() {
+    use pto_memory_map::plan::{ScaleMode, XAxis};
+    let mut dumps = common::drawable_dumps();
+    for name in ["inset_a5_scales.py", "inset_a2a3_bias.py", "layout_over_capacity.py"] {
+        let path = common::fixtures().join(name);
+        let map = pto_memory_map::load(&path, "AllocateMemoryAddr", None).unwrap();
+        dumps.push((path, map));
+    }
+    let views = [
+        ViewOptions::default(),
+        ViewOptions { zoom: pto_memory_map::plan::RULES.zoom_min, ..Default::default() },
+        ViewOptions { zoom: 4.0, ..Default::default() },
+        ViewOptions { width: 200.0, ..Default::default() },
+        ViewOptions { width: 3000.0, x_axis: XAxis::Used, ..Default::default() },
+        ViewOptions { scale_mode: ScaleMode::Strict, ..Default::default() },
+        ViewOptions { hidden: vec!["Vec".into(), "Mat".into()], ..Default::default() },
+        ViewOptions {
+            hidden: vec!["Vec".into(), "Mat".into(), "Left".into(), "Right".into(), "Acc".into()],
+            ..Default::default()
+        },
+    ];
+    let mut checked = 0;
+    for (path, map) in &dumps {
+        let overview = pto_memory_map::plan::overview::Overview::of(map);
+        for view in &views {
+            let (w, h) = pto_memory_map::render::digest::least_size(&overview, view);
+            let scene = layout(map, view);
+            assert!(
+                w <= scene.width && h <= scene.height,
+                "{}: at least {w} x {h} px, laid out {} x {} ({view:?})",
+                path.display(),
+                scene.width,
+                scene.height
+            );
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} scenes of {} dumps", dumps.len());
+    assert!(checked >= 4 * views.len(), "{checked}");
+}
+
+/// A whole dump whose cards could not fit the PNG however they were laid out gets its digest
+/// without being laid out whole first (a model's dump of hundreds of functions was laid out only
+/// to be found too large); one whose least size fits is laid out, and then gets its digest.
+#[test]
+fn a_dump_too_large_by_its_least_size_is_not_laid_out_whole() {
+    use pto_memory_map::render::digest;
+    use std::cell::RefCell;
+    let functions: Vec<(String, i64, usize)> = (0..40).map(|i| (format!("f{i}"), 1024 * (i + 1), 200)).collect();
+    let named: Vec<(&str, i64, usize)> = functions.iter().map(|(n, b, l)| (n.as_str(), *b, *l)).collect();
+    let map = one_tile_functions(&named);
+    let overview = pto_memory_map::plan::overview::Overview::of(&map);
+    let view = ViewOptions::default();
+    let wholes = RefCell::new(0);
+    let lay = |v: &ViewOptions| {
+        if v.functions.is_empty() {
+            *wholes.borrow_mut() += 1;
+        }
+        layout(&map, v)
+    };
+    let (w, h) = digest::least_size(&overview, &view);
+    assert!(!pto_memory_map::render::png::fits(w, h, 2.0), "the case is past the limit by its least size");
+    let scene = digest::png_scene(&overview, &lay, &view, 2.0).unwrap();
+    assert_eq!(*wholes.borrow(), 0, "not laid out whole");
+    assert!(scene.cards.len() < 40, "the digest: {} cards", scene.cards.len());
+    // At scale 1 the least size fits and the whole is laid out, to be found past the limit.
+    assert!(pto_memory_map::render::png::fits(w, h, 1.0));
+    let scene = digest::png_scene(&overview, &lay, &view, 1.0).unwrap();
+    assert_eq!(*wholes.borrow(), 1, "laid out whole once");
+    assert!(scene.cards.len() < 40, "the digest: {} cards", scene.cards.len());
+}

@@ -8,7 +8,7 @@
 //! then. A whole dump past it gets the digest instead.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::plan::overview::Overview;
+use crate::plan::overview::{Overview, Row};
 use crate::plan::{RULES, ViewOptions};
 use crate::scene::Scene;
 use crate::scene::digest::{Layout, body_height, digest};
@@ -33,6 +33,11 @@ pub fn png_scene(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f
         }
         return Err(err);
     }
+    // A whole dump whose cards could not fit however they were laid out gets its digest without
+    // laying them all out first (3.9 ms of the decode case's 43 ms digest).
+    if whole && any && !png::fits_least(least_size(overview, view), scale) {
+        return digest_png(overview, lay, view, scale);
+    }
     crate::budget::checkpoint()?;
     let scene = lay(view);
     crate::budget::checkpoint()?;
@@ -44,6 +49,19 @@ pub fn png_scene(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f
         }
         Err(err) => Err(err),
     }
+}
+
+/// [`scene::least_size`] of the cards of `overview` that `view` draws.
+pub fn least_size(overview: &Overview, view: &ViewOptions) -> (f64, f64) {
+    let drawn = |r: &Row| {
+        let has: Vec<&String> =
+            overview.spaces.iter().zip(&r.spaces).filter(|(_, o)| o.is_some()).map(|(s, _)| s).collect();
+        // Hiding every space leaves the first (see `plan::width::visible_spaces`).
+        let shown = has.iter().filter(|s| !view.hidden.contains(s)).count();
+        if shown == 0 { has.len().min(1) } else { shown }
+    };
+    let cards = overview.rows.iter().filter(|r| view.draws(&r.name)).map(|r| (r.lines, drawn(r)));
+    crate::scene::least_size(cards, view.zoom)
 }
 
 /// The digest, within the PNG's limit.

@@ -95,6 +95,11 @@ fn sized(width: f64, height: f64, scale: f64, bound: &str) -> Result<(u32, u32)>
     Ok((w as u32, h as u32))
 }
 
+/// Whether a picture at least `least` (width, height) px at `scale` may be within [`MAX_PIXELS`].
+pub fn fits_least(least: (f64, f64), scale: f64) -> bool {
+    pixels_at_least(least.0, least.1, scale).is_ok()
+}
+
 /// Whether a picture `width` x `height` px at `scale` is within [`MAX_PIXELS`].
 pub fn fits(width: f64, height: f64, scale: f64) -> bool {
     pixels(width, height, scale).is_ok()

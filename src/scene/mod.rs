@@ -33,6 +33,26 @@ const PLOT_GAP: f64 = 12.0;
 const COLUMN_HEADER: f64 = 40.0;
 const FOOTER: f64 = 36.0;
 
+/// The least size in px, width and height, of a scene of cards each `(lines, spaces)`: its dump
+/// lines and the spaces it draws, at `zoom`. A card is at least its title row, column header, lines
+/// and footer tall, and at least its padding, line-number column, and a lane (at least
+/// `RULES.min_lane_px`, times the zoom under 1) and a live-bytes column per space wide; the page
+/// pads the cards. The PNG asks it to find a whole dump past its pixel limit without laying every
+/// card out.
+pub fn least_size(cards: impl IntoIterator<Item = (u32, usize)>, zoom: f64) -> (f64, f64) {
+    // A lane's width is its factor times its bytes, which rounding may leave a hair under the least.
+    let lane = (RULES.min_lane_px - 1.0) * zoom.min(1.0);
+    let (mut inner, mut height, mut count) = (RULES.width_min, 0.0, 0.0);
+    for (lines, spaces) in cards {
+        let columns = spaces as f64 * (lane + RULES.profile_px + 4.0);
+        inner = f64::max(inner, 2.0 * CARD_PAD + gutter_width(0) + RULES.profile_gap + columns);
+        height += TITLE_ROW + PLOT_GAP + COLUMN_HEADER + lines as f64 * RULES.line_px + FOOTER;
+        count += 1.0;
+    }
+    let gaps = f64::max(count - 1.0, 0.0) * CARD_GAP;
+    (inner + 2.0 * PAGE_PAD, height + gaps + PAGE_PAD)
+}
+
 /// Lays out the picture `picture` frames, from its card plans `plans` (one per card, in order, made
 /// for the same map and view).
 pub fn layout(picture: &Picture, plans: &[CardPlan]) -> Scene {
