@@ -188,19 +188,21 @@ fn text_onto(color: Color, glyphs: &[Placed], top: i32, masks: &[GlyphMask], pix
 /// which the caller paints).
 /// Texts become glyphs placed at `scale`; each distinct glyph mask is drawn once, on every core.
 pub(crate) fn drawing(scene: &Scene, scale: f32) -> Drawing {
-    let mut out = Ops { ops: Vec::new(), shaped: HashMap::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+    let mut out = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
     out.shapes(&scene.header);
     for card in &scene.cards {
         out.card(card);
     }
+    out.place_texts();
     let masks = crate::par::map_ref(&out.keys, glyph_mask);
     Drawing { ops: out.ops, masks }
 }
 
 struct Ops<'a> {
     ops: Vec<Op>,
-    /// Each distinct text shaped once: its glyphs and their positions in font units.
-    shaped: HashMap<&'a str, Vec<Glyph>>,
+    /// The texts met, each with its op's index: the op is placed once every text is met and each
+    /// distinct one is shaped, on every core (shaping is two thirds of making the ops).
+    texts: Vec<(usize, &'a Text)>,
     /// Device pixels per px.
     scale: f32,
     /// The glyph masks the texts use, each once, in the order first met.
@@ -378,36 +380,53 @@ impl<'a> Ops<'a> {
     }
 
     fn text(&mut self, t: &'a Text) {
+        self.texts.push((self.ops.len(), t));
+        self.ops.push(Op::Text { color: t.color, glyphs: Vec::new() });
+    }
+
+    /// Each distinct text shaped once, on every core, then every text's glyphs placed at `scale`
+    /// in the order met (so the masks are numbered as they are first met).
+    fn place_texts(&mut self) {
         let font = font();
-        let glyphs = self.shaped.entry(t.content.as_str()).or_insert_with(|| shape(font, &t.content));
-        let size = cents(t.size) as f32;
-        let sx = size / font.units_per_em;
-        let advance: f32 = glyphs.iter().map(|g| g.advance as f32 * sx).sum();
-        let x = cents(t.x) as f32 - if t.anchor == Anchor::End { advance } else { 0.0 };
-        let y = cents(t.y) as f32;
-        // Device pixels per font unit.
-        let k = sx * self.scale;
-        let mut placed = Vec::with_capacity(glyphs.len());
-        let mut pen = 0.0f32;
-        for g in glyphs.iter() {
-            // The glyph's origin in device pixels, split into a whole pixel and a phase.
-            let (ox, oy) = ((x + pen + g.dx as f32 * sx) * self.scale, (y - g.dy as f32 * sx) * self.scale);
-            pen += g.advance as f32 * sx;
-            if !(ox.is_finite() && oy.is_finite()) || ox.abs() > 1e7 || oy.abs() > 1e7 {
-                continue;
-            }
-            let (px, fx) = phase(ox);
-            let (py, fy) = phase(oy);
-            let key = MaskKey { glyph: g.id, scale: k.to_bits(), x: fx, y: fy };
-            let next = self.keys.len() as u32;
-            let mask = *self.masks.entry(key).or_insert(next);
-            if mask == next {
-                self.keys.push(key);
-            }
-            placed.push(Placed { mask, x: px, y: py });
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut distinct: Vec<&str> = Vec::new();
+        for (_, t) in &self.texts {
+            index.entry(t.content.as_str()).or_insert_with(|| {
+                distinct.push(t.content.as_str());
+                distinct.len() - 1
+            });
         }
-        if !placed.is_empty() {
-            self.ops.push(Op::Text { color: t.color, glyphs: placed });
+        let shaped = crate::par::map_ref(&distinct, |text| shape(font, text));
+        for &(at, t) in &std::mem::take(&mut self.texts) {
+            let glyphs = &shaped[index[t.content.as_str()]];
+            let size = cents(t.size) as f32;
+            let sx = size / font.units_per_em;
+            let advance: f32 = glyphs.iter().map(|g| g.advance as f32 * sx).sum();
+            let x = cents(t.x) as f32 - if t.anchor == Anchor::End { advance } else { 0.0 };
+            let y = cents(t.y) as f32;
+            // Device pixels per font unit.
+            let k = sx * self.scale;
+            let mut placed = Vec::with_capacity(glyphs.len());
+            let mut pen = 0.0f32;
+            for g in glyphs.iter() {
+                // The glyph's origin in device pixels, split into a whole pixel and a phase.
+                let (ox, oy) = ((x + pen + g.dx as f32 * sx) * self.scale, (y - g.dy as f32 * sx) * self.scale);
+                pen += g.advance as f32 * sx;
+                if !(ox.is_finite() && oy.is_finite()) || ox.abs() > 1e7 || oy.abs() > 1e7 {
+                    continue;
+                }
+                let (px, fx) = phase(ox);
+                let (py, fy) = phase(oy);
+                let key = MaskKey { glyph: g.id, scale: k.to_bits(), x: fx, y: fy };
+                let next = self.keys.len() as u32;
+                let mask = *self.masks.entry(key).or_insert(next);
+                if mask == next {
+                    self.keys.push(key);
+                }
+                placed.push(Placed { mask, x: px, y: py });
+            }
+            // A text without a glyph keeps its op, which draws nothing.
+            self.ops[at] = Op::Text { color: t.color, glyphs: placed };
         }
     }
 }
@@ -876,8 +895,7 @@ mod tests {
             let (x, y, w, h) = (rng.cents(40) - 4.0, rng.cents(40) + top / scale - 6.0, rng.cents(30), rng.cents(20));
             let width = [1.0, 1.5, 2.0, 0.75, 3.0][(rng.next() % 5) as usize];
             let dash = [None, Some((3.0, 2.0)), Some((4.0, 3.0)), Some((0.5, 0.3))][(rng.next() % 4) as usize];
-            let mut ops =
-                Ops { ops: Vec::new(), shaped: HashMap::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            let mut ops = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
             let kind = (rng.next() % 4) as usize;
             let stroke = Stroke { color, width, dash };
             match kind {
@@ -961,8 +979,7 @@ mod tests {
             let lengths = [None, Some((3.0, 2.0)), Some((5.0, 3.0))][(rng.next() % 3) as usize];
             let dash = lengths.and_then(|(a, b)| tiny_skia::StrokeDash::new(vec![a, b], 0.0));
             let stroke = tiny_skia::Stroke { width, dash, ..tiny_skia::Stroke::default() };
-            let mut ops =
-                Ops { ops: Vec::new(), shaped: HashMap::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            let mut ops = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
             ops.push(Op::Path { path: path.clone(), color, stroke: Some(stroke.clone()) }, lengths);
             let [op] = ops.ops.as_slice() else { panic!("one op") };
             match op {
