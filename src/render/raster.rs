@@ -607,6 +607,11 @@ fn boxes_onto(boxes: &[[f32; 4]], color: Color, transform: Transform, pixmap: &m
     let (mut lo, mut hi) = (0, 0);
     let mut spans: [Vec<(i32, i32)>; 4] = Default::default();
     let mut breaks: Vec<i32> = Vec::new();
+    // The runs of coverage (first pixel, end, coverage) of the last row that each of its boxes
+    // covers whole or not at all, and its boxes (`lo..hi`): the next row with the same boxes, each
+    // covering it whole too, has the same runs (a box's inside, row after row).
+    let mut runs: Vec<(i32, i32, u32)> = Vec::new();
+    let mut cached: Option<(usize, usize)> = None;
     for iy in (qy0 >> 2)..((qy1 + 3) >> 2) {
         let (y0, y1) = (iy * 4, iy * 4 + 4);
         // The boxes on this row: sorted by their tops, those that end above it are skipped
@@ -617,6 +622,22 @@ fn boxes_onto(boxes: &[[f32; 4]], color: Color, transform: Transform, pixmap: &m
         while hi < quads.len() && quads[hi][1] < y1 {
             hi += 1;
         }
+        let line = &mut data[iy as usize * stride..(iy as usize + 1) * stride];
+        // Whether each box covers this row whole or not at all, and whether one starts or ends
+        // on its top edge (the boxes covering it are then not those covering the row above).
+        let (mut whole, mut edge) = (true, false);
+        for q in &quads[lo..hi.max(lo)] {
+            whole &= (q[1] <= y0 && y1 <= q[3]) || q[3] <= y0 || y1 <= q[1];
+            edge |= q[1] == y0 || q[3] == y0;
+        }
+        if whole && !edge && cached == Some((lo, hi)) {
+            for &(a, b, c) in &runs {
+                fill(&mut line[a as usize * 4..b as usize * 4], c, color);
+            }
+            continue;
+        }
+        cached = whole.then_some((lo, hi));
+        runs.clear();
         breaks.clear();
         for (s, spans) in spans.iter_mut().enumerate() {
             let y = y0 + s as i32;
@@ -644,7 +665,6 @@ fn boxes_onto(boxes: &[[f32; 4]], color: Color, transform: Transform, pixmap: &m
         }
         breaks.sort_unstable();
         breaks.dedup();
-        let line = &mut data[iy as usize * stride..(iy as usize + 1) * stride];
         let mut next = [0usize; 4];
         for k in 0..breaks.len() - 1 {
             let (a, b) = (breaks[k], breaks[k + 1].min(width));
@@ -655,6 +675,9 @@ fn boxes_onto(boxes: &[[f32; 4]], color: Color, transform: Transform, pixmap: &m
             let c = coverage(a, &spans, &mut next);
             if c != 0 {
                 fill(&mut line[a as usize * 4..b as usize * 4], c as u32, color);
+                if whole {
+                    runs.push((a, b, c as u32));
+                }
             }
         }
     }
@@ -877,6 +900,50 @@ mod tests {
         path.draw(at, 0, &[], &mut tiny_skia::PixmapMut::from_bytes(&mut b, w, h).unwrap());
         let worst = a.iter().zip(&b).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0);
         (a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count(), worst)
+    }
+
+    /// Boxes ending on a pixel's edge where others go on (outlines on whole pixels, two boxes), so
+    /// the rows under them are not those above (a row's coverage is reused only when its boxes
+    /// are the row above's, each covering it whole).
+    #[test]
+    fn boxes_ending_on_a_pixel_edge_are_the_pixels_tiny_skia_draws() {
+        let mut backdrop = tiny_skia::Pixmap::new(90, 40).unwrap();
+        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
+            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
+        }
+        let mut drawn = 0;
+        for scale in [1.0f32, 2.0, 3.0] {
+            for width in [1.0, 1.5, 2.0, 3.0] {
+                for (x, y, w, h) in
+                    [(1.0, 1.0, 20.0, 6.0), (3.0, 2.0, 7.0, 9.0), (2.0, 4.0, 25.0, 3.0), (5.0, 1.5, 9.0, 5.5)]
+                {
+                    let color = Color(200, 40, 90);
+                    let mut ops =
+                        Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+                    let stroke = Stroke { color, width, dash: None };
+                    ops.rect(&Rect { x, y, w, h, radius: 0.0, fill: None, stroke: Some(stroke) });
+                    for op in ops.ops.iter().filter(|op| matches!(op, Op::Boxes { .. })) {
+                        let what = format!("{x},{y} {w}x{h} width {width} scale {scale}");
+                        assert_eq!(compare(op, scale, 0.0, backdrop.data()), (0, 0), "{what}");
+                        drawn += 1;
+                    }
+                }
+            }
+        }
+        assert!(drawn >= 40, "{drawn}");
+        // Two boxes from one top, the second ending first, in either order.
+        for boxes in
+            [[[1.0, 1.0, 10.0, 20.0], [20.0, 1.0, 30.0, 10.0]], [[20.0, 1.0, 30.0, 10.0], [1.0, 1.0, 10.0, 20.0]]]
+        {
+            let mut pb = PathBuilder::new();
+            for b in boxes {
+                pb.push_rect(tiny_skia::Rect::from_ltrb(b[0], b[1], b[2], b[3]).unwrap());
+            }
+            let color = Color(20, 140, 90);
+            let path = Box::new(Op::Path { path: pb.finish().unwrap(), color, stroke: None });
+            let op = Op::Boxes { boxes: boxes.to_vec(), color, path };
+            assert_eq!(compare(&op, 1.0, 0.0, backdrop.data()), (0, 0), "{boxes:?}");
+        }
     }
 
     #[test]
