@@ -46,7 +46,10 @@ pub(crate) enum Op {
     /// lines across or down, dashed or not): the boxes in the scene's px, left, top, right,
     /// bottom, drawn with tiny-skia's anti-aliasing worked out for boxes (see [`boxes_onto`]),
     /// or the path itself where that does not hold.
-    Boxes { boxes: Vec<[f32; 4]>, color: Color, path: Box<Op> },
+    /// With `band` (top and bottom, in the scene's px), the boxes are the path only in the rows
+    /// between: a rounded rectangle's sides, whose rows meet no corner (see [`Ops::rect`]); a strip
+    /// within those rows is drawn as the boxes, any other as the path.
+    Boxes { boxes: Vec<[f32; 4]>, color: Color, path: Box<Op>, band: Option<(f32, f32)> },
 }
 
 /// A glyph of a text: which mask, and the device pixel of the glyph's origin, rounded down (the
@@ -121,8 +124,19 @@ impl Op {
                 }
             }
             Op::Text { color, glyphs } => text_onto(*color, glyphs, top, masks, pixmap),
-            Op::Boxes { boxes, color, path } => {
-                if !boxes_onto(boxes, *color, transform, pixmap) {
+            Op::Boxes { boxes, color, path, band } => {
+                // The pixmap's rows, a row of room each way, within the band, and the boxes within
+                // its columns (a side cut by the pixmap's edge is the path's to draw).
+                let within = band.is_none_or(|(first, last)| {
+                    let inside = |b: &[f32; 4]| {
+                        b[0] * transform.sx + transform.tx >= 0.0
+                            && b[2] * transform.sx + transform.tx <= pixmap.width() as f32
+                    };
+                    first * transform.sy + transform.ty <= -1.0
+                        && pixmap.height() as f32 + 1.0 <= last * transform.sy + transform.ty
+                        && boxes.iter().all(inside)
+                });
+                if !(within && boxes_onto(boxes, *color, transform, pixmap)) {
                     path.draw(transform, top, masks, pixmap);
                 }
             }
@@ -311,16 +325,42 @@ impl<'a> Ops<'a> {
             return;
         }
         let radius = (cents(r.radius) as f32).min(w / 2.0).min(h / 2.0);
-        let path = if radius > 0.0 {
-            rounded(x, y, w, h, radius)
-        } else {
-            tiny_skia::Rect::from_xywh(x, y, w, h).map(PathBuilder::from_rect)
-        };
+        if radius > 0.0 {
+            return self.rounded_rect(r, (x, y, w, h), radius);
+        }
+        let path = tiny_skia::Rect::from_xywh(x, y, w, h).map(PathBuilder::from_rect);
         if let (Some(path), Some(fill)) = (path.clone(), r.fill) {
             self.push(Op::Path { path, color: fill, stroke: None }, None);
         }
         if let Some(stroke) = r.stroke {
             self.stroked(path, stroke);
+        }
+    }
+
+    /// A rectangle with rounded corners (a card's frame): its fill and its outline, each as boxes
+    /// in the rows between its corners, whose only edges there are its sides' (as a rectangle's
+    /// or two lines'), and as its path elsewhere. A card's frame is as tall as the card, and tiny-skia
+    /// fills each of its rows across the whole width.
+    fn rounded_rect(&mut self, r: &Rect, (x, y, w, h): (f32, f32, f32, f32), radius: f32) {
+        let Some(path) = rounded(x, y, w, h, radius) else { return };
+        let band = Some((y + radius, y + h - radius));
+        if let Some(fill) = r.fill {
+            let boxes = vec![[x, y, x + w, y + h]];
+            let path = Box::new(Op::Path { path: path.clone(), color: fill, stroke: None });
+            self.ops.push(Op::Boxes { boxes, color: fill, path, band });
+        }
+        let Some(s) = r.stroke else { return };
+        let half = cents(s.width) as f32 / 2.0;
+        let plain = s.dash.is_none() && half > 0.0;
+        let before = self.ops.len();
+        self.stroked(Some(path), s);
+        // Outlined (not a hairline), the stroke's sides are two boxes along the rectangle's sides.
+        if let (true, Some(Op::Path { stroke: None, .. })) = (plain && self.ops.len() == before + 1, self.ops.last()) {
+            let Some(Op::Path { path, color, .. }) = self.ops.pop() else { return };
+            let (top, bottom) = (y - half, y + h + half);
+            let boxes = vec![[x - half, top, x + half, bottom], [x + w - half, top, x + w + half, bottom]];
+            let path = Box::new(Op::Path { path, color, stroke: None });
+            self.ops.push(Op::Boxes { boxes, color, path, band });
         }
     }
 
@@ -351,7 +391,7 @@ impl<'a> Ops<'a> {
         };
         match (boxes, op) {
             (Some(boxes), Op::Path { path, color, stroke }) => {
-                self.ops.push(Op::Boxes { boxes, color, path: Box::new(Op::Path { path, color, stroke }) })
+                self.ops.push(Op::Boxes { boxes, color, path: Box::new(Op::Path { path, color, stroke }), band: None })
             }
             (None, Op::Path { path, color, stroke: Some(stroke) }) => self.ops.push(self.outlined(path, color, stroke)),
             (_, op) => self.ops.push(op),
@@ -941,9 +981,44 @@ mod tests {
             }
             let color = Color(20, 140, 90);
             let path = Box::new(Op::Path { path: pb.finish().unwrap(), color, stroke: None });
-            let op = Op::Boxes { boxes: boxes.to_vec(), color, path };
+            let op = Op::Boxes { boxes: boxes.to_vec(), color, path, band: None };
             assert_eq!(compare(&op, 1.0, 0.0, backdrop.data()), (0, 0), "{boxes:?}");
         }
+    }
+
+    /// A rounded rectangle's fill and outline, drawn in strips above, across and within the rows
+    /// between its corners (there as boxes), are the pixels tiny-skia draws of their paths.
+    #[test]
+    fn rounded_frames_are_the_pixels_tiny_skia_draws() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut backdrop = tiny_skia::Pixmap::new(90, 40).unwrap();
+        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
+            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
+        }
+        let (mut within, mut drawn) = (0, 0);
+        for case in 0..600 {
+            let scale = [1.0f32, 2.0, 3.0, 1.5, 2.5][case % 5];
+            let (x, y) = (rng.cents(20) - 2.0, rng.cents(10) - 4.0);
+            let (w, h) = (rng.cents(60) + 12.0, rng.cents(120) + 40.0);
+            let radius = [6.0, 3.0, 0.5, 10.0][case % 4];
+            let width = [1.0, 1.5, 2.0, 0.5][(rng.next() % 4) as usize];
+            let color = Color((rng.next() % 256) as u8, 90, 200);
+            let mut ops = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            let stroke = Some(Stroke { color, width, dash: None });
+            let frame = Rect { x: x as f64, y: y as f64, w: w as f64, h: h as f64, radius, fill: Some(color), stroke };
+            ops.rect(&frame);
+            for op in &ops.ops {
+                let Op::Boxes { band: Some((first, last)), .. } = op else { continue };
+                for top in [0.0, (first * scale).floor() - 8.0, (first * scale).ceil() + 1.0, (last * scale) - 30.0] {
+                    let top = top.max(0.0).floor();
+                    within += usize::from(x >= 1.0 && first * scale <= top - 1.0 && top + 41.0 <= last * scale);
+                    let what = format!("case {case}: {x},{y} {w}x{h} r {radius} width {width} scale {scale} top {top}");
+                    assert_eq!(compare(op, scale, top, backdrop.data()), (0, 0), "{what}");
+                    drawn += 1;
+                }
+            }
+        }
+        assert!(drawn > 2000 && within > 500, "{drawn} strips, {within} within the band");
     }
 
     #[test]
