@@ -928,6 +928,15 @@ mod tests {
         }
     }
 
+    /// A backdrop for `compare` that is not flat, so that blending shows.
+    fn backdrop() -> tiny_skia::Pixmap {
+        let mut backdrop = tiny_skia::Pixmap::new(90, 40).unwrap();
+        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
+            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
+        }
+        backdrop
+    }
+
     /// Boxes drawn as boxes and as tiny-skia draws their path, over the same pixels: how many
     /// pixels differ, and by how much at most.
     fn compare(op: &Op, scale: f32, top: f32, pixels: &[u8]) -> (usize, u8) {
@@ -947,10 +956,7 @@ mod tests {
     /// are the row above's, each covering it whole).
     #[test]
     fn boxes_ending_on_a_pixel_edge_are_the_pixels_tiny_skia_draws() {
-        let mut backdrop = tiny_skia::Pixmap::new(90, 40).unwrap();
-        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
-            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
-        }
+        let backdrop = backdrop();
         let mut drawn = 0;
         for scale in [1.0f32, 2.0, 3.0] {
             for width in [1.0, 1.5, 2.0, 3.0] {
@@ -991,10 +997,7 @@ mod tests {
     #[test]
     fn rounded_frames_are_the_pixels_tiny_skia_draws() {
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        let mut backdrop = tiny_skia::Pixmap::new(90, 40).unwrap();
-        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
-            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
-        }
+        let backdrop = backdrop();
         let (mut within, mut drawn) = (0, 0);
         for case in 0..600 {
             let scale = [1.0f32, 2.0, 3.0, 1.5, 2.5][case % 5];
@@ -1024,11 +1027,7 @@ mod tests {
     #[test]
     fn boxes_are_the_pixels_tiny_skia_draws_of_their_paths() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        // A backdrop that is not flat, so that blending shows.
-        let mut backdrop = tiny_skia::Pixmap::new(90, 40).unwrap();
-        for (i, px) in backdrop.data_mut().chunks_exact_mut(4).enumerate() {
-            px.copy_from_slice(&[(i * 7 % 251) as u8, (i * 13 % 241) as u8, (i % 199) as u8, 255]);
-        }
+        let backdrop = backdrop();
         let (mut kinds, mut solid_differ, mut dashed_differ, mut dashed_worst) = ([0; 4], 0, 0, 0);
         for case in 0..4000 {
             let scale = [1.0, 2.0, 3.0, 1.5, 2.5][case % 5];
