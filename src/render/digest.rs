@@ -51,7 +51,7 @@ pub fn png_scene(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f
     }
 }
 
-/// [`scene::least_size`] of the cards of `overview` that `view` draws.
+/// [`crate::scene::least_size`] of the cards of `overview` that `view` draws.
 pub fn least_size(overview: &Overview, view: &ViewOptions) -> (f64, f64) {
     let drawn = |r: &Row| {
         let has: Vec<&String> =
