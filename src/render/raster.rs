@@ -202,7 +202,7 @@ fn text_onto(color: Color, glyphs: &[Placed], top: i32, masks: &[GlyphMask], pix
 /// which the caller paints).
 /// Texts become glyphs placed at `scale`; each distinct glyph mask is drawn once, on every core.
 pub(crate) fn drawing(scene: &Scene, scale: f32) -> Drawing {
-    let mut out = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+    let mut out = Ops::new(scale);
     out.shapes(&scene.header);
     for card in &scene.cards {
         out.card(card);
@@ -226,6 +226,10 @@ struct Ops<'a> {
 }
 
 impl<'a> Ops<'a> {
+    fn new(scale: f32) -> Ops<'a> {
+        Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() }
+    }
+
     fn card(&mut self, card: &'a Card) {
         self.shapes(&card.decorations);
         self.shapes(&card.keys);
@@ -352,10 +356,9 @@ impl<'a> Ops<'a> {
         let Some(s) = r.stroke else { return };
         let half = cents(s.width) as f32 / 2.0;
         let plain = s.dash.is_none() && half > 0.0;
-        let before = self.ops.len();
         self.stroked(Some(path), s);
         // Outlined (not a hairline), the stroke's sides are two boxes along the rectangle's sides.
-        if let (true, Some(Op::Path { stroke: None, .. })) = (plain && self.ops.len() == before + 1, self.ops.last()) {
+        if plain && matches!(self.ops.last(), Some(Op::Path { stroke: None, .. })) {
             let Some(Op::Path { path, color, .. }) = self.ops.pop() else { return };
             let (top, bottom) = (y - half, y + h + half);
             let boxes = vec![[x - half, top, x + half, bottom], [x + w - half, top, x + w + half, bottom]];
@@ -964,8 +967,7 @@ mod tests {
                     [(1.0, 1.0, 20.0, 6.0), (3.0, 2.0, 7.0, 9.0), (2.0, 4.0, 25.0, 3.0), (5.0, 1.5, 9.0, 5.5)]
                 {
                     let color = Color(200, 40, 90);
-                    let mut ops =
-                        Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+                    let mut ops = Ops::new(scale);
                     let stroke = Stroke { color, width, dash: None };
                     ops.rect(&Rect { x, y, w, h, radius: 0.0, fill: None, stroke: Some(stroke) });
                     for op in ops.ops.iter().filter(|op| matches!(op, Op::Boxes { .. })) {
@@ -1006,7 +1008,7 @@ mod tests {
             let radius = [6.0, 3.0, 0.5, 10.0][case % 4];
             let width = [1.0, 1.5, 2.0, 0.5][(rng.next() % 4) as usize];
             let color = Color((rng.next() % 256) as u8, 90, 200);
-            let mut ops = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            let mut ops = Ops::new(scale);
             let stroke = Some(Stroke { color, width, dash: None });
             let frame = Rect { x: x as f64, y: y as f64, w: w as f64, h: h as f64, radius, fill: Some(color), stroke };
             ops.rect(&frame);
@@ -1036,7 +1038,7 @@ mod tests {
             let (x, y, w, h) = (rng.cents(40) - 4.0, rng.cents(40) + top / scale - 6.0, rng.cents(30), rng.cents(20));
             let width = [1.0, 1.5, 2.0, 0.75, 3.0][(rng.next() % 5) as usize];
             let dash = [None, Some((3.0, 2.0)), Some((4.0, 3.0)), Some((0.5, 0.3))][(rng.next() % 4) as usize];
-            let mut ops = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            let mut ops = Ops::new(scale);
             let kind = (rng.next() % 4) as usize;
             let stroke = Stroke { color, width, dash };
             match kind {
@@ -1120,7 +1122,7 @@ mod tests {
             let lengths = [None, Some((3.0, 2.0)), Some((5.0, 3.0))][(rng.next() % 3) as usize];
             let dash = lengths.and_then(|(a, b)| tiny_skia::StrokeDash::new(vec![a, b], 0.0));
             let stroke = tiny_skia::Stroke { width, dash, ..tiny_skia::Stroke::default() };
-            let mut ops = Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() };
+            let mut ops = Ops::new(scale);
             ops.push(Op::Path { path: path.clone(), color, stroke: Some(stroke.clone()) }, lengths);
             let [op] = ops.ops.as_slice() else { panic!("one op") };
             match op {
