@@ -1,8 +1,9 @@
 //! From parsed tiles to the memory map: alias merging, views, conflicts and per-space totals.
 //!
-//! Lifetimes are lexical, first to last mention of a name, not a dataflow analysis: a name rebound in
-//! both arms of an `if` covers the whole `if`, and a value live across a loop's back edge shows only
-//! its text span.
+//! A box spans the lines from the first to the last mention of its names (a name rebound in both
+//! arms of an `if` covers the whole `if`), and holds its bytes to `live_end`, the compiler's lifetime
+//! (`dump::flow`): past a loop's back edge where the loop reads it again. What is live at a line is
+//! what `[start, live_end]` holds.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -42,7 +43,7 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let mut parsed = parsed;
     if unassigned {
         // Only functions with no address at all: a function that has offsets keeps them.
-        parsed.iter_mut().filter(|f| f.tiles.iter().all(|t| t.offset == 0 && t.slots.is_none())).for_each(bases_view);
+        parsed.iter_mut().filter(|f| f.tiles.iter().all(|t| base_offset(t) == 0)).for_each(bases_view);
     }
     // A function is drawn when it places something: a tile, a reserved window, or a tile it cannot
     // place (listed with its finding, so nothing the dump places goes unsaid).
@@ -95,11 +96,17 @@ fn refuse_if_nothing_to_draw(functions: &[FunctionMap], file: &str) -> Result<()
 /// Before address assignment every offset is 0, so distinct bases pile up at address 0. One base per
 /// space at offset 0 is a real layout, so the tell is two or more bases there.
 fn unassigned_function(f: &ParsedFunction) -> bool {
-    if f.tiles.is_empty() || f.tiles.iter().any(|t| t.offset != 0 || t.slots.is_some()) {
+    if f.tiles.is_empty() || f.tiles.iter().any(|t| base_offset(t) != 0) {
         return false;
     }
     let mut bases: HashMap<&str, &str> = HashMap::new();
     f.tiles.iter().any(|t| *bases.entry(t.space.as_str()).or_insert(t.base.as_str()) != t.base.as_str())
+}
+
+/// Where a tile's allocation starts: its MemRef's offset, or for a slot of a declared multi-slot
+/// allocation, the allocation's (a slot's own offset is the allocation's plus its index's slots).
+fn base_offset(t: &Tile) -> i64 {
+    t.slots.as_ref().map_or(t.offset, |s| s.alloc_offset)
 }
 
 /// Gives each base of `f` its own column: in each space, bases in the order of their first use,
@@ -112,7 +119,8 @@ fn bases_view(f: &mut ParsedFunction) {
     let mut widths: HashMap<(String, String), i64> = HashMap::new();
     for t in &f.tiles {
         let w = widths.entry((t.space.clone(), t.base.clone())).or_insert(0);
-        *w = (*w).max(t.stop()).max(declared.get(t.base.as_str()).copied().unwrap_or(0));
+        let whole = t.slots.as_ref().map_or(0, |s| s.alloc_offset.saturating_add(s.alloc_size));
+        *w = (*w).max(t.stop()).max(whole).max(declared.get(t.base.as_str()).copied().unwrap_or(0));
     }
     let mut next: HashMap<String, i64> = HashMap::new();
     let mut column: HashMap<(String, String), i64> = HashMap::new();
@@ -127,7 +135,11 @@ fn bases_view(f: &mut ParsedFunction) {
         }
     }
     for t in &mut f.tiles {
-        t.offset = t.offset.saturating_add(column[&(t.space.clone(), t.base.clone())]);
+        let at = column[&(t.space.clone(), t.base.clone())];
+        t.offset = t.offset.saturating_add(at);
+        if let Some(s) = &mut t.slots {
+            s.alloc_offset = s.alloc_offset.saturating_add(at);
+        }
     }
 }
 
@@ -201,11 +213,20 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
         let Some(first) = members.next() else { continue };
         let mut run = Block { tile: first, aliases: Vec::new(), view: false, conflict: false, idle: None };
         for tile in members {
-            if tile.start <= run.tile.end {
-                run.tile.end = run.tile.end.max(tile.end);
+            // Touching or overlapping while the compiler holds the bytes: one allocation.
+            if tile.start <= run.tile.held() {
+                let t = &mut run.tile;
+                t.end = t.end.max(tile.end);
+                if tile.held() > t.held() {
+                    (t.live_end, t.held_by) = (tile.held(), tile.held_by);
+                }
+                t.compiler_end = t.compiler_end.max(tile.compiler_end);
+                if tile.late.as_ref().is_some_and(|l| t.late.as_ref().is_none_or(|m| l.held > m.held)) {
+                    t.late = tile.late;
+                }
                 // Rebinding the slot under a new name is a use of the storage too.
-                run.tile.uses.push(tile.start);
-                run.tile.uses.extend(&tile.uses);
+                t.uses.push(tile.start);
+                t.uses.extend(&tile.uses);
                 run.aliases.push(tile.name);
             } else {
                 let next = Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None };
@@ -223,6 +244,10 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
     });
     mark_overlaps(&mut blocks);
     for b in &mut blocks {
+        if b.tile.held() == b.tile.end {
+            b.tile.held_by = None;
+        }
+        b.tile.live_end = b.tile.held();
         b.tile.uses.sort_unstable();
         b.tile.uses.dedup();
         b.idle = idle(&b.tile);
@@ -240,11 +265,11 @@ pub const IDLE_MIN_SHARE: f64 = 0.5;
 pub fn idle(t: &Tile) -> Option<Idle> {
     let mut marks: Vec<u32> = Vec::with_capacity(t.uses.len() + 2);
     marks.push(t.start);
-    marks.extend(t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.end));
-    marks.push(t.end);
+    marks.extend(t.uses.iter().copied().filter(|&u| u >= t.start && u <= t.held()));
+    marks.push(t.held());
     let (from, to) = marks.windows(2).map(|w| (w[0], w[1])).max_by_key(|(a, b)| (b - a, std::cmp::Reverse(*a)))?;
     let lines = (to - from).saturating_sub(1);
-    let range = t.end - t.start + 1;
+    let range = t.held() - t.start + 1;
     (lines >= IDLE_MIN_LINES && lines as f64 >= IDLE_MIN_SHARE * range as f64).then_some(Idle {
         lines,
         from: from + 1,
@@ -277,6 +302,7 @@ pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
             Some(a) => {
                 a.tile.start = a.tile.start.min(b.tile.start);
                 a.tile.end = a.tile.end.max(b.tile.end);
+                a.tile.live_end = a.tile.held().max(b.tile.held());
                 a.tile.size = a.tile.size.max(slots.alloc_size);
             }
             None => {
@@ -293,29 +319,24 @@ pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
     out
 }
 
+/// The producer a reserved window's block carries.
+const RESERVE_OP: &str = "system.reserve_buffer";
+
+/// What holds bytes of `space` in `f` line by line, as the peak, the live lists and the page's live
+/// readout count it: its drawn boxes and its placed reserved windows (every line).
+pub fn holding<'a>(f: &'a FunctionMap, space: &str, windows: &'a [Block]) -> Vec<&'a Block> {
+    f.blocks.iter().filter(|b| b.tile.space == space).chain(windows).collect()
+}
+
 /// The reserved windows of `space` that are placed, as blocks live over the whole function.
-pub(crate) fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32)) -> Vec<Block> {
+pub fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32)) -> Vec<Block> {
     reserved
         .iter()
         .filter(|r| r.space == space)
         .filter_map(|r| {
             let offset = r.offset?;
-            let tile = Tile {
-                name: r.name.clone(),
-                space: r.space.clone(),
-                base: r.name.clone(),
-                offset,
-                size: r.size,
-                shape: Vec::new(),
-                dtype: String::new(),
-                op: "system.reserve_buffer".into(),
-                start: from,
-                end: to,
-                uses: Vec::new(),
-                layout: String::new(),
-                slots: None,
-                pinned: false,
-            };
+            let mut tile = Tile::plain(r.name.clone(), &r.space, &r.name, offset, r.size, from, to);
+            tile.op = RESERVE_OP.into();
             Some(Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None })
         })
         .collect()
@@ -339,9 +360,11 @@ fn summarize(
             let tiles: Vec<&Block> = blocks.iter().filter(|b| b.tile.space == space).collect();
             let whole = slot_allocations(&tiles);
             let windows = reserved_blocks(reserved, space, lines);
+            // What the peak and its live list count is what is drawn: the boxes and the placed
+            // windows (every line); a declared allocation's unbound slots are taken, not live.
             let mut mine = tiles.clone();
-            mine.extend(&whole);
-            let hwm = mine.iter().chain(&windows.iter().collect::<Vec<_>>()).map(|b| b.tile.stop()).max().unwrap_or(0);
+            mine.extend(&windows);
+            let hwm = mine.iter().chain(&whole.iter().collect::<Vec<_>>()).map(|b| b.tile.stop()).max().unwrap_or(0);
             let bases: BTreeSet<&str> = tiles.iter().map(|b| b.tile.base.as_str()).collect();
             // A space the backend does not describe is scaled by its own high-water mark.
             let limit = capacity(space).filter(|&c| c > 0).unwrap_or(hwm);
@@ -350,7 +373,7 @@ fn summarize(
                 profile.iter().enumerate().fold((0, 0), |best, (i, &b)| if b > best.1 { (i, b) } else { best });
             let peak_line = lines.0 + peak_at as u32;
             let mut taken = mine.clone();
-            taken.extend(&windows);
+            taken.extend(&whole);
             SpaceUsage {
                 space: space.to_string(),
                 hwm,
@@ -372,8 +395,13 @@ fn summarize(
 pub fn live_at(blocks: &[&Block], line: u32) -> Vec<LiveTile> {
     let mut live: Vec<LiveTile> = blocks
         .iter()
-        .filter(|b| b.tile.start <= line && line <= b.tile.end)
-        .map(|b| LiveTile { name: b.tile.name.clone(), offset: b.tile.offset, size: b.tile.size })
+        .filter(|b| b.tile.start <= line && line <= b.tile.held())
+        .map(|b| LiveTile {
+            name: b.tile.name.clone(),
+            offset: b.tile.offset,
+            size: b.tile.size,
+            reserved: b.tile.op == RESERVE_OP,
+        })
         .collect();
     live.sort_by(|a, b| b.size.cmp(&a.size).then(a.offset.cmp(&b.offset)));
     live
@@ -416,7 +444,7 @@ pub fn free_ranges(blocks: &[&Block], limit: i64, (from, to): (u32, u32)) -> Vec
     let mut busy: Vec<(i64, i64)> = blocks
         .iter()
         // A tile of no bytes holds none: it splits no free range.
-        .filter(|b| b.tile.start <= to && from <= b.tile.end && b.tile.size > 0)
+        .filter(|b| b.tile.start <= to && from <= b.tile.held() && b.tile.size > 0)
         .map(|b| (b.tile.offset, b.tile.stop()))
         .collect();
     busy.sort_unstable();
@@ -590,13 +618,15 @@ mod tests {
                 if a.space != b.space || b.offset >= a.stop() {
                     break;
                 }
-                if a.start > b.end || b.start > a.end || a.size <= 0 || b.size <= 0 {
+                if a.size <= 0 || b.size <= 0 {
                     continue;
                 }
-                if a.base == b.base {
+                // Views by closed ranges (touching counts); conflicts by the compiler's touching rule.
+                let closed = a.start <= b.held() && b.start <= a.held();
+                if a.base == b.base && closed {
                     let narrower = if b.size <= a.size { j } else { i };
                     blocks[narrower].view = true;
-                } else {
+                } else if a.base != b.base && a.held_with(b) {
                     blocks[i].conflict = true;
                     blocks[j].conflict = true;
                 }

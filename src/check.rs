@@ -327,15 +327,16 @@ impl Report {
         for u in &self.unreadable {
             out.push_str(&format!("{}: unreadable: {}\n", u.case, u.error));
         }
+        // The last line counts the findings whatever the outcome, as every other format does.
+        let functions: usize = self.cases.iter().map(|c| c.functions).sum();
+        let all: Vec<Finding> = self.cases.iter().flat_map(|c| c.findings.iter().cloned()).collect();
+        let cases = if self.tree { format!("{} cases, ", self.cases.len()) } else { String::new() };
+        let s = if functions == 1 { "" } else { "s" };
+        let counts = findings::counts_text(&all);
         if self.passed {
-            let functions: usize = self.cases.iter().map(|c| c.functions).sum();
-            let all: Vec<Finding> = self.cases.iter().flat_map(|c| c.findings.iter().cloned()).collect();
-            let cases = if self.tree { format!("{} cases, ", self.cases.len()) } else { String::new() };
-            out.push_str(&format!(
-                "ok: {cases}{functions} function{} within the limits ({})\n",
-                if functions == 1 { "" } else { "s" },
-                findings::counts_text(&all)
-            ));
+            out.push_str(&format!("ok: {cases}{functions} function{s} within the limits; findings: {counts}\n"));
+        } else {
+            out.push_str(&format!("failed: {cases}{functions} function{s} checked; findings: {counts}\n"));
         }
         out
     }

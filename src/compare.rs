@@ -269,7 +269,7 @@ struct Entry<'a> {
 impl<'a> Entry<'a> {
     fn of(block: &'a Block) -> Entry<'a> {
         let t = &block.tile;
-        let slot = TileSlot { space: intern(&t.space), offset: t.offset, size: t.size, start: t.start, end: t.end };
+        let slot = TileSlot { space: intern(&t.space), offset: t.offset, size: t.size, start: t.start, end: t.held() };
         Entry { block, slot, stem: align::statement_key(&t.name) }
     }
 

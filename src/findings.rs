@@ -31,7 +31,7 @@ pub const PRESSURE_NOTE: f64 = 0.80;
 /// `waste` when the high-water mark exceeds the peak of live bytes by at least this share of the
 /// capacity. A quarter of a space is what a second buffer of the usual double-buffered kernel
 /// needs; placement that costs that much is worth a look, and below it the gap is mostly alignment
-/// and the lexical lifetimes' slack. On the shared corpus it fires on none of the 157 function
+/// and the lifetimes' slack. On the shared corpus it fires on none of the 157 function
 /// spaces a backend describes: the largest gap there is 17.4 % (fa_fused_aiv, Vec).
 pub const WASTE_SHARE: f64 = 0.25;
 
@@ -56,6 +56,18 @@ pub const CODES: &[CodeInfo] = &[
                   window system.reserve_buffer keeps, is one too.",
         remedy: "Report the dump to the compiler (AllocateMemoryAddr placed two live buffers on the same \
                  bytes); if a tile is rebound by hand, make sure the first is dead before the second is written.",
+    },
+    CodeInfo {
+        code: "short-lifetime",
+        severity: Severity::Warning,
+        title: "a read past the compiler's lifetime of its bytes",
+        meaning: "A name MemoryReuse does not track (a loop's or a branch's result, a tile parameter) is read \
+                  after the last line the compiler holds the bytes it lives in: MemoryReuse credits a read \
+                  of a loop's result only to a tracked initial value, so a loop that starts from another \
+                  loop's result loses the credit. The map draws the box to the real read; the compiler may \
+                  place another tile on those bytes before it.",
+        remedy: "Check that no tile is placed on those bytes between the two lines (a conflict says so); \
+                 start the loop from a plain tile assignment, or report the dump to the compiler.",
     },
     CodeInfo {
         code: "pressure",
@@ -223,6 +235,7 @@ pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
             }
         }
         idle(f, &mut out);
+        short_lifetimes(f, &mut out);
     }
     // Stable: within a severity, dump order (map-wide findings first).
     out.sort_by_key(|x| x.severity);
@@ -460,12 +473,7 @@ pub fn for_each_held_overlap(blocks: &[Block], holders: &[(Block, Option<u32>)],
     for (h, (holder, _)) in holders.iter().enumerate() {
         let ht = &holder.tile;
         let overlaps = |t: &Tile| {
-            t.space == ht.space
-                && t.offset < ht.stop()
-                && ht.offset < t.stop()
-                && t.start <= ht.end
-                && ht.start <= t.end
-                && t.size > 0
+            t.space == ht.space && t.offset < ht.stop() && ht.offset < t.stop() && t.held_with(ht) && t.size > 0
         };
         let own: Vec<&Tile> =
             blocks.iter().map(|b| &b.tile).filter(|t| t.base == ht.base && t.space == ht.space).collect();
@@ -481,7 +489,7 @@ pub fn for_each_held_overlap(blocks: &[Block], holders: &[(Block, Option<u32>)],
             if t.base == ht.base || !overlaps(t) {
                 continue;
             }
-            let pair = |o: &&Tile| t.offset < o.stop() && o.offset < t.stop() && t.start <= o.end && o.start <= t.end;
+            let pair = |o: &&Tile| t.offset < o.stop() && o.offset < t.stop() && t.held_with(o);
             if !own.iter().any(pair) {
                 visit(i, h);
             }
@@ -508,7 +516,7 @@ fn held_conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
         listed += 1;
         let ht = &holder.tile;
         let (lo, hi) = (t.offset.max(ht.offset), t.stop().min(ht.stop()));
-        let (from, to) = (t.start.max(ht.start), t.end.min(ht.end));
+        let (from, to) = (t.start.max(ht.start), t.held().min(ht.held()));
         let what = match (&ht.slots, declared) {
             (_, Some(line)) => format!("the window {} reserved by system.reserve_buffer (line {line})", ht.name),
             (Some(slots), None) => format!(
@@ -519,7 +527,7 @@ fn held_conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
                 fmt_bytes(slots.slot_size),
                 if ht.pinned { ", pinned" } else { "" },
                 ht.start,
-                ht.end
+                ht.held()
             ),
             (None, None) => format!("the allocation {}", ht.base),
         };
@@ -551,9 +559,9 @@ fn held_conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
 /// The `conflict` finding of two tiles of different bases that share bytes while both are live.
 fn conflict(f: &FunctionMap, a: &Tile, b: &Tile) -> Finding {
     let (lo, hi) = (a.offset.max(b.offset), a.stop().min(b.stop()));
-    let (from, to) = (a.start.max(b.start), a.end.min(b.end));
+    let (from, to) = (a.start.max(b.start), a.held().min(b.held()));
     let message = format!(
-        "{} ({}) and {} ({}) share {} at {}..{} while both are live (L{from}-L{to})",
+        "{} ({}) and {} ({}) share {} at {}..{} while both are held (L{from}-L{to})",
         a.name,
         a.base,
         b.name,
@@ -654,8 +662,56 @@ fn idle(f: &FunctionMap, out: &mut Vec<Finding>) {
     }
 }
 
+/// A `short-lifetime` warning for each box whose bytes are read (through a name MemoryReuse does not
+/// track) after the compiler's lifetime of them ends.
+fn short_lifetimes(f: &FunctionMap, out: &mut Vec<Finding>) {
+    for b in &f.blocks {
+        let t = &b.tile;
+        let (Some(end), Some(late)) = (t.compiler_end, &t.late) else { continue };
+        if late.held <= end {
+            continue;
+        }
+        let message = format!(
+            "{} is read at line {}, but the compiler's lifetime of its bytes ({}, {} at {}..{}) ends at line {end}: {}",
+            late.name,
+            late.read,
+            t.name,
+            t.base,
+            t.offset,
+            t.stop(),
+            late.why
+        );
+        let mut lines = vec![late.read, end];
+        lines.sort_unstable();
+        let mut x = in_function(finding("short-lifetime", Severity::Warning, message), f, &t.space, names(b), lines);
+        x.line = Some(late.read);
+        out.push(x);
+    }
+}
+
 fn names(b: &Block) -> Vec<String> {
     std::iter::once(b.tile.name.clone()).chain(b.aliases.iter().cloned()).collect()
+}
+
+/// The findings about what a view draws: those of the chosen functions (`only`, all when empty) or of
+/// the whole dump, less those about a space `hidden` takes off a card (a card keeps its first space
+/// when every one is hidden). A finding about a space the function does not have (a peer's window)
+/// stays. Every format and count of a map reads this one list.
+pub fn drawn<'a>(map: &'a MemoryMap, only: &[String], hidden: &[String]) -> Vec<&'a Finding> {
+    map.findings
+        .iter()
+        .filter(|x| {
+            let Some(name) = &x.function else { return true };
+            let Some(f) = map.functions.iter().find(|f| &f.name == name) else { return false };
+            if !crate::model::is_chosen(only, name) {
+                return false;
+            }
+            let Some(space) = &x.space else { return true };
+            let all_hidden = f.spaces.iter().all(|s| hidden.contains(&s.space));
+            let first = f.spaces.first().is_some_and(|s| &s.space == space);
+            !f.spaces.iter().any(|s| &s.space == space) || !hidden.contains(space) || (all_hidden && first)
+        })
+        .collect()
 }
 
 /// Findings counted by severity: (errors, warnings, notes).
@@ -674,7 +730,7 @@ pub fn counts_text(findings: &[Finding]) -> String {
 /// The CLI's line after a render: `drew 45 functions of X.py; worst occupancy 100.0% (q_proj
 /// Right); findings: 0 errors, 7 warnings, 66 notes`. With `only` (the `--function` names), just
 /// those functions and the findings about them or the whole dump.
-pub fn summary_line(map: &MemoryMap, only: &[String]) -> String {
+pub fn summary_line(map: &MemoryMap, only: &[String], hidden: &[String]) -> String {
     let drawn: Vec<&FunctionMap> = map.functions.iter().filter(|f| crate::model::is_chosen(only, &f.name)).collect();
     let worst = drawn
         .iter()
@@ -687,12 +743,7 @@ pub fn summary_line(map: &MemoryMap, only: &[String]) -> String {
         );
     let worst =
         worst.map_or("no space used".into(), |(p, f, s)| format!("worst occupancy {p:.1}% ({} {})", f.name, s.space));
-    let about: Vec<Finding> = map
-        .findings
-        .iter()
-        .filter(|x| x.function.as_ref().is_none_or(|n| drawn.iter().any(|f| f.name == *n)))
-        .cloned()
-        .collect();
+    let about: Vec<Finding> = self::drawn(map, only, hidden).into_iter().cloned().collect();
     let errors: Vec<&str> = about.iter().filter(|x| x.severity == Severity::Error).map(|x| x.code.as_str()).collect();
     let mut codes: Vec<&str> = errors.clone();
     codes.sort_unstable();

@@ -284,21 +284,7 @@ fn chosen(map: &MemoryMap, view: &ViewOptions) -> MemoryMap {
         f.fits.retain(|a| shown(&a.space));
     }
     // The findings about what is drawn (or about the whole dump), so a report's counts are its own.
-    let functions = std::mem::take(&mut out.functions);
-    out.findings.retain(|x| {
-        let f = x.function.as_ref().map(|n| functions.iter().find(|f| &f.name == n));
-        let space_shown = |f: Option<&model::FunctionMap>| {
-            x.space
-                .as_ref()
-                .is_none_or(|s| f.map_or(!view.hidden.contains(s), |f| f.spaces.iter().any(|u| &u.space == s)))
-        };
-        match f {
-            None => space_shown(None),
-            Some(None) => false,
-            Some(Some(f)) => space_shown(Some(f)),
-        }
-    });
-    out.functions = functions;
+    out.findings = findings::drawn(map, &view.functions, &view.hidden).into_iter().cloned().collect();
     out
 }
 

@@ -546,7 +546,7 @@ fn render(args: &RenderArgs) -> Result<()> {
 /// One line on standard error after a render: what was drawn and what was found.
 fn summarize(map: &pto_memory_map::MemoryMap, view: &ViewOptions, quiet: bool) {
     if !quiet {
-        eprintln!("{}", pto_memory_map::findings::summary_line(map, &view.functions));
+        eprintln!("{}", pto_memory_map::findings::summary_line(map, &view.functions, &view.hidden));
     }
 }
 

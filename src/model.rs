@@ -28,6 +28,15 @@ pub struct Tile {
     /// First and last dump line (1-based) that mention the name.
     pub start: u32,
     pub end: u32,
+    /// The last line the compiler holds the tile's bytes (never before `end`): PyPTO's MemoryReuse
+    /// keeps a tile defined before a loop and read inside it to the loop's end, and counts reads of
+    /// a loop's or a branch's result as reads of the tile it carries (see `dump::flow`). What is
+    /// live at a line is what `[start, live_end]` holds; read it through [`Tile::held`].
+    #[serde(default)]
+    pub live_end: u32,
+    /// The header line of the loop that holds the tile past its last read, where one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_by: Option<u32>,
     /// Lines that read the name (reads, and writes through calls such as `pl.tile.write(t, ...)`)
     /// outside the statement that binds it; for a box, those of all its names.
     #[serde(default)]
@@ -44,6 +53,26 @@ pub struct Tile {
     /// the compiler's reuse never packs anything else into.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pinned: bool,
+    /// The compiler's lifetime end over the names MemoryReuse tracks (plain tile assignments);
+    /// `None` when the tile (every name of a box) is one it does not track.
+    #[serde(skip)]
+    pub compiler_end: Option<u32>,
+    /// The latest read among names MemoryReuse does not track (loop and branch results, tile
+    /// parameters), with why: a read past `compiler_end` is one the compiler's lifetime misses.
+    #[serde(skip)]
+    pub late: Option<Box<LateRead>>,
+}
+
+/// A read of a name MemoryReuse does not track (see [`Tile::late`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LateRead {
+    /// The name read.
+    pub name: String,
+    /// Its last read, and the line its bytes are held to by the loop rule.
+    pub read: u32,
+    pub held: u32,
+    /// Why the compiler does not credit it, in words.
+    pub why: String,
 }
 
 /// Where a tile sits in a declared allocation of `count` equal slots.
@@ -104,6 +133,52 @@ impl Tile {
     pub fn stop(&self) -> i64 {
         self.offset.saturating_add(self.size)
     }
+
+    /// The last line its bytes are held: `live_end`, never before the last line that names it (a
+    /// map read from older JSON has no `live_end`).
+    pub fn held(&self) -> u32 {
+        self.live_end.max(self.end)
+    }
+
+    /// Its held lines `[start, held]` doubled, as a closed range `[2 start + 1, max(2 held, 2 start +
+    /// 1)]`: two tiles' ranges meet exactly when both hold bytes at once, and not when one is
+    /// defined on the line of the other's last held read (the compiler's `LifetimesOverlap`: inputs
+    /// are read before outputs are written, so the second may take the first's bytes).
+    pub fn held_span(&self) -> (i64, i64) {
+        let y0 = 2 * self.start as i64 + 1;
+        (y0, (2 * self.held() as i64).max(y0))
+    }
+
+    /// Whether `self` and `other` hold bytes at once (see [`Tile::held_span`]).
+    pub fn held_with(&self, other: &Tile) -> bool {
+        let (a, b) = (self.held_span(), other.held_span());
+        a.0 <= b.1 && b.0 <= a.1
+    }
+
+    /// A tile of `space` on `base`, bytes `[offset, offset + size)`, lines `[start, end]` and held
+    /// to `end`, with nothing else set: the windows and allocations the analysis draws as boxes.
+    pub fn plain(name: String, space: &str, base: &str, offset: i64, size: i64, start: u32, end: u32) -> Tile {
+        Tile {
+            name,
+            space: space.into(),
+            base: base.into(),
+            offset,
+            size,
+            shape: Vec::new(),
+            dtype: String::new(),
+            op: String::new(),
+            start,
+            end,
+            live_end: end,
+            held_by: None,
+            uses: Vec::new(),
+            layout: String::new(),
+            slots: None,
+            pinned: false,
+            compiler_end: None,
+            late: None,
+        }
+    }
 }
 
 /// What is drawn: one tile, or several alias tiles that share a slot over touching lifetimes.
@@ -128,22 +203,7 @@ impl Block {
     /// A block for unit tests: tile `name` of `space` on `base`, over bytes `[offset, offset +
     /// size)` and lines `[start, end]`, with nothing else set.
     pub(crate) fn sample(name: String, space: &str, base: &str, offset: i64, size: i64, start: u32, end: u32) -> Block {
-        let tile = Tile {
-            name,
-            space: space.into(),
-            base: base.into(),
-            offset,
-            size,
-            shape: Vec::new(),
-            dtype: String::new(),
-            op: String::new(),
-            start,
-            end,
-            uses: Vec::new(),
-            layout: String::new(),
-            slots: None,
-            pinned: false,
-        };
+        let tile = Tile::plain(name, space, base, offset, size, start, end);
         Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None }
     }
 }
@@ -175,6 +235,9 @@ pub struct LiveTile {
     pub name: String,
     pub offset: i64,
     pub size: i64,
+    /// A window `system.reserve_buffer` keeps on every line, not a tile.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
 }
 
 /// A free address range `[offset, offset + size)`.

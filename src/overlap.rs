@@ -30,8 +30,16 @@ impl Rect {
     /// `None` for a block that overlaps nothing: no bytes, or (never from a dump) no lines.
     fn of(b: &Block) -> Option<Rect> {
         let t = &b.tile;
-        let r = Rect { x0: t.offset, x1: t.stop(), y0: t.start as i64, y1: t.end as i64 };
-        (r.x1 > r.x0 && r.y1 >= r.y0).then_some(r)
+        // Lifetimes that only touch do not meet: that is reuse, not an overlap (`Tile::held_span`).
+        let (y0, y1) = t.held_span();
+        let r = Rect { x0: t.offset, x1: t.stop(), y0, y1 };
+        (r.x1 > r.x0 && t.held() >= t.start).then_some(r)
+    }
+
+    /// The same, with closed line ranges: a range that only touches another meets it (the rule for
+    /// views, as PyPTO's own tool marks them).
+    fn closed(b: &Block) -> Option<Rect> {
+        Rect::of(b).map(|r| Rect { y0: r.y0 - 1, ..r })
     }
 
     fn meets(&self, o: &Rect) -> bool {
@@ -165,7 +173,7 @@ pub fn overlaps(blocks: &[Block]) -> Overlaps {
         }
         base.sort_by_key(|&i| (std::cmp::Reverse(blocks[i].tile.size), i));
         let rects: Vec<Rect> =
-            base.iter().map(|&i| Rect::of(&blocks[i]).unwrap_or(Rect { x0: 0, x1: 0, y0: 0, y1: 0 })).collect();
+            base.iter().map(|&i| Rect::closed(&blocks[i]).unwrap_or(Rect { x0: 0, x1: 0, y0: 0, y1: 0 })).collect();
         let mut earlier = vec![0u64; rects.len()];
         halves(&rects, &mut earlier);
         for (&i, n) in base.iter().zip(earlier) {
@@ -237,13 +245,16 @@ mod tests {
         for (i, a) in blocks.iter().enumerate() {
             for (j, b) in blocks.iter().enumerate().skip(i + 1) {
                 let (Some(ra), Some(rb)) = (Rect::of(a), Rect::of(b)) else { continue };
-                if a.tile.space != b.tile.space || !ra.meets(&rb) {
+                let (Some(ca), Some(cb)) = (Rect::closed(a), Rect::closed(b)) else { continue };
+                if a.tile.space != b.tile.space {
                     continue;
                 }
                 if a.tile.base == b.tile.base {
-                    let narrower = if b.tile.size <= a.tile.size { j } else { i };
-                    out.view[narrower] = true;
-                } else {
+                    if ca.meets(&cb) {
+                        let narrower = if b.tile.size <= a.tile.size { j } else { i };
+                        out.view[narrower] = true;
+                    }
+                } else if ra.meets(&rb) {
                     out.conflicts[i] += 1;
                     out.conflicts[j] += 1;
                 }

@@ -33,11 +33,15 @@ fn check_fails_on_error_findings_by_default() {
         stdout(&over),
         "too_big: Vec: L12: overflow: b__tile ends at 192 KB (96 KB + 96 KB), 8 KB past the Vec capacity of 184 KB, \
          inside the unsafe band 184 KB..192 KB: the chip has those bytes, but the top 8 KB of Vec corrupt data\n\
-         warning: backend-assumed: no backend named or found (no -b, no ptoas/*.pto): Ascend910B's capacities assumed\n"
+         warning: backend-assumed: no backend named or found (no -b, no ptoas/*.pto): Ascend910B's capacities assumed\n\
+         failed: 1 function checked; findings: 1 error, 1 warning, 0 notes\n"
     );
     let clash = bin(&["check", &fixture("find_conflict.py")]);
     assert_eq!(clash.status.code(), Some(1));
-    let lines: Vec<String> = stdout(&clash).lines().filter(|l| !l.starts_with("warning: ")).map(String::from).collect();
+    let out = stdout(&clash);
+    assert!(out.ends_with("failed: 1 function checked; findings: 2 errors, 1 warning, 0 notes\n"), "{out}");
+    let lines: Vec<String> =
+        out.lines().filter(|l| !l.starts_with("warning: ") && !l.starts_with("failed: ")).map(String::from).collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(lines.iter().all(|l| l.starts_with("clash: Vec: L1") && l.contains(": conflict: ")), "{lines:?}");
     // --allow lets a code through; warnings and notes pass unless denied.
@@ -45,7 +49,7 @@ fn check_fails_on_error_findings_by_default() {
     let idle = fixture("find_idle.py");
     let ok = bin(&["check", &idle, "-b", "Ascend910B"]);
     assert_eq!(ok.status.code(), Some(0));
-    assert_eq!(stdout(&ok), "ok: 1 function within the limits (0 errors, 0 warnings, 1 note)\n");
+    assert_eq!(stdout(&ok), "ok: 1 function within the limits; findings: 0 errors, 0 warnings, 1 note\n");
     assert_eq!(bin(&["check", &idle, "-b", "Ascend910B", "--deny", "warnings"]).status.code(), Some(0));
     assert_eq!(bin(&["check", &idle, "--deny", "warnings"]).status.code(), Some(1), "backend-assumed is a warning");
     assert_eq!(bin(&["check", &idle, "-b", "Ascend910B", "--deny", "notes"]).status.code(), Some(1));

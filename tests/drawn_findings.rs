@@ -212,7 +212,9 @@ fn the_live_rule_of_the_plan_gives_the_model_s_live_bytes_at_every_line() {
         let p = plan::plan(&map, &view);
         for f in &map.functions {
             for s in &f.spaces {
-                let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+                // The boxes and the placed windows (every line): what the page's live list lists.
+                let windows = pto_memory_map::analyze::reserved_blocks(&f.reserved, &s.space, (f.src_start, f.src_end));
+                let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).chain(&windows).collect();
                 for (i, line) in (f.src_start..=f.src_end).enumerate() {
                     let (total, largest) = plan::live_at(&mine, plan::live_capacity(s), line);
                     assert_eq!(total, s.profile[i], "{} {} {} L{line}", path.display(), f.name, s.space);

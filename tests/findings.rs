@@ -198,9 +198,11 @@ fn live_set_at_the_peak_matches_brute_force_on_the_corpus() {
     for (path, m) in &maps {
         for f in &m.functions {
             for s in &f.spaces {
-                let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+                // The boxes, held as the compiler holds them, and the placed windows, every line.
+                let windows = pto_memory_map::analyze::reserved_blocks(&f.reserved, &s.space, (f.src_start, f.src_end));
+                let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).chain(&windows).collect();
                 let live_at = |line: u32| -> Vec<_> {
-                    mine.iter().filter(|b| b.tile.start <= line && line <= b.tile.end).collect()
+                    mine.iter().filter(|b| b.tile.start <= line && line <= b.tile.held()).collect()
                 };
                 let mut best = (0i64, f.src_start);
                 for line in f.src_start..=f.src_end {

@@ -47,8 +47,9 @@ fn the_a2a3_case_has_every_ascend910b_space_and_every_mark() {
     let b_l1 = block(cube, "b_l1__tile");
     assert_eq!((b_l1.tile.base.as_str(), b_l1.tile.offset, b_l1.tile.size), ("mem_mat_1", 0, 16384));
     assert!(a_l1.tile.end < b_l1.tile.start && a_l1.aliases.is_empty() && b_l1.aliases.is_empty());
-    // The phi/yield chain in Acc is one box with its other names.
-    assert_eq!(block(cube, "acc_next__tile").aliases, ["acc_phi__tile", "acc__rv_v2"]);
+    // The phi/yield chain in Acc is one box with its other names: the loop holds its initial value
+    // to its end, and the loop's result is read as the initial value's bytes.
+    assert_eq!(block(cube, "acc_init__tile").aliases, ["acc_next__tile", "acc_phi__tile", "acc__rv_v2"]);
     assert!(cube.blocks.iter().all(|b| !b.conflict && !b.view));
 
     let vector = function(&m, "fx_vector");

@@ -171,7 +171,8 @@ fn every_line_live_total_and_largest_free_range_has_its_words() {
         let plan = plan::plan(&map, &ViewOptions::default());
         for f in &map.functions {
             for s in &f.spaces {
-                let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+                let windows = pto_memory_map::analyze::reserved_blocks(&f.reserved, &s.space, (f.src_start, f.src_end));
+                let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).chain(&windows).collect();
                 let card = plan.cards.iter().find(|c| c.function == f.name).unwrap();
                 let lane = card.lanes.iter().find(|l| l.space == s.space).unwrap();
                 for line in f.src_start..=f.src_end {

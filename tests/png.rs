@@ -76,8 +76,8 @@ fn the_png_is_the_svg_drawn() {
     let probs = lane.blocks.iter().find(|b| b.name == "probs__tile").unwrap();
     let r = &probs.rect;
     assert!(close(img.at((r.x + r.w * 0.75) * scale, (r.y + r.h - 4.0) * scale), fill, 2), "box fill");
-    // A conflict's outline is red: s__tile overlaps probs__tile on another base.
-    let s = lane.blocks.iter().find(|b| b.name == "s__tile").unwrap();
+    // A conflict's outline is red: probs__tile overlaps head__tile on another base.
+    let s = lane.blocks.iter().find(|b| b.name == "probs__tile").unwrap();
     assert!(s.conflict);
     // Its top edge: the 2 px stroke lies just above the box (drawn outside it).
     let (mx, top) = (s.rect.x + s.rect.w / 2.0, s.rect.y - 1.0);

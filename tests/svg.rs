@@ -55,10 +55,14 @@ fn boxes_carry_their_facts_for_scripts() {
     let map = pto_memory_map::load(&common::example(), "AllocateMemoryAddr", None).unwrap();
     let doc = svg_of(&map, &ViewOptions::default());
     assert!(doc.contains(
-        "<g class=\"box conflict\" data-name=\"s__tile\" data-space=\"Vec\" data-base=\"mem_vec_5\" data-offset=\"0\" \
+        "<g class=\"box\" data-name=\"s__tile\" data-space=\"Vec\" data-base=\"mem_vec_5\" data-offset=\"0\" \
          data-size=\"65536\" data-start=\"42\" data-end=\"49\" data-aliases=\"scaled__tile,shifted__tile,exp__tile\">"
     ));
-    assert!(doc.contains("<g class=\"box view\" data-name=\"head__tile\""));
+    assert!(doc.contains(
+        "<g class=\"box conflict\" data-name=\"probs__tile\" data-space=\"Vec\" data-base=\"mem_vec_6\" \
+         data-offset=\"8192\" data-size=\"32768\" data-start=\"49\" data-end=\"50\" data-aliases=\"\">"
+    ));
+    assert!(doc.contains("<g class=\"box view conflict\" data-name=\"head__tile\""));
     // Bias (1 KiB) is an inset: its own scale, 120 px wide, said in its data attributes.
     assert!(doc.contains("<g class=\"lane inset\" data-space=\"Bias\" data-span=\"1024\""));
     assert!(doc.contains("data-width=\"120\" data-px-per-byte=\"0.1171875\" data-inset=\"x"));
@@ -67,7 +71,7 @@ fn boxes_carry_their_facts_for_scripts() {
     assert!(svg_of(&map, &strict).contains("<g class=\"lane\" data-space=\"Bias\" data-span=\"1024\""));
     assert!(doc.contains("<g class=\"card\" data-function=\"qk_matmul\" data-px-per-byte=\""));
     // The tooltip names the space, shape, dtype, op, base, size, range, lines and aliases.
-    assert!(doc.contains("<title>s__tile\nVec · [64, 256] FP32 · tile.load\nbase mem_vec_5 · 64 KB (65536 B)\naddress [0, 65536)\nlines 42–49 (lexical)\naliases: scaled__tile, shifted__tile, exp__tile\nconflict"));
+    assert!(doc.contains("<title>s__tile\nVec · [64, 256] FP32 · tile.load\nbase mem_vec_5 · 64 KB (65536 B)\naddress [0, 65536)\nlines 42–49 (named)\naliases: scaled__tile, shifted__tile, exp__tile\nused on lines"));
 }
 
 /// The golden file was reviewed by eye (rasterized) before it was committed; regenerate with

@@ -72,16 +72,19 @@ fn a_runtime_slot_selector_draws_and_counts_the_whole_allocation() {
 }
 
 #[test]
-fn a_constant_slot_is_drawn_where_it_is_and_the_allocation_counts_whole() {
+fn a_constant_slot_is_drawn_where_it_is_and_the_allocation_is_taken_whole() {
     let m = map("slots_pingpong.py");
     let f = function(&m, "one_slot");
     let acc = block(f, "acc");
     assert_eq!((acc.tile.offset, acc.tile.size), (16384, 16384));
     let slots = acc.tile.slots.as_ref().unwrap();
     assert_eq!((slots.index, slots.alloc_offset, slots.alloc_size), (Some(1), 0, 32768));
-    // Slot 0 is bound by nobody, yet the allocation holds it: Acc's peak is 32 KiB from 0.
+    // Slot 0 is bound by nobody, yet the allocation takes it: the high-water mark and the free
+    // ranges count the whole allocation; the peak counts what is live, the drawn slot, so its live
+    // list (the slot alone) adds up to it.
     let s = space(f, "Acc");
-    assert_eq!((s.hwm, s.peak.bytes, s.tiles), (32768, 32768, 1));
+    assert_eq!((s.hwm, s.peak.bytes, s.tiles), (32768, 16384, 1));
+    assert_eq!(s.peak.live.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["acc"]);
     assert_eq!(s.largest_free.offset, 32768);
     // A pinned allocation without slots is marked too.
     assert!(block(f, "b_mat").tile.pinned && block(f, "b_mat").tile.slots.is_none());
@@ -119,14 +122,16 @@ fn a_declared_allocation_past_the_capacity_overflows_though_its_tile_does_not() 
 }
 
 #[test]
-fn reserved_windows_count_in_the_hwm_not_in_live_tiles() {
+fn reserved_windows_count_in_the_hwm_and_the_peak() {
     let m = map("reserve_windows.py");
     let aic = function(&m, "ring_aic");
     let r = &aic.reserved[0];
     assert_eq!((r.name.as_str(), r.space.as_str(), r.offset, r.size), ("ring_v2c_slot_buffer", "Mat", Some(0), 32768));
     let mat = space(aic, "Mat");
-    assert_eq!((mat.hwm, mat.peak.bytes, mat.tiles), (49152, 16384, 1));
-    assert!(mat.peak.live.iter().all(|t| t.name != "ring_v2c_slot_buffer"));
+    // A placed window holds its bytes on every line: in the peak, and named in its live list.
+    assert_eq!((mat.hwm, mat.peak.bytes, mat.tiles), (49152, 49152, 1));
+    let live: Vec<(&str, bool)> = mat.peak.live.iter().map(|t| (t.name.as_str(), t.reserved)).collect();
+    assert_eq!(live, [("ring_v2c_slot_buffer", true), ("a_mat", false)]);
     // The window is not free room.
     assert_eq!(mat.largest_free.offset, 49152);
     // The AIV side reserves in Vec, and imports the AIC window.

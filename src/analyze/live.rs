@@ -135,7 +135,7 @@ pub fn changes(blocks: &[&Block], capacity: i64, (from, to): (u32, u32)) -> Vec<
     // A box with no bytes holds nothing, and one outside the lines is never live.
     let ranges: Vec<(i64, i64, u32, u32)> = blocks
         .iter()
-        .map(|b| (b.tile.offset, b.tile.stop(), b.tile.start.max(from), b.tile.end.min(to)))
+        .map(|b| (b.tile.offset, b.tile.stop(), b.tile.start.max(from), b.tile.held().min(to)))
         .filter(|&(lo, hi, start, end)| hi > lo && start <= end)
         .collect();
     let mut sweep = Sweep::new(ranges.iter().flat_map(|&(lo, hi, ..)| [lo, hi]).collect(), capacity);
@@ -186,7 +186,7 @@ pub fn at(changes: &[[i64; 4]], line: u32) -> (i64, Gap) {
 /// keeps by a sweep): the union of the live blocks' bytes and the largest free range below
 /// `capacity` (the first of the largest).
 pub fn figures_at(blocks: &[&Block], capacity: i64, line: u32) -> (i64, Gap) {
-    let live: Vec<&Block> = blocks.iter().copied().filter(|b| b.tile.start <= line && line <= b.tile.end).collect();
+    let live: Vec<&Block> = blocks.iter().copied().filter(|b| b.tile.start <= line && line <= b.tile.held()).collect();
     let mut ranges: Vec<(i64, i64)> = live.iter().map(|b| (b.tile.offset, b.tile.stop())).collect();
     let total = super::union_length(&mut ranges);
     let gaps = super::free_ranges(&live, capacity, (line, line));

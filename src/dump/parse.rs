@@ -11,6 +11,7 @@ use ruff_python_parser::{Mode, ParseError, ParseErrorType, ParseOptions, Parsed}
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+use super::flow::Flow;
 use super::guard::Unit;
 use crate::budget::Limits;
 use crate::error::{Error, ErrorKind, Result};
@@ -547,6 +548,8 @@ struct TileWalk<'t> {
     reserve_space: &'static str,
     /// Why the walk stopped early (the run passed its deadline); the rest of the tree is skipped.
     stopped: Option<Error>,
+    /// Loops and the results of loops and branches, for the compiler's lifetimes.
+    flow: Flow,
 }
 
 impl<'t> TileWalk<'t> {
@@ -565,6 +568,7 @@ impl<'t> TileWalk<'t> {
             allocs: Vec::new(),
             reserve_space,
             stopped: None,
+            flow: Flow::default(),
         }
     }
 
@@ -685,6 +689,12 @@ impl<'t> TileWalk<'t> {
                 }
             }
         }
+        // Results of multi-value yields carry tiles the dump gives no type.
+        for (tile, lines) in self.flow.results(&self.by_name, &self.tiles) {
+            self.by_name.insert(tile.name.clone(), self.tiles.len());
+            self.tiles.push(tile);
+            self.bindings.push(lines);
+        }
         let index = &self.by_name;
         let mut reads: Vec<Vec<u32>> = vec![Vec::new(); self.tiles.len()];
         for &(name, at) in &self.loads {
@@ -705,6 +715,7 @@ impl<'t> TileWalk<'t> {
             }
             t.uses = uses;
         }
+        self.flow.lifetimes(&mut self.tiles, &self.bindings, &self.by_name);
         self.tiles
     }
 }
@@ -727,6 +738,10 @@ impl<'a> Visitor<'a> for TileWalk<'_> {
             }
             Stmt::Assign(a) => self.declaration(a.targets.first(), &a.value),
             Stmt::Expr(e) => self.declaration(None, &e.value),
+            Stmt::For(_) | Stmt::While(_) | Stmt::If(_) => {
+                let lines = self.lines;
+                self.flow.record(stmt, |at| lines.line_index(at).get() as u32);
+            }
             _ => {}
         }
         visitor::walk_stmt(self, stmt);
@@ -791,10 +806,14 @@ fn tile_from(
         op: op.to_string(),
         start,
         end,
+        live_end: end,
+        held_by: None,
         uses: Vec::new(),
         layout: elements.iter().find_map(|e| tile_view(e, text)).unwrap_or_default(),
         slots,
         pinned: false,
+        compiler_end: None,
+        late: None,
     })))
 }
 

@@ -3,7 +3,7 @@
 //! the lines under a card, and the byte counts a line's live list shows. The scene draws them
 //! (`scene::insight`); this part of the plan depends on nothing that draws.
 
-use super::{CAPACITY, FIT, IDLE, Mark, MarkText, OVERFLOW, ProfilePlan, USE};
+use super::{CAPACITY, FIT, HELD, IDLE, Mark, MarkText, OVERFLOW, ProfilePlan, USE};
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::plan::options::RULES;
 use crate::plan::text;
@@ -28,6 +28,20 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
             lines: Some([idle.from, idle.to]),
             at: Vec::new(),
             text: (label_line <= idle.to).then(|| MarkText::new(format!("idle {} lines", idle.lines), label_line)),
+            tip: None,
+        });
+    }
+    if super::held_words(t).is_some() {
+        // The paler tail after the last read, labelled where it has a line of its own.
+        let (from, to) = (t.end + 1, t.held());
+        let text = t.held_by.map(|h| format!("held by loop L{h}"));
+        out.push(Mark {
+            style: HELD,
+            bytes: None,
+            lines: Some([from, to]),
+            at: Vec::new(),
+            text: text.filter(|_| to > from).map(|s| MarkText::new(s, from + 1)),
+            // The box's tooltip says why (`held_words`).
             tip: None,
         });
     }
@@ -111,7 +125,7 @@ pub fn overflow_plan(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
         out.push(Mark {
             style: OVERFLOW,
             bytes: Some([from, t.stop() - from]),
-            lines: Some([t.start, t.end]),
+            lines: Some([t.start, t.held()]),
             at: Vec::new(),
             text: None,
             tip: None,
@@ -206,8 +220,14 @@ pub fn holding(s: &SpaceUsage) -> Option<String> {
     if s.peak.bytes <= 0 || live.is_empty() {
         return None;
     }
-    let mut named: Vec<String> =
-        live.iter().take(HOLDING_SHOWN).map(|t| format!("{} {}", t.name, fmt_bytes(t.size))).collect();
+    let mut named: Vec<String> = live
+        .iter()
+        .take(HOLDING_SHOWN)
+        .map(|t| {
+            let what = if t.reserved { " (reserved)" } else { "" };
+            format!("{}{what} {}", t.name, fmt_bytes(t.size))
+        })
+        .collect();
     if live.len() > HOLDING_SHOWN {
         named.push(format!("+{} more", live.len() - HOLDING_SHOWN));
     }
@@ -242,7 +262,8 @@ fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
 /// the largest free range (`[line, total, offset, size]`, see `analyze::live::changes`), which the page looks
 /// up rather than recomputes.
 pub fn lane_changes(f: &crate::model::FunctionMap, s: &SpaceUsage) -> Vec<[i64; 4]> {
-    let mine: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+    let windows = crate::analyze::reserved_blocks(&f.reserved, &s.space, (f.src_start, f.src_end));
+    let mine = crate::analyze::holding(f, &s.space, &windows);
     crate::analyze::live::changes(&mine, super::live_capacity(s), (f.src_start, f.src_end))
 }
 

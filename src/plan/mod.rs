@@ -253,6 +253,10 @@ pub struct LanePlan {
     /// The lane's boxes (indices into [`CardPlan::boxes`]) in the order a line's live list names
     /// them: largest first, then by offset. The live list at a line is those of them live there.
     pub by_size: Vec<usize>,
+    /// The lane's placed reserved windows (name, offset, size): live on every line, so in every
+    /// line's live list after its boxes, marked reserved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<(String, i64, i64)>,
 }
 
 fn no_cuts(cuts: &[Option<Cut>; 2]) -> bool {
@@ -452,6 +456,9 @@ pub struct MarkStyle {
 
 /// A stretch of a box's lines with no mention of it.
 pub const IDLE: MarkStyle = MarkStyle { class: "idle", kind: MarkKind::Band, tone: Tone::Wash };
+/// The lines after a box's last read over which the compiler still holds its bytes (a loop reads
+/// them again on its next iteration).
+pub const HELD: MarkStyle = MarkStyle { class: "held", kind: MarkKind::Band, tone: Tone::Wash };
 /// The lines that use a box.
 pub const USE: MarkStyle = MarkStyle { class: "use", kind: MarkKind::Ticks, tone: Tone::Space };
 /// The high-water mark of a lane.
@@ -473,8 +480,8 @@ pub const SLOT_EDGE: MarkStyle = MarkStyle { class: "slot-edge", kind: MarkKind:
 /// A tile in an allocation its author declared (`pinned=True`).
 pub const PINNED: MarkStyle = MarkStyle { class: "pinned", kind: MarkKind::Dot, tone: Tone::Ink };
 /// Every mark style; a new mark adds its style here (the page's copy names styles by index here).
-pub const MARK_STYLES: [MarkStyle; 11] =
-    [IDLE, USE, HWM, FIT, CAPACITY, OVERFLOW, RESERVED, UNSAFE_BAND, SLOTS, SLOT_EDGE, PINNED];
+pub const MARK_STYLES: [MarkStyle; 12] =
+    [IDLE, USE, HWM, FIT, CAPACITY, OVERFLOW, RESERVED, UNSAFE_BAND, SLOTS, SLOT_EDGE, PINNED, HELD];
 
 fn style_index<S: serde::Serializer>(style: &MarkStyle, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(MARK_STYLES.iter().position(|m| m == style).unwrap_or(0) as u64)
@@ -1014,6 +1021,12 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
         profile: marks::profile_plan(s),
         live: marks::lane_changes(f, s),
         by_size: Vec::new(), // filled once the card's boxes are planned
+        windows: f
+            .reserved
+            .iter()
+            .filter(|r| r.space == s.space)
+            .filter_map(|r| Some((r.name.clone(), r.offset?, r.size)))
+            .collect(),
     }
 }
 
@@ -1025,7 +1038,7 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
         base: t.base.clone(),
         aliases: b.aliases.clone(),
         bytes: [t.offset, t.size],
-        lines: [t.start, t.end],
+        lines: [t.start, t.held()],
         view: b.view,
         conflict: b.conflict,
         label: LabelPlan::new(
@@ -1050,7 +1063,24 @@ fn key_entry(b: &Block) -> String {
         1..=3 => format!(" (+{})", b.aliases.join(", ")),
         n => format!(" (+{}, {} more)", b.aliases[..3].join(", "), n - 3),
     };
-    format!("{}{aliases} · {} · [{}, {}) · L{}–L{}", t.name, fmt_bytes(t.size), t.offset, t.stop(), t.start, t.end)
+    let held = if t.held() > t.end { format!(", held to L{}", t.held()) } else { String::new() };
+    format!(
+        "{}{aliases} · {} · [{}, {}) · L{}–L{}{held}",
+        t.name,
+        fmt_bytes(t.size),
+        t.offset,
+        t.stop(),
+        t.start,
+        t.end
+    )
+}
+
+/// `held to line 79 by the loop at line 62`: why a box goes on past its last read.
+pub fn held_words(t: &crate::model::Tile) -> Option<String> {
+    (t.held() > t.end).then(|| match t.held_by {
+        Some(header) => format!("held to line {} by the loop at line {header}", t.held()),
+        None => format!("held to line {} for a read of the loop's or branch's result", t.held()),
+    })
 }
 
 /// The tooltip under the name: space, shape and dtype, op, base, size, address range, lines,
@@ -1066,8 +1096,11 @@ fn tooltip(b: &Block) -> Vec<String> {
         format!("{} · {} {} · {}", t.space, shape, t.dtype, if t.op.is_empty() { "(no op)" } else { &t.op }),
         format!("base {} · {} ({} B)", t.base, fmt_bytes(t.size), t.size),
         format!("address [{}, {})", t.offset, t.stop()),
-        format!("lines {}–{} (lexical)", t.start, t.end),
+        format!("lines {}–{} (named)", t.start, t.end),
     ];
+    if let Some(held) = held_words(t) {
+        lines.push(held);
+    }
     if !b.aliases.is_empty() {
         lines.push(format!("aliases: {}", b.aliases.join(", ")));
     }

@@ -4,7 +4,7 @@
 //! that the plan did not decide.
 
 use crate::model::{FunctionMap, MemoryMap, Severity};
-use crate::plan::width::{card_width, scale, text_width, visible_spaces};
+use crate::plan::width::{card_width, scale, text_width};
 use crate::plan::{Header, RULES, ViewOptions};
 
 /// The frame of a picture of a map drawn as a view asks (see the module's comment).
@@ -18,6 +18,8 @@ pub struct Picture {
     pub findings: Findings,
     /// Whether some card drawn has a cut band (the legend then says what one is).
     pub cut: bool,
+    /// Whether some box drawn is held past its last read (the legend then says what that is).
+    pub held: bool,
     /// Which of the marks the compiler placed the map has anywhere (the legend names those).
     pub placed: PlacedMarks,
     /// For each card, in page order: the index of its function in the map.
@@ -78,6 +80,7 @@ impl Picture {
             header: Header::of(map, view),
             findings: Findings::of(&drawn_findings(map, view)),
             cut: drawn.iter().any(|f| scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())),
+            held: drawn.iter().flat_map(|f| &f.blocks).any(|b| b.tile.held() > b.tile.end),
             placed: PlacedMarks {
                 reserved: map.functions.iter().any(|f| f.reserved.iter().any(|r| r.offset.is_some())),
                 unsafe_band: map.functions.iter().flat_map(|f| &f.spaces).any(|s| s.physical.is_some()),
@@ -127,16 +130,5 @@ impl Findings {
 /// What the header counts: the findings about the functions `view` draws (or about the whole
 /// dump) in the spaces it shows.
 fn drawn_findings<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a crate::model::Finding> {
-    map.findings
-        .iter()
-        .filter(|x| x.function.as_ref().is_none_or(|n| view.functions.is_empty() || view.functions.contains(n)))
-        .filter(|x| {
-            let drawn = |f: &FunctionMap| x.function.as_ref() == Some(&f.name);
-            x.space.as_ref().is_none_or(|s| {
-                // A space is left out where it is hidden and the card still shows another.
-                let f = map.functions.iter().find(|f| drawn(f));
-                f.is_none_or(|f| visible_spaces(f, view).contains(&s.as_str()))
-            })
-        })
-        .collect()
+    crate::findings::drawn(map, &view.functions, &view.hidden)
 }

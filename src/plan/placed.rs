@@ -83,10 +83,10 @@ pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
             out.push(Mark {
                 style: SLOTS,
                 bytes: Some([from, slots.alloc_size]),
-                lines: Some([t.start, t.end]),
+                lines: Some([t.start, t.held()]),
                 at: Vec::new(),
                 // On the box's third row or below: the first two are its label's.
-                text: (t.end >= t.start + 2).then(|| MarkText::new(which.clone(), t.end)),
+                text: (t.held() >= t.start + 2).then(|| MarkText::new(which.clone(), t.held())),
                 tip: Some(MarkTip {
                     name: t.name.clone(),
                     text: format!(
@@ -115,7 +115,7 @@ pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
                         out.push(Mark {
                             style: SLOT_EDGE,
                             bytes: Some([at, 0]),
-                            lines: Some([t.start, t.end]),
+                            lines: Some([t.start, t.held()]),
                             at: Vec::new(),
                             text: None,
                             tip: None,

@@ -469,8 +469,8 @@ fn header(x: &mut Xml, head: &Header) {
     x.element(
         "p",
         &[("class", "note".into())],
-        "Address across, dump line down. Lifetimes are lexical (first to last line that names the tile), not a \
-         dataflow analysis.",
+        "Address across, dump line down. A tile is held from the line that binds it to its last read, or to the \
+         end of a loop that reads it again, as the compiler's MemoryReuse holds it.",
     );
     x.close();
     x.newline();

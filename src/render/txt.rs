@@ -175,7 +175,7 @@ fn function(f: &FunctionMap, out: &mut String) {
                 f.name.clone(),
                 s.space.clone(),
                 format!("L{}", s.peak.line),
-                t.name.clone(),
+                if t.reserved { format!("{} (reserved)", t.name) } else { t.name.clone() },
                 fmt_bytes(t.size),
                 format!("{}..{}", t.offset, t.offset.saturating_add(t.size)),
             ]);

@@ -234,7 +234,7 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         color: pal.muted,
         anchor: Anchor::Start,
         content: format!(
-            "{lines} lines · dump L{}–L{} · {} B per px · lifetimes are lexical (first to last mention)",
+            "{lines} lines · dump L{}–L{} · {} B per px · held as the compiler holds it (first mention to a loop's end)",
             plan.first,
             plan.last,
             fmt_num(1.0 / factor)
@@ -765,6 +765,9 @@ fn header(picture: &Picture, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     if picture.cut {
         items.push(cut_swatch(pal));
     }
+    if picture.held {
+        items.push(held_swatch(pal));
+    }
     items.extend(placed::legend(picture.placed, pal));
     let (legend, bottom) = flow(items, x, bottom + 6.0, width, 18.0, 18.0);
     out.extend(legend);
@@ -772,6 +775,29 @@ fn header(picture: &Picture, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
     let (rows, h) = findings_rows(&picture.findings, pal, x, y, width);
     out.extend(rows);
     (out, y + h - 4.0)
+}
+
+/// The legend's held tail: a box's wash under its outline, and what it means.
+fn held_swatch(pal: &Palette) -> Vec<Shape> {
+    let neutral = space_color("", pal.theme);
+    vec![
+        Shape::Rect(Rect {
+            x: 0.5,
+            y: 0.5,
+            w: 16.0,
+            h: 10.0,
+            radius: 2.0,
+            fill: Some(pal.wash(neutral)),
+            stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
+        }),
+        text_at(
+            22.0,
+            9.5,
+            LABEL,
+            pal.muted,
+            "held: after the last read, the compiler keeps the bytes (a loop reads them again)",
+        ),
+    ]
 }
 
 /// The legend's cut band: its swatch (the page's colour between thin edges) and its words.

@@ -1,7 +1,7 @@
 # pypto.program: demo_matmul_softmax
 # A small hand-written dump in the printer's style, showing every mark the map draws: a phi/yield
 # alias chain (Acc), a view into a wider tile (Vec), reuse of one slot (Mat), a tile parameter (Vec)
-# and one deliberate cross-base conflict (Vec: mem_vec_6 overlaps mem_vec_5 and mem_vec_7 while all are live).
+# and one deliberate cross-base conflict (Vec: probs__tile on mem_vec_6 overlaps head__tile while both live).
 import pypto.language as pl
 
 @pl.program
@@ -46,7 +46,7 @@ class demo_matmul_softmax:
         shifted__tile: pl.Tile[[64, 256], pl.FP32, pl.MemRef(mem_vec_5, pl.const(0, pl.INT64), 65536), pl.Mem.Vec] = pl.tile.row_expand_sub(scaled__tile, row_max__tile)
         exp__tile: pl.Tile[[64, 256], pl.FP32, pl.MemRef(mem_vec_5, pl.const(0, pl.INT64), 65536), pl.Mem.Vec] = pl.tile.exp(shifted__tile)
         row_sum__tile: pl.Tile[[64, 1], pl.FP32, pl.MemRef(mem_vec_7, pl.const(65536, pl.INT64), 256), pl.Mem.Vec] = pl.tile.row_sum(exp__tile)
-        probs__tile: pl.Tile[[64, 256], pl.BF16, pl.MemRef(mem_vec_6, pl.const(49152, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.row_expand_div(exp__tile, row_sum__tile)
+        probs__tile: pl.Tile[[64, 256], pl.BF16, pl.MemRef(mem_vec_6, pl.const(8192, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.row_expand_div(exp__tile, row_sum__tile)
         p__tile: pl.Tensor[[64, 256], pl.BF16, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 32768)] = pl.tile.store(probs__tile, [0, 0], p__ssa_v0)
         stats__tile: pl.Tile[[64, 1], pl.FP32, pl.MemRef(mem_vec_7, pl.const(65536, pl.INT64), 256), pl.Mem.Vec] = pl.tile.row_max(head__tile)
         return p__ssa_v0

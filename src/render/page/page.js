@@ -401,7 +401,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         const { lp } = this.lanes.get(sp.space);
         const [, total, offset, size] = changeAt(lp.live, line);
         // The plan lists the lane's boxes in the live list's order; those live at `line` are its list.
-        const live = lp.by_size.map((i) => this.boxes[i]).filter((b) => b.start <= line && line <= b.end);
+        const live = lp.by_size.map((i) => this.boxes[i]).filter((b) => b.start <= line && line <= b.end)
+          .concat((lp.windows || []).map(([name, offset, size]) => ({ name: `${name} (reserved)`, offset, size })));
         const free = size > 0 ? `largest free ${words(size)} at [${offset}, ${offset + size})` : 'no free range';
         const tiles = live.map((b) => el('li', { data: { name: b.name, size: String(b.size) } },
           el('span', { class: 'la-name', text: b.name }), ` ${words(b.size)} [${b.offset}, ${b.offset + b.size})`));
