@@ -724,7 +724,9 @@ fn refuse_misspelt_command(path: &Path) -> Result<()> {
     let Some(word) = path.to_str().filter(|w| !path.exists() && w.chars().all(|c| c.is_ascii_alphabetic())) else {
         return Ok(());
     };
-    let near = COMMANDS.iter().find(|c| edit_distance(&word.to_ascii_lowercase(), c) <= 2.min(c.len() / 2));
+    // The command itself is no misspelling (clap refused something else about it).
+    let near =
+        COMMANDS.iter().find(|c| (1..=2.min(c.len() / 2)).contains(&edit_distance(&word.to_ascii_lowercase(), c)));
     match near {
         Some(command) => Err(Error::new(
             ErrorKind::Usage,
@@ -1138,6 +1140,7 @@ mod tests {
         assert_eq!(edit_distance("serv", "serve"), 1);
         assert!(refuse_misspelt_command(Path::new("chek")).is_err());
         assert!(refuse_misspelt_command(Path::new("x")).is_ok(), "a short name is near nothing");
+        assert!(refuse_misspelt_command(Path::new("serve")).is_ok(), "a command is no misspelling");
         assert!(refuse_misspelt_command(Path::new("demo.py")).is_ok());
         let args = |a: &[&str]| a.iter().map(std::ffi::OsString::from).collect::<Vec<_>>().into_iter();
         assert!(error_format_json(args(&["pmm", "--error-format", "json", "x"])));

@@ -34,7 +34,7 @@ def test_a_failure_on_an_assumed_backend_says_how_to_name_the_chip():
     with pytest.raises(AssertionError) as err:
         assert_fits(ROOT / "tests" / "fixtures" / "find_overflow.py", deny=None)
     text = str(err.value)
-    assert ": 1 violation\n" in text and "overflow" in text
+    assert ": 2 violations\n" in text and "overflow" in text and "max-occupancy" in text
     assert "Ascend910B's capacities assumed" in text and "backend='Ascend950'" in text and "-b" in text
     # Naming the chip is heard: no such note then.
     with pytest.raises(AssertionError) as err:
