@@ -33,7 +33,8 @@ pub fn resolve(path: &Path, pass_name: &str) -> Result<PathBuf> {
             ErrorKind::NotFound,
             format!(
                 "{}: no '*_after_{pass_name}.py' dump here or in its passes_dump/; the passes dumped here are: {}. \
-                 Pick one with -p/--pass-name",
+                 Pick one with -p/--pass-name, or dump every pass with \
+                 RunConfig(dump_passes=PassDumpLevel.EXPLICIT)",
                 path.display(),
                 present.join(", ")
             ),
