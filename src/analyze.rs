@@ -47,10 +47,9 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     }
     // A function is drawn when it places something: a tile, a reserved window, or a tile it cannot
     // place (listed with its finding, so nothing the dump places goes unsaid).
-    let parsed: Vec<ParsedFunction> = parsed
-        .into_iter()
-        .filter(|f| !f.tiles.is_empty() || !f.unresolved.is_empty() || !f.reserved.is_empty())
-        .collect();
+    let (parsed, without_tiles): (Vec<ParsedFunction>, Vec<ParsedFunction>) =
+        parsed.into_iter().partition(|f| !f.tiles.is_empty() || !f.unresolved.is_empty() || !f.reserved.is_empty());
+    let without_tiles: Vec<(String, String)> = without_tiles.into_iter().map(|f| (f.name, f.ftype)).collect();
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;
         let physical = |space: &str| choice.physical.get(space).copied();
@@ -68,6 +67,7 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
         findings: Vec::new(),
         addresses: Addresses::Assigned,
         addresses_in: None,
+        without_tiles,
     };
     if unassigned {
         map.addresses = Addresses::Unassigned;

@@ -30,6 +30,66 @@ pub enum ErrorKind {
     Cancelled,
 }
 
+impl ErrorKind {
+    /// Every kind, for what must cover them all (the JSON error's documentation and its tests).
+    pub const ALL: [ErrorKind; 8] = [
+        ErrorKind::NotFound,
+        ErrorKind::Unreadable,
+        ErrorKind::Refused,
+        ErrorKind::Usage,
+        ErrorKind::TooLarge,
+        ErrorKind::Io,
+        ErrorKind::OverLimit,
+        ErrorKind::Cancelled,
+    ];
+
+    /// The kind's stable name in machine-readable errors (`--error-format json`, the Python
+    /// package's exceptions): a program decides by this, never by the message's words.
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Unreadable => "unreadable",
+            ErrorKind::Refused => "nothing_to_draw",
+            ErrorKind::Usage => "usage",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::Io => "io",
+            ErrorKind::OverLimit => "over_limit",
+            ErrorKind::Cancelled => "cancelled",
+        }
+    }
+
+    /// What to do about an error of this kind when its message names no more precise way out.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "check the path, the pass name and the backend named",
+            ErrorKind::Unreadable => "give the pass dump PyPTO wrote, unedited",
+            ErrorKind::Refused => "draw the dump after AllocateMemoryAddr (or a later pass)",
+            ErrorKind::Usage => "correct the option as the message says (--help lists them all)",
+            ErrorKind::TooLarge => "draw fewer functions (--function NAME), one file each (--split) or at --scale 1",
+            ErrorKind::Io => "check that the folder exists and can be written",
+            ErrorKind::OverLimit => "raise the limit the message names if this input is meant",
+            ErrorKind::Cancelled => "run it again with more time, or on a smaller input",
+        }
+    }
+}
+
+/// Where in a file an error is: the dump's name as messages give it, its line and column (1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file, as the message names it.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
 /// A work limit of [`crate::budget::Limits`], named so each shell can say how it is raised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
@@ -106,17 +166,33 @@ pub struct Error {
     pub message: String,
     /// What the user can change, for the shell to word; `None` for errors whose message says it all.
     pub detail: Option<Box<Detail>>,
+    /// Where in the dump the error is, when it points into one; the message then starts with it.
+    pub location: Option<Box<Location>>,
 }
 
 impl Error {
     /// An error of `kind` saying `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), detail: None }
+        Error { kind, message: message.into(), detail: None, location: None }
+    }
+
+    /// An error of `kind` at `location` of a dump: the message is `FILE:LINE:COL: what`, and the
+    /// place is kept as data too, for the shells that point at it (editors, CI annotations).
+    pub fn at(kind: ErrorKind, location: Location, what: impl fmt::Display) -> Self {
+        let message = format!("{location}: {what}");
+        Error { kind, message, detail: None, location: Some(Box::new(location)) }
+    }
+
+    /// This error placed at `location`, its message prefixed with it.
+    pub fn placed(mut self, location: Location) -> Self {
+        self.message = format!("{location}: {}", self.message);
+        self.location = Some(Box::new(location));
+        self
     }
 
     /// An error of `kind` saying `message`, with `detail` for the shell to word.
     pub fn with_detail(kind: ErrorKind, message: impl Into<String>, detail: Detail) -> Self {
-        Error { kind, message: message.into(), detail: Some(Box::new(detail)) }
+        Error { kind, message: message.into(), detail: Some(Box::new(detail)), location: None }
     }
 
     /// An option value that is not accepted: `option` is the option table's key.

@@ -744,11 +744,20 @@ pub fn summary_line(map: &MemoryMap, only: &[String], hidden: &[String]) -> Stri
     let worst =
         worst.map_or("no space used".into(), |(p, f, s)| format!("worst occupancy {p:.1}% ({} {})", f.name, s.space));
     let about: Vec<Finding> = self::drawn(map, only, hidden).into_iter().cloned().collect();
-    let errors: Vec<&str> = about.iter().filter(|x| x.severity == Severity::Error).map(|x| x.code.as_str()).collect();
-    let mut codes: Vec<&str> = errors.clone();
+    // Each error code with its first case (where, which tiles), so the line says what is wrong.
+    let errors: Vec<&Finding> = about.iter().filter(|x| x.severity == Severity::Error).collect();
+    let mut codes: Vec<&str> = errors.iter().map(|x| x.code.as_str()).collect();
     codes.sort_unstable();
     codes.dedup();
-    let detail = if codes.is_empty() { String::new() } else { format!(" ({})", codes.join(", ")) };
+    let cases: Vec<String> = codes
+        .iter()
+        .map(|code| {
+            let of: Vec<&&Finding> = errors.iter().filter(|x| x.code == *code).collect();
+            let more = if of.len() > 1 { format!(", and {} more", of.len() - 1) } else { String::new() };
+            format!("{code}: {}{more}", where_and_what(of[0]))
+        })
+        .collect();
+    let detail = if cases.is_empty() { String::new() } else { format!(" ({})", cases.join("; ")) };
     format!(
         "drew {} function{} of {}; {worst}; findings: {}{detail}",
         drawn.len(),
@@ -756,6 +765,24 @@ pub fn summary_line(map: &MemoryMap, only: &[String], hidden: &[String]) -> Stri
         map.dump,
         counts_text(&about)
     )
+}
+
+/// `qk_matmul Vec: a__tile and b__tile at L12`: a finding's place and tiles, for one line.
+fn where_and_what(x: &Finding) -> String {
+    let place: Vec<&str> = [x.function.as_deref(), x.space.as_deref()].into_iter().flatten().collect();
+    let tiles = match x.tiles.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [a, b] => format!("{a} and {b}"),
+        [a, b, rest @ ..] => format!("{a}, {b} and {} more", rest.len()),
+    };
+    let line = x.line.map(|l| format!(" at L{l}")).unwrap_or_default();
+    match (place.is_empty(), tiles.is_empty()) {
+        (true, true) => line.trim_start().to_string(),
+        (true, false) => format!("{tiles}{line}"),
+        (false, true) => format!("{}{line}", place.join(" ")),
+        (false, false) => format!("{}: {tiles}{line}", place.join(" ")),
+    }
 }
 
 #[cfg(test)]

@@ -40,6 +40,11 @@ struct Cli {
     /// Print the option table as JSON (names, values, defaults, help) for programs that drive the CLI.
     #[arg(long = "list-options", hide = true, exclusive = true)]
     list_options: bool,
+    /// How an error is printed on standard error: `text` (`error: FILE:LINE:COL: ...`) or `json`, one
+    /// object on one line (code, file, line, column, message, remedy) for editors and CI.
+    #[arg(long = "error-format", value_name = "text|json", default_value = "text", global = true,
+          value_parser = ["text", "json"])]
+    error_format: String,
 }
 
 /// The formats, listed under the top-level help from the format table.
@@ -332,42 +337,67 @@ struct CheckArgs {
     run: RunArgs,
 }
 
+/// What `serve --help` says after the options: the environment it reads.
+const SERVE_ENVIRONMENT: &str = "Environment:
+  PMM_WRITE_TOKEN        when set, POST /maps needs `Authorization: Bearer <token>` (401 without it);
+                         rendering stays open. Unset: anyone who reaches the service may store maps
+  AWS_ENDPOINT_URL       with --store s3://...: the S3-compatible endpoint (default: AWS S3)
+  AWS_ACCESS_KEY_ID,
+  AWS_SECRET_ACCESS_KEY  with --store s3://...: the credentials
+  AWS_REGION             with --store s3://...: the region (default: us-east-1)
+
+Links in answers are absolute: from --public-url when given, else from a trusted proxy's
+X-Forwarded-Proto and X-Forwarded-Host, else from the request's Host. See docs/deploy.md.
+
+Example:
+  PMM_WRITE_TOKEN=secret pto-memory-map serve --bind 0.0.0.0:8080 --public-url https://maps.example.com";
+
 #[derive(Args, Debug)]
+#[command(after_help = SERVE_ENVIRONMENT)]
 struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address and port to listen on (port 0 picks a free one, printed on standard output).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     bind: String,
-    /// Where stored maps live.
-    #[arg(long = "data-dir", default_value = "pto-memory-map-data")]
+    /// Folder where stored maps live (made when missing).
+    #[arg(long = "data-dir", value_name = "FOLDER", default_value = "pto-memory-map-data")]
     data_dir: PathBuf,
     /// Where stored maps live, as a URL: file://PATH (the same as --data-dir PATH) or
-    /// s3://BUCKET[/PREFIX], a bucket many instances share (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
-    /// AWS_SECRET_ACCESS_KEY, AWS_REGION; see docs/deploy.md).
-    #[arg(long = "store", conflicts_with = "data_dir")]
+    /// s3://BUCKET[/PREFIX], a bucket many instances share (AWS_* variables below; see docs/deploy.md)
+    /// [default: --data-dir].
+    #[arg(long = "store", value_name = "URL", conflicts_with = "data_dir")]
     store: Option<String>,
-    /// Largest accepted request body, also after gunzip.
-    #[arg(long = "max-body-bytes", default_value_t = 32 * 1024 * 1024)]
+    /// The service's address as its users reach it (https://maps.example.com, or with a path
+    /// prefix): the start of every link in its answers [default: from the request].
+    #[arg(long = "public-url", value_name = "URL")]
+    public_url: Option<String>,
+    /// A proxy whose X-Forwarded-Host and X-Forwarded-Proto are believed, by its IP address as this
+    /// service sees it (repeatable) [default: none: those headers are ignored].
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    trusted_proxy: Vec<std::net::IpAddr>,
+    /// Largest accepted request body in bytes, on the wire and after gunzip [default: 33554432, 32 MiB].
+    #[arg(long = "max-body-bytes", value_name = "BYTES", default_value_t = 32 * 1024 * 1024, hide_default_value = true)]
     max_body_bytes: usize,
-    /// Threads that render (each with a large stack); default: the number of cores.
-    #[arg(long = "render-threads")]
+    /// Threads that render, each with a large stack (1-256) [default: the number of cores].
+    #[arg(long = "render-threads", value_name = "N")]
     render_threads: Option<usize>,
-    /// Renders that may wait for a thread before requests are answered 503.
-    #[arg(long = "queue-depth", default_value_t = 64)]
+    /// Renders that may wait for a thread before requests are answered 503 (1-100000).
+    #[arg(long = "queue-depth", value_name = "N", default_value_t = 64)]
     queue_depth: usize,
     /// Milliseconds a request waits for its render, queue included, before it is answered 504.
-    #[arg(long = "render-timeout-ms", default_value_t = 30_000)]
+    #[arg(long = "render-timeout-ms", value_name = "MS", default_value_t = 30_000)]
     render_timeout_ms: u64,
-    /// Memory for recent renders of stored maps.
-    #[arg(long = "cache-bytes", default_value_t = 64 * 1024 * 1024)]
+    /// Memory in bytes for recent renders of stored maps [default: 67108864, 64 MiB].
+    #[arg(long = "cache-bytes", value_name = "BYTES", default_value_t = 64 * 1024 * 1024, hide_default_value = true)]
     cache_bytes: usize,
     /// Milliseconds a client may take to send its request headers, and then its whole body, before
     /// it is answered 408.
-    #[arg(long = "read-timeout-ms", default_value_t = 10_000)]
+    #[arg(long = "read-timeout-ms", value_name = "MS", default_value_t = 10_000)]
     read_timeout_ms: u64,
     /// Bytes of stored maps; past it the least recently used maps are evicted (507 when a map
     /// alone is larger). With s3://, the least recently stored maps under the prefix, swept by
-    /// whichever instance stores; 0 leaves the bucket to its lifecycle rules.
-    #[arg(long = "max-store-bytes", default_value_t = 1024 * 1024 * 1024)]
+    /// whichever instance stores; 0 leaves the bucket to its lifecycle rules [default: 1073741824, 1 GiB].
+    #[arg(long = "max-store-bytes", value_name = "BYTES", default_value_t = 1024 * 1024 * 1024,
+          hide_default_value = true)]
     max_store_bytes: u64,
     #[command(flatten)]
     limits: LimitArgs,
@@ -380,7 +410,12 @@ const MAX_THREADS: usize = 256;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args = args_in_order(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err, &args),
+    };
+    let json_errors = cli.error_format == "json";
     if cli.list_options {
         say(format_args!("{}", table::options_json()));
         return ExitCode::SUCCESS;
@@ -410,11 +445,121 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(code) => code,
+        Err(err) if json_errors => {
+            say_err(format_args!("{}", error_json(&err)));
+            ExitCode::from(if err.kind == ErrorKind::Usage { 2 } else { 1 })
+        }
         Err(err) => {
             say_err(format_args!("error: {}", table::describe(&err, Shell::Cli)));
             ExitCode::from(if err.kind == ErrorKind::Usage { 2 } else { 1 })
         }
     }
+}
+
+/// The error as one JSON object on one line (`--error-format json`): its kind's code, where it is
+/// (`null` when it points into no file), the message without that place, and what to do: the
+/// advice the error carries, worded for the command line, or else its kind's general way out.
+fn error_json(err: &Error) -> serde_json::Value {
+    let at = err.location.as_deref();
+    // The words the terminal shows (advice included), without the place, which has its own fields.
+    let described = table::describe(err, Shell::Cli);
+    let message = match at {
+        Some(at) => described.strip_prefix(&format!("{at}: ")).unwrap_or(&described).to_string(),
+        None => described.clone(),
+    };
+    serde_json::json!({
+        "code": err.kind.code(),
+        "file": at.map(|a| a.file.as_str()),
+        "line": at.map(|a| a.line),
+        "column": at.map(|a| a.column),
+        "message": message,
+        "remedy": table::advice(err, Shell::Cli).unwrap_or_else(|| err.kind.remedy().to_string()),
+    })
+}
+
+/// Flags people reach for that the command line spells otherwise: clap's own guess (the nearest
+/// spelling) would point at an unrelated flag, so these say which one does the job.
+const FLAG_WORDS: &[(&str, &str)] = &[
+    ("--colour", "colours are chosen with --theme light|dark"),
+    ("--color", "colours are chosen with --theme light|dark"),
+    ("--colours", "colours are chosen with --theme light|dark"),
+    ("--colors", "colours are chosen with --theme light|dark"),
+    ("--dark", "the dark colours are --theme dark"),
+    ("--pass", "the pass is chosen with -p/--pass-name NAME"),
+    ("--chip", "the chip is chosen with -b/--backend NAME"),
+    ("--out", "the output is named with -o/--output FILE"),
+];
+
+/// The arguments with a leading `--error-format X` moved after the subcommand that follows it:
+/// the option is global, but before a subcommand clap would take it for the drawing's and refuse
+/// the subcommand.
+fn args_in_order(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
+    let n = if first == "--error-format" { 2 } else { usize::from(first.starts_with("--error-format=")) };
+    if n > 0 && args.get(1 + n).and_then(|a| a.to_str()).is_some_and(|c| COMMANDS.contains(&c)) {
+        args[1..=1 + n].rotate_right(1);
+    }
+    args
+}
+
+/// A command line clap refused (or help and version, which it prints as they are): in text, clap's
+/// message, or ours for a misspelt command or a flag of [`FLAG_WORDS`]; in JSON when
+/// `--error-format json` was given.
+fn usage_error(err: clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind as Clap};
+    if matches!(err.kind(), Clap::DisplayHelp | Clap::DisplayVersion | Clap::DisplayHelpOnMissingArgumentOrSubcommand) {
+        err.exit();
+    }
+    let json = error_format_json(args.iter().cloned());
+    // `chek PATH`: clap reads the word as the drawing's PATH and PATH as a subcommand.
+    let words: Vec<&str> = args.iter().skip(1).filter_map(|a| a.to_str()).collect();
+    let first = words
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with('-') && (*i == 0 || words[i - 1] != "--error-format"))
+        .map(|(_, a)| *a);
+    if let Some(Err(misspelt)) = first.map(|word| refuse_misspelt_command(Path::new(word))) {
+        match json {
+            true => say_err(format_args!("{}", error_json(&misspelt))),
+            false => say_err(format_args!("error: {}", misspelt.message)),
+        }
+        return ExitCode::from(2);
+    }
+    let unknown = match err.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) if err.kind() == Clap::UnknownArgument => Some(arg.clone()),
+        _ => None,
+    };
+    let flag = unknown.as_deref().map(|a| a.split_once('=').map_or(a, |(f, _)| f));
+    let ours = flag.and_then(|f| FLAG_WORDS.iter().find(|(w, _)| *w == f));
+    if !json && ours.is_none() {
+        err.exit();
+    }
+    let (message, remedy) = match ours {
+        Some((word, way)) => (format!("there is no {word} option"), way.to_string()),
+        None => {
+            let text = err.render().to_string();
+            let first = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            let tip = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")).map(str::to_string);
+            (first, tip.unwrap_or_else(|| "see pto-memory-map --help".to_string()))
+        }
+    };
+    let error = Error::new(ErrorKind::Usage, message.clone());
+    if json {
+        let mut value = error_json(&error);
+        value["remedy"] = remedy.into();
+        say_err(format_args!("{value}"));
+    } else {
+        say_err(format_args!("error: {message}; {remedy}\n\nFor more information, try '--help'."));
+    }
+    ExitCode::from(2)
+}
+
+/// Whether the arguments ask for JSON errors, read from the raw arguments: when clap refused
+/// them, its result (which would say) is not there.
+fn error_format_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).take_while(|a| a != "--").collect();
+    args.iter().any(|a| a == "--error-format=json")
+        || args.windows(2).any(|w| w[0] == "--error-format" && w[1] == "json")
 }
 
 /// A line on standard output. A reader that went away (`| head`, `| true`) is not a failure of the
@@ -465,6 +610,8 @@ fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
         max_store_bytes: args.max_store_bytes,
         limits,
         write_token: std::env::var("PMM_WRITE_TOKEN").ok().filter(|t| !t.is_empty()),
+        public_url: args.public_url.as_deref().map(server::PublicUrl::parse).transpose()?,
+        trusted_proxies: args.trusted_proxy,
     };
     server::serve(config).map_err(|e| Error::new(ErrorKind::Io, format!("the service stopped: {e}")))
 }
@@ -472,6 +619,7 @@ fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
 fn render(args: &RenderArgs) -> Result<()> {
     QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
     let path = args.path.as_deref().unwrap_or(Path::new("."));
+    refuse_misspelt_command(path)?;
     let chosen = args.view.chosen()?;
     let is_tree = tree::is_tree(path, &args.input.pass_name);
     if let Some(out) = args.output.as_deref().filter(|o| is_tree && o.extension().is_some() && !o.is_dir()) {
@@ -522,6 +670,13 @@ fn render(args: &RenderArgs) -> Result<()> {
         refuse_to_overwrite(&target, &inputs)?;
         write_with(&target, |out| render_map_to(&map, &opts, out))?;
         summarize(&map, &opts.view, args.quiet);
+        if format == Format::Png && pto_memory_map::render::digest::took_digest() && !args.quiet {
+            say_err(format_args!(
+                "note: the whole map is past a PNG's size limit, so this PNG is its digest: a row per function, \
+                 worst first, then the worst cards that fit. For every card: -f svg or -f html (no size limit), \
+                 --function NAME for one function's PNG, or --split for one PNG per function"
+            ));
+        }
         // The process ends here: freeing a large map tile by tile would only delay the exit.
         std::mem::forget(map);
         return Ok(());
@@ -543,11 +698,61 @@ fn render(args: &RenderArgs) -> Result<()> {
     Ok(())
 }
 
-/// One line on standard error after a render: what was drawn and what was found.
+/// One line on standard error after a render: what was drawn and what was found; and for a dump
+/// from before AllocateMemoryAddr, a note that its offsets are not addresses.
 fn summarize(map: &pto_memory_map::MemoryMap, view: &ViewOptions, quiet: bool) {
-    if !quiet {
-        eprintln!("{}", pto_memory_map::findings::summary_line(map, &view.functions, &view.hidden));
+    if quiet {
+        return;
     }
+    eprintln!("{}", pto_memory_map::findings::summary_line(map, &view.functions, &view.hidden));
+    if map.addresses == pto_memory_map::model::Addresses::Unassigned {
+        let there = map.addresses_in.as_deref().unwrap_or(dump::DEFAULT_PASS);
+        eprintln!(
+            "note: addresses are not assigned yet in {} (a pass before AllocateMemoryAddr): drawn as a bases view, \
+             one column per MemRef base, not at addresses; draw {there} for the addresses",
+            map.dump
+        );
+    }
+}
+
+/// The subcommands, for telling a misspelt one from a dump's name.
+const COMMANDS: [&str; 4] = ["diff", "check", "explain", "serve"];
+
+/// A PATH that does not exist and reads like a misspelt subcommand (`chek`): said so, rather than
+/// "no such file".
+fn refuse_misspelt_command(path: &Path) -> Result<()> {
+    let Some(word) = path.to_str().filter(|w| !path.exists() && w.chars().all(|c| c.is_ascii_alphabetic())) else {
+        return Ok(());
+    };
+    // The command itself is no misspelling (clap refused something else about it).
+    let near =
+        COMMANDS.iter().find(|c| (1..=2.min(c.len() / 2)).contains(&edit_distance(&word.to_ascii_lowercase(), c)));
+    match near {
+        Some(command) => Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "{word}: no such file or folder, and no command '{word}'; did you mean `{command}`? \
+                 (pto-memory-map {command} --help)"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Levenshtein distance between two short words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// A folder of cases: one page per case into the folder `-o` names, an index, and a last line that
@@ -556,7 +761,11 @@ fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()
     let Some(out) = args.output.as_deref().filter(|o| *o != Path::new("-")) else {
         return Err(Error::new(
             ErrorKind::Usage,
-            format!("{} holds many cases: give -o FOLDER for their pages and index", path.display()),
+            format!(
+                "{} holds many cases: give -o FOLDER for their pages and index, or draw one case folder at a time \
+                 (check takes the whole tree)",
+                path.display()
+            ),
         ));
     };
     if args.split {
@@ -901,6 +1110,43 @@ mod tests {
         let from_query = pto_memory_map::server::Params::from_pairs(&query).unwrap();
         assert_eq!(from_flags, from_query);
         assert_ne!(from_flags, Chosen::default());
+    }
+
+    /// Every kind's JSON error: its own code, the place as numbers when it has one, a remedy.
+    #[test]
+    fn every_kind_of_error_has_its_json() {
+        let mut codes = std::collections::BTreeSet::new();
+        for kind in ErrorKind::ALL {
+            let v = error_json(&Error::new(kind, "what went wrong"));
+            assert_eq!(v["code"], kind.code());
+            assert!(codes.insert(kind.code()), "{} twice", kind.code());
+            assert_eq!(v["message"], "what went wrong");
+            assert_eq!(v["remedy"], kind.remedy());
+            assert!(v["file"].is_null() && v["line"].is_null() && v["column"].is_null());
+        }
+        let at = pto_memory_map::error::Location { file: "d.py".into(), line: 3, column: 9 };
+        let v = error_json(&Error::at(ErrorKind::Unreadable, at, "not valid Python"));
+        assert_eq!((v["file"].as_str(), v["line"].as_u64(), v["column"].as_u64()), (Some("d.py"), Some(3), Some(9)));
+        assert_eq!(v["message"], "not valid Python");
+        // An error that carries its way out as data gives it, in the command line's words.
+        let v = error_json(&Error::bad_value("zoom", "100", "a number in 0.2..64"));
+        assert_eq!(v["remedy"], "give --zoom a number in 0.2..64");
+        assert!(v.to_string().lines().count() == 1);
+    }
+
+    #[test]
+    fn misspelt_commands_and_json_errors_are_told_from_the_arguments() {
+        assert_eq!(edit_distance("chek", "check"), 1);
+        assert_eq!(edit_distance("serv", "serve"), 1);
+        assert!(refuse_misspelt_command(Path::new("chek")).is_err());
+        assert!(refuse_misspelt_command(Path::new("x")).is_ok(), "a short name is near nothing");
+        assert!(refuse_misspelt_command(Path::new("serve")).is_ok(), "a command is no misspelling");
+        assert!(refuse_misspelt_command(Path::new("demo.py")).is_ok());
+        let args = |a: &[&str]| a.iter().map(std::ffi::OsString::from).collect::<Vec<_>>().into_iter();
+        assert!(error_format_json(args(&["pmm", "--error-format", "json", "x"])));
+        assert!(error_format_json(args(&["pmm", "x", "--error-format=json"])));
+        assert!(!error_format_json(args(&["pmm", "--", "--error-format", "json"])), "after --, a path");
+        assert!(!error_format_json(args(&["pmm", "x"])));
     }
 
     /// `--list-options` needs no PATH and lists every option of the table, each flag the CLI has.

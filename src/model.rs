@@ -507,6 +507,11 @@ pub struct MemoryMap {
     /// the pass's name when none is there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addresses_in: Option<String>,
+    /// Compute functions of the dump that place nothing on chip (no tile, window or MemRef), so
+    /// have no card: (name, type). Kept so that asking for one says why it is not drawn. Not part
+    /// of the JSON, which describes what is drawn.
+    #[serde(skip)]
+    pub without_tiles: Vec<(String, String)>,
 }
 
 /// Whether a dump's MemRef offsets are addresses.

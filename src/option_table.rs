@@ -455,14 +455,37 @@ pub fn describe(err: &Error, shell: Shell) -> String {
                 if value.is_empty() || value.contains(char::is_whitespace) { format!("'{value}'") } else { value };
             format!("{} {value} is not accepted; it takes {expected}", option_name(option, shell))
         }
-        Detail::OverLimit { limit, .. } => match shell {
+        Detail::OverLimit { .. } => format!("{}. {}", err.message, advice(err, shell).unwrap_or_default()),
+        Detail::PictureTooLarge { widening, .. } => {
+            let why = match widening.len() {
+                0 => String::new(),
+                n => format!(
+                    " (the small {} {} the byte scale, so the map is several panels wide)",
+                    widening.join(" and "),
+                    if n == 1 { "lane sets" } else { "lanes set" }
+                ),
+            };
+            match advice(err, shell) {
+                Some(ways) => format!("{}{why}; {ways}", err.message),
+                None => format!("{}{why}", err.message),
+            }
+        }
+    }
+}
+
+/// What to change to get past `err`, named as `shell` names it, when the error carries that as
+/// data (`None` otherwise: its message says it).
+pub fn advice(err: &Error, shell: Shell) -> Option<String> {
+    match err.detail.as_deref()? {
+        Detail::BadValue { option, expected, .. } => Some(format!("give {} {expected}", option_name(option, shell))),
+        Detail::OverLimit { limit, .. } => Some(match shell {
             Shell::Cli => {
                 let flag = LIMIT_FLAGS.iter().find(|(l, _)| l == limit).map_or("", |(_, f)| f);
-                format!("{}. If this input is meant, raise it with --{flag} N", err.message)
+                format!("If this input is meant, raise it with --{flag} N")
             }
-            Shell::Http | Shell::Form => format!("{}. The service's operator sets this limit", err.message),
-        },
-        Detail::PictureTooLarge { advice, widening, functions, .. } => {
+            Shell::Http | Shell::Form => "The service's operator sets this limit".to_string(),
+        }),
+        Detail::PictureTooLarge { advice, functions, .. } => {
             // The functions to choose from, a few of them, where one is advised.
             let shown: Vec<&str> = functions.iter().take(MAX_NAMED).map(String::as_str).collect();
             let more = functions.len().saturating_sub(MAX_NAMED);
@@ -482,19 +505,11 @@ pub fn describe(err: &Error, shell: Shell) -> String {
                     (Advice::Set { option, value }, _) => Some(setting(option, value, shell)),
                 })
                 .collect();
-            let why = match widening.len() {
-                0 => String::new(),
-                n => format!(
-                    " (the small {} {} the byte scale, so the map is several panels wide)",
-                    widening.join(" and "),
-                    if n == 1 { "lane sets" } else { "lanes set" }
-                ),
-            };
             let try_ = if shell == Shell::Form { "you can" } else { "try" };
             match ways.as_slice() {
-                [] => format!("{}{why}", err.message),
-                [one] => format!("{}{why}; {try_} {one}", err.message),
-                [some @ .., last] => format!("{}{why}; {try_} {} or {last}", err.message, some.join(", ")),
+                [] => None,
+                [one] => Some(format!("{try_} {one}")),
+                [some @ .., last] => Some(format!("{try_} {} or {last}", some.join(", "))),
             }
         }
     }

@@ -89,6 +89,15 @@ pub fn write_file(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()
     };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| cannot("not a file name".into()))?;
+    if !dir.is_dir() {
+        // The system's "No such file or directory" would not say which: the folder is missing.
+        let what = if dir.exists() { "is not a folder" } else { "does not exist" };
+        return Err(cannot(format!(
+            "the folder {} {what}; create it first (mkdir -p {}) or write elsewhere",
+            dir.display(),
+            dir.display()
+        )));
+    }
     let temp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
     sweep_stale(dir, &name.to_string_lossy());
     let written = (|| {
@@ -316,6 +325,35 @@ mod tests {
             let kept = kept.file_name().unwrap().to_string_lossy().into_owned();
             assert!(left.contains(&kept), "{kept} stays: {left:?}");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_folder_is_named_with_the_way_out() {
+        let target = std::env::temp_dir().join(format!("pmm-nosuchdir-{}", std::process::id())).join("x.svg");
+        let err = write_bytes(&target, b"x").unwrap_err();
+        let dir = target.parent().unwrap().display().to_string();
+        assert!(err.message.contains(&format!("the folder {dir} does not exist")), "{err}");
+        assert!(err.message.contains(&format!("mkdir -p {dir}")), "{err}");
+    }
+
+    /// A file is made as any other program makes one: read and write for all, less the umask, so a
+    /// map written for a web server is readable by it when the umask allows. Compared with a file
+    /// the standard library creates beside it (the umask cannot be read without unsafe code).
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_honours_the_umask_and_a_replaced_one_too() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, _, target) = old_output("mode");
+        let made = dir.join("by-std");
+        std::fs::File::create(&made).unwrap();
+        let expected = std::fs::metadata(&made).unwrap().permissions().mode() & 0o777;
+        assert_ne!(expected & 0o044, 0, "this test needs a umask that lets others read, as 022 does");
+        let new = dir.join("new.svg");
+        write_bytes(&new, b"new").unwrap();
+        assert_eq!(std::fs::metadata(&new).unwrap().permissions().mode() & 0o777, expected);
+        write_bytes(&target, b"replaced").unwrap();
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, expected);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

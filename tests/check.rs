@@ -228,7 +228,7 @@ fn text_report_and_summary_line() {
     // The summary line, and -q.
     assert_eq!(
         stderr(&o).trim_end(),
-        "drew 1 function of find_overflow.py; worst occupancy 104.3% (too_big Vec); findings: 1 error, 0 warnings, 0 notes (overflow)"
+        "drew 1 function of find_overflow.py; worst occupancy 104.3% (too_big Vec); findings: 1 error, 0 warnings, 0 notes (overflow: too_big Vec: b__tile at L12)"
     );
     let quiet = bin(&[&dump, "-f", "txt", "-o", "-", "-q"]);
     assert_eq!(quiet.status.code(), Some(0));

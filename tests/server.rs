@@ -174,6 +174,11 @@ impl Resp {
 }
 
 fn request(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+    // A link copied from an answer is absolute: it names this server, and is asked of it by path.
+    let target = match target.strip_prefix("http://") {
+        Some(rest) => rest.strip_prefix(addr).unwrap_or_else(|| panic!("{target} is not a link to {addr}")),
+        None => target,
+    };
     let mut head = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if !headers
         .iter()
@@ -496,7 +501,7 @@ fn store(s: &Server, target: &str, dump: &[u8]) -> (u16, Value) {
     assert!(r.status == 200 || r.status == 201, "{}", r.text());
     let v = r.json();
     let id = v["id"].as_str().unwrap().to_string();
-    assert_eq!(r.header("location"), Some(format!("/maps/{id}").as_str()));
+    assert_eq!(r.header("location"), Some(format!("http://{}/maps/{id}", s.addr).as_str()));
     (r.status, v)
 }
 
@@ -509,7 +514,7 @@ fn storing_is_content_addressed_and_idempotent() {
     let id = v["id"].as_str().unwrap();
     assert_eq!(id, sha256_hex(&dump));
     for f in ["svg", "png", "html", "json"] {
-        assert_eq!(v["links"][f], format!("/maps/{id}.{f}"));
+        assert_eq!(v["links"][f], format!("http://{}/maps/{id}.{f}", s.addr));
     }
     // Again, gzip-encoded, and as an upload: the same id, 200.
     assert_eq!(store(&s, "/maps", &dump), (200, v.clone()));
@@ -518,12 +523,48 @@ fn storing_is_content_addressed_and_idempotent() {
     let (ct, body) = multipart(&[("dump", Some("35_after_AllocateMemoryAddr.py"), &dump)]);
     let r = s.post("/maps", &ct, &body);
     assert_eq!(r.status, 200);
-    assert_eq!(r.json()["links"]["svg"], format!("/maps/{id}.svg?name=35_after_AllocateMemoryAddr.py"));
+    assert_eq!(
+        r.json()["links"]["svg"],
+        format!("http://{}/maps/{id}.svg?name=35_after_AllocateMemoryAddr.py", s.addr)
+    );
     assert_eq!(s.metric("pto_stored_maps"), 1.0);
 
     let info = s.get(&format!("/maps/{id}"));
     assert_eq!(info.status, 200);
     assert_eq!(info.json(), v);
+}
+
+/// Links are absolute, so one copied out of an answer resolves where it is pasted: from the
+/// request's Host, from a trusted proxy's forwarded headers (never another peer's), or from
+/// `--public-url`.
+#[test]
+fn links_are_absolute_from_the_host_a_trusted_proxy_or_the_public_url() {
+    let dump = fixture(SMALL);
+    let id = sha256_hex(&dump);
+    let forwarded =
+        [("Content-Type", "text/plain"), ("X-Forwarded-Host", "maps.example.com"), ("X-Forwarded-Proto", "https")];
+    let (proxied, _a) = server(&["--trusted-proxy", "127.0.0.1"], &[]);
+    let r = proxied.post_with("/maps", &forwarded, &dump);
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["links"]["svg"], format!("https://maps.example.com/maps/{id}.svg"));
+    assert_eq!(r.header("location"), Some(format!("https://maps.example.com/maps/{id}").as_str()));
+    let info = proxied.get_with(&format!("/maps/{id}"), &forwarded[1..]);
+    assert_eq!(info.json()["links"]["png"], format!("https://maps.example.com/maps/{id}.png"));
+
+    let (direct, _b) = server(&[], &[]);
+    let r = direct.post_with("/maps", &forwarded, &dump);
+    let link = r.json()["links"]["svg"].as_str().unwrap().to_string();
+    assert_eq!(link, format!("http://{}/maps/{id}.svg", direct.addr), "an untrusted peer's headers are ignored");
+    let copied = direct.get(&link);
+    assert_eq!((copied.status, copied.header("content-type")), (200, Some("image/svg+xml")));
+
+    let (public, _c) = server(&["--public-url", "https://maps.example.com/pmm/"], &[]);
+    let r = public.post("/maps?name=k.py", "text/plain", &dump);
+    assert_eq!(r.json()["links"]["json"], format!("https://maps.example.com/pmm/maps/{id}.json?name=k.py"));
+    let bad = Command::new(env!("CARGO_BIN_EXE_pto-memory-map")).args(["serve", "--public-url", "maps"]).output();
+    let bad = bad.unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--public-url 'maps' is not a URL"));
 }
 
 #[test]
@@ -600,9 +641,14 @@ fn maps_survive_a_restart_and_kill_9() {
     let tag1 = s.get(v1["links"]["json"].as_str().unwrap()).header("etag").unwrap().to_string();
     s.stop();
 
+    // Each start takes a free port: the link's path is what stays (a public URL would keep the rest).
+    let path = |v: &Value| {
+        let link = v["links"]["json"].as_str().unwrap();
+        link[link.find("/maps/").unwrap()..].to_string()
+    };
     let s = Server::start_in(&dir.0, &[], &[]);
     assert_eq!(s.metric("pto_stored_maps"), 1.0);
-    let r = s.get(v1["links"]["json"].as_str().unwrap());
+    let r = s.get(&path(&v1));
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.header("etag"), Some(tag1.as_str()), "the same link gives the same picture after a restart");
     // Accepted, then killed at once.
@@ -612,7 +658,7 @@ fn maps_survive_a_restart_and_kill_9() {
 
     let s = Server::start_in(&dir.0, &[], &[]);
     assert_eq!(s.metric("pto_stored_maps"), 2.0);
-    let r = s.get(v2["links"]["json"].as_str().unwrap());
+    let r = s.get(&path(&v2));
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["functions"].as_array().unwrap().len(), 3);
     assert_eq!(store(&s, "/maps", &mid).0, 200);

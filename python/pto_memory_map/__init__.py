@@ -81,7 +81,8 @@ def find_binary() -> str:
     raise FileNotFoundError(
         f"{_NAME} is not installed beside this package (looked in "
         + ", ".join(str(p.parent) for p in _candidates())
-        + " and on PATH); reinstall it with `pip install pto-memory-map`"
+        + " and on PATH); reinstall it with `pip install \"pto-memory-map @ git+$PTO_MEMORY_MAP_REPO\"`"
+        + " (the repository's address; `pip install pto-memory-map` once it is released)"
     )
 
 

@@ -13,15 +13,14 @@ import html
 import json
 import math
 import os
-import re
+import secrets
 import struct
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .errors import DumpError, PtoMemoryMapError, UsageError
+from .errors import PtoMemoryMapError, UsageError, error_from_json
 from .model import CheckReport, MemoryMap
 
 __all__ = ["Drawing", "draw", "load", "check", "options", "Option"]
@@ -31,16 +30,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 # Options that the command line takes but the table does not list (they choose the input rather
 # than the view), with the keyword each is passed as.
 _INPUT_FLAGS = {"pass_name": "--pass-name", "soc": "--soc"}
-# Flags the binary's messages may name, and the keyword that sets each in this API.
-_CHECK_FLAGS = {
-    "--max-occupancy": "max_occupancy",
-    "--max-hwm": "max_hwm",
-    "--deny": "deny",
-    "--allow": "allow",
-    "--pass-name": "pass_name",
-    "--soc": "soc",
-}
-_SHORT_FLAGS = {"-b": "backend", "-p": "pass_name", "-f": "format"}
+# Every run asks for its errors as one JSON object on standard error's last line (after the
+# subcommand's name, where there is one).
+_ERRORS = ["--error-format", "json"]
 
 
 @dataclass(frozen=True)
@@ -84,7 +76,7 @@ def _table(binary: str) -> _Table:
             "this package needs the binary of its own release; reinstall pto-memory-map",
             exit_code=out.returncode,
         )
-    data = json.loads(out.stdout)
+    data = _json(out.stdout, f"{binary} --list-options", [binary, "--list-options"])
     rows = {}
     for row in data["options"]:
         kind = row.get("kind", {})
@@ -108,20 +100,17 @@ def options() -> Dict[str, Option]:
     return dict(_table(_binary()).options)
 
 
-def _rename_flags(message: str, table: _Table) -> str:
-    """The binary's message with each flag it names replaced by the keyword argument that sets it."""
-    names: Dict[str, str] = {o.flag: o.name for o in table.options.values() if o.flag}
-    names.update(_CHECK_FLAGS)
-    names.update(_SHORT_FLAGS)
-
-    def keyword(name: str) -> Callable[["re.Match[str]"], str]:
-        return lambda m: f"{name}={m.group(1) or ''}"
-
-    for flag in sorted(names, key=len, reverse=True):
-        # `--deny 'bogus'` becomes `deny='bogus'`, `--threads 0` `threads=0`, a bare `-b` `backend=`.
-        pattern = rf"(?<![\w-]){re.escape(flag)}(?![\w-])(?: ('[^'\n]*'|-?\d[\d.]*))?"
-        message = re.sub(pattern, keyword(names[flag]), message)
-    return message
+def _json(data: bytes, what: str, command: List[str]) -> Any:
+    """The binary's JSON output, or this package's own error when it is not JSON (never a
+    ``JSONDecodeError``): a binary of another release, or output cut short."""
+    try:
+        return json.loads(data)
+    except ValueError as err:
+        raise PtoMemoryMapError(
+            f"{what} did not write JSON ({err}); this package needs the binary of its own release: "
+            "reinstall pto-memory-map",
+            command=command,
+        ) from None
 
 
 def _values(call: str, option: Option, value: Any) -> List[str]:
@@ -181,7 +170,7 @@ def _input_args(pass_name: Optional[str], soc: Union[PathLike, Sequence[PathLike
 
 
 def _run(
-    binary: str, table: _Table, args: List[str], timeout: Optional[float], ok: Sequence[int] = (0,)
+    binary: str, args: List[str], timeout: Optional[float], ok: Sequence[int] = (0,)
 ) -> "subprocess.CompletedProcess[bytes]":
     command = [binary, *args]
     try:
@@ -194,15 +183,25 @@ def _run(
         raise PtoMemoryMapError(f"could not run {binary}: {err}", command=command) from err
     if out.returncode in ok:
         return out
-    raise _error(out, table, command)
+    raise _error(out, command)
 
 
-def _error(out: "subprocess.CompletedProcess[bytes]", table: _Table, command: List[str]) -> PtoMemoryMapError:
+def _error(out: "subprocess.CompletedProcess[bytes]", command: List[str]) -> PtoMemoryMapError:
+    """The exception for a failed run, from the JSON error the binary wrote last on standard error."""
     text = out.stderr.decode("utf-8", errors="replace")
-    errors = [line[len("error: ") :] for line in text.splitlines() if line.startswith("error: ")]
-    message = _rename_flags(errors[-1] if errors else (text.strip() or f"exit status {out.returncode}"), table)
-    cls = UsageError if out.returncode == 2 else DumpError
-    return cls(message, exit_code=out.returncode, command=command)
+    for line in reversed(text.splitlines()):
+        if not line.startswith("{"):
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "code" in data:
+            return error_from_json(data, exit_code=out.returncode, command=command)
+    # No JSON error: the binary crashed or is not this release's.
+    return PtoMemoryMapError(
+        text.strip() or f"pto-memory-map failed (exit status {out.returncode})", exit_code=out.returncode, command=command
+    )
 
 
 def _png_size(data: bytes) -> Optional[Tuple[int, int]]:
@@ -259,7 +258,15 @@ class Drawing:
                     "Choose another file name"
                 )
         parent = target.parent if str(target.parent) else Path(".")
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        if not parent.is_dir():
+            raise UsageError(
+                f"save({str(target)!r}): the folder {str(parent)!r} does not exist; create it first "
+                "(os.makedirs) or save elsewhere"
+            )
+        # Made as any program makes a file (read and write for all, less the umask), so a map saved
+        # for a web server is readable by it; mkstemp's 0600 would not be.
+        temp = parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(self.data)
@@ -335,18 +342,10 @@ def draw(
     if fmt not in table.formats:
         raise UsageError(f"draw(): format={format!r} is not one of {', '.join(table.formats)}")
     src = os.fspath(path)
-    args = [src, "-f", fmt, "-o", "-", *_option_args("draw()", table, options), *_input_args(pass_name, soc)]
-    try:
-        out = _run(binary, table, args, timeout)
-    except UsageError as err:
-        # The CLI draws a tree of cases into a folder of pages; one Drawing holds one map.
-        if "holds many cases" in err.message:
-            raise UsageError(
-                f"draw(): {src} holds many cases; draw one case folder at a time (check() takes the whole tree)",
-                exit_code=err.exit_code,
-                command=err.command,
-            ) from None
-        raise
+    # `--` ends the options: a path that starts with `-` is a path, never a flag.
+    args = [*_ERRORS, "-f", fmt, "-o", "-", *_option_args("draw()", table, options), *_input_args(pass_name, soc)]
+    args += ["--", src]
+    out = _run(binary, args, timeout)
     lines = [line for line in out.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
     summary = next((line for line in lines if line.startswith("drew ")), lines[-1] if lines else "")
     scale = options.get("scale")
@@ -374,7 +373,7 @@ def load(
     the drawing options are accepted and do not change the data).
     """
     drawing = draw(path, "json", pass_name=pass_name, soc=soc, timeout=timeout, **options)
-    return MemoryMap.from_json(json.loads(drawing.data))
+    return MemoryMap.from_json(_json(drawing.data, "pto-memory-map -f json", [_binary(), "-f", "json"]))
 
 
 def check(
@@ -400,8 +399,7 @@ def check(
     unknown code, a limit out of range) and :class:`DumpError` when a single dump cannot be read.
     """
     binary = _binary()
-    table = _table(binary)
-    args = ["check", os.fspath(path), "--format", "json"]
+    args = ["check", *_ERRORS, "--format", "json"]
     if max_occupancy is not None:
         if isinstance(max_occupancy, bool) or not isinstance(max_occupancy, (int, float)):
             raise UsageError(f"check(): max_occupancy={max_occupancy!r} is not a number (percent, 0-100)")
@@ -421,9 +419,9 @@ def check(
         args += ["--max-hwm", str(cap)]
     if backend is not None:
         args += ["--backend", str(backend)]
-    args += _input_args(pass_name, soc)
+    args += [*_input_args(pass_name, soc), "--", os.fspath(path)]
     # Exit 1 with a report on standard output is a failed gate, not an error.
-    out = _run(binary, table, args, timeout, ok=(0, 1))
+    out = _run(binary, args, timeout, ok=(0, 1))
     if out.returncode == 1 and not out.stdout.strip():
-        raise _error(out, table, [binary, *args])
-    return CheckReport.from_json(json.loads(out.stdout))
+        raise _error(out, [binary, *args])
+    return CheckReport.from_json(_json(out.stdout, "pto-memory-map check --format json", [binary, *args]))

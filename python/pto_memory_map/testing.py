@@ -34,10 +34,18 @@ def assert_fits(
             budget.append(f"max_occupancy={max_occupancy:g}%")
         if deny:
             budget.append(f"deny={deny!r}")
+        # Capacities of a chip nothing named are a guess: say so, and how to name the chip.
+        count = len(lines)
+        assumed = [f for f in report.findings if f.code == "backend-assumed"]
+        if assumed and kwargs.get("backend") is None:
+            lines.append(
+                f"note: {assumed[0].message}; if the kernel is for another chip, name it with "
+                "backend='Ascend950' (or the chip's name; -b on the command line)"
+            )
         raise AssertionError(
             f"{output_dir}: the memory map does not fit"
             + (f" ({', '.join(budget)})" if budget else "")
-            + f": {len(lines)} violation{'s' if len(lines) != 1 else ''}\n  "
+            + f": {count} violation{'s' if count != 1 else ''}\n  "
             + "\n  ".join(lines)
         )
     return report

@@ -25,7 +25,7 @@
 //! lexer over the same text.
 
 use crate::budget::{self, Limits};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Location, Result};
 
 /// CPython's own limit on nested brackets.
 pub const MAX_BRACKET_DEPTH: usize = 200;
@@ -357,18 +357,18 @@ fn skip_string(bytes: &[u8], i: usize, q: u8) -> usize {
 }
 
 fn too_deep(text: &str, file: &str, at: usize, what: String) -> Error {
-    let (line, col) = place(text, at);
-    Error::new(
+    let (line, column) = place(text, at);
+    Error::at(
         ErrorKind::Unreadable,
-        format!("{file}:{line}:{col}: {what}; this is not the shape of a PyPTO pass dump (check that the file is one)"),
+        Location { file: file.to_string(), line, column },
+        format!("{what}; this is not the shape of a PyPTO pass dump (check that the file is one)"),
     )
 }
 
 /// `err` with `file:line:col` of byte `at` in front of its message.
-fn placed(text: &str, file: &str, at: usize, mut err: Error) -> Error {
-    let (line, col) = place(text, at);
-    err.message = format!("{file}:{line}:{col}: {}", err.message);
-    err
+fn placed(text: &str, file: &str, at: usize, err: Error) -> Error {
+    let (line, column) = place(text, at);
+    err.placed(Location { file: file.to_string(), line, column })
 }
 
 fn place(text: &str, at: usize) -> (usize, usize) {

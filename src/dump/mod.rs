@@ -43,11 +43,12 @@ impl Dump {
             Err(err) => {
                 let bytes = err.as_bytes();
                 let at = err.utf8_error().valid_up_to();
-                let (line, col) = line_col(&bytes[..at]);
-                Err(Error::new(
+                let (line, column) = line_col(&bytes[..at]);
+                Err(Error::at(
                     ErrorKind::Unreadable,
+                    crate::error::Location { file: name.to_string(), line, column },
                     format!(
-                        "{name}:{line}:{col}: not UTF-8 text (byte 0x{:02x}); a pass dump is the Python \
+                        "not UTF-8 text (byte 0x{:02x}); a pass dump is the Python \
                          text PyPTO writes to passes_dump/NN_after_<Pass>.py: pass that file",
                         bytes[at]
                     ),

@@ -14,7 +14,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 use super::flow::Flow;
 use super::guard::Unit;
 use crate::budget::Limits;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Location, Result};
 use crate::model::{MAX_BYTES, PeerBuffer, Reserved, Slots, Tile, Unresolved};
 
 /// Function types that own tile memory; `Group`, `Orchestration`, `Spmd` and others do not.
@@ -118,13 +118,14 @@ fn legacy(text: &str, file: &str) -> Option<Error> {
         start += line.len();
     }
     let first = found.iter().map(|&(at, _)| at).min()?;
-    let (line, col) = super::line_col(&text.as_bytes()[..first]);
+    let (line, column) = super::line_col(&text.as_bytes()[..first]);
     let what: Vec<&str> =
         LEGACY_MARKS.iter().map(|&(_, w)| w).filter(|w| found.iter().any(|&(_, f)| f == *w)).collect();
-    Some(Error::new(
+    Some(Error::at(
         ErrorKind::Refused,
+        Location { file: file.to_string(), line, column },
         format!(
-            "{file}:{line}:{col}: a PyPTO dump from before the pl.Mem syntax ({}): this tool reads the dumps \
+            "a PyPTO dump from before the pl.Mem syntax ({}): this tool reads the dumps \
              PyPTO has written since about April 2026 (pl.Mem.Vec, pl.tile.alloc, pl.MemRef(base, offset, \
              size)); re-dump the kernel with a current PyPTO",
             what.join(", ")
@@ -316,12 +317,10 @@ fn parse_unit(text: &str, unit: Unit, lines: &LineIndex, file: &str) -> Result<P
     };
     if let Some(err) = parsed.errors().iter().find(|e| !forgiven(e)) {
         let at = lines.line_column(err.location.start(), text);
-        return Err(Error::new(
+        return Err(Error::at(
             ErrorKind::Unreadable,
-            format!(
-                "{file}:{}:{}: not valid Python: {}; a pass dump is the Python text PyPTO writes, unedited",
-                at.line, at.column, err.error
-            ),
+            Location { file: file.to_string(), line: at.line.get(), column: at.column.get() },
+            format!("not valid Python: {}; a pass dump is the Python text PyPTO writes, unedited", err.error),
         ));
     }
     Ok(parsed)
@@ -365,12 +364,10 @@ fn bad_number(bad: BadNumber, lines: &LineIndex, text: &str, file: &str) -> Erro
         }
         Bad::PastEnd => format!("ends past {MAX_BYTES} bytes (1 TiB) with its size; no on-chip memory is that large"),
     };
-    Error::new(
+    Error::at(
         ErrorKind::Unreadable,
-        format!(
-            "{file}:{}:{}: this MemRef offset or size {what}, so the dump was edited or damaged: re-dump it with PyPTO",
-            pos.line, pos.column
-        ),
+        Location { file: file.to_string(), line: pos.line.get(), column: pos.column.get() },
+        format!("this MemRef offset or size {what}, so the dump was edited or damaged: re-dump it with PyPTO"),
     )
 }
 

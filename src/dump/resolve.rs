@@ -27,6 +27,19 @@ pub fn resolve(path: &Path, pass_name: &str) -> Result<PathBuf> {
             return Ok(found);
         }
     }
+    let present = passes_present(path);
+    if !present.is_empty() {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "{}: no '*_after_{pass_name}.py' dump here or in its passes_dump/; the passes dumped here are: {}. \
+                 Pick one with -p/--pass-name, or dump every pass with \
+                 RunConfig(dump_passes=PassDumpLevel.EXPLICIT)",
+                path.display(),
+                present.join(", ")
+            ),
+        ));
+    }
     Err(Error::new(
         ErrorKind::NotFound,
         format!(
@@ -36,6 +49,23 @@ pub fn resolve(path: &Path, pass_name: &str) -> Result<PathBuf> {
             path.display()
         ),
     ))
+}
+
+/// The passes dumped in `path` or its `passes_dump/` (`NN_after_<PASS>.py`), in pass order, each once.
+fn passes_present(path: &Path) -> Vec<String> {
+    let mut found: Vec<(u64, String)> = [path.to_path_buf(), path.join("passes_dump")]
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_str()?.to_string();
+            let (num, pass) = name.strip_suffix(".py")?.split_once("_after_")?;
+            Some((num.parse().ok()?, pass.to_string()))
+        })
+        .collect();
+    found.sort();
+    let mut seen = std::collections::HashSet::new();
+    found.into_iter().filter(|(_, p)| seen.insert(p.clone())).map(|(_, p)| p).collect()
 }
 
 /// The dump with the largest `NN` prefix; numbers compare as numbers, so `100_` beats `99_`.

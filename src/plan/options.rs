@@ -202,6 +202,13 @@ impl ViewOptions {
         }
         let names: Vec<&str> = map.functions.iter().map(|f| f.name.as_str()).collect();
         if let Some(bad) = self.functions.iter().find(|f| !names.contains(&f.as_str())) {
+            if let Some((_, ftype)) = map.without_tiles.iter().find(|(n, _)| n == bad) {
+                return Err(usage(format!(
+                    "'{bad}' is an {ftype} function of this dump that places nothing in on-chip memory (no tile \
+                     bound to a MemRef), so it has no map; the functions drawn are: {}",
+                    names.join(", ")
+                )));
+            }
             return Err(usage(format!(
                 "no compute function '{bad}' in this dump; its functions are: {}",
                 names.join(", ")

@@ -64,11 +64,26 @@ pub fn least_size(overview: &Overview, view: &ViewOptions) -> (f64, f64) {
     crate::scene::least_size(cards, view.zoom)
 }
 
+std::thread_local! {
+    /// Whether the last PNG this thread chose was the digest: the shells say so beside the file
+    /// (a user who asked for the map gets a summary of it, and must learn how to get the rest).
+    static DIGESTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the PNG drawn last on this thread was a digest rather than the whole map; reading it
+/// clears it, so each render is told once.
+pub fn took_digest() -> bool {
+    DIGESTED.with(|d| d.replace(false))
+}
+
 /// The digest, within the PNG's limit.
 fn digest_png(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f64) -> Result<Scene> {
     let scene = digest(overview, lay, view, scale, DIGEST_PIXELS)?;
     match png::pixels(scene.width, scene.height, scale) {
-        Ok(_) => Ok(scene),
+        Ok(_) => {
+            DIGESTED.with(|d| d.set(true));
+            Ok(scene)
+        }
         Err(e) => Err(Error::new(ErrorKind::TooLarge, format!("the digest of this dump is too large: {e}"))),
     }
 }

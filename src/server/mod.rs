@@ -18,6 +18,7 @@ mod diff;
 mod errors;
 mod metrics;
 mod observe;
+mod origin;
 mod page;
 mod params;
 mod pool;
@@ -29,6 +30,7 @@ mod store;
 mod wire;
 
 /// A request's options, read from its query string and form fields by the option table.
+pub use origin::PublicUrl;
 pub use params::Params;
 pub use store::{FsStore, MapStore};
 
@@ -74,6 +76,10 @@ pub struct ServeConfig {
     pub limits: crate::budget::Limits,
     /// When set, `POST /maps` needs `Authorization: Bearer <token>` (from `PMM_WRITE_TOKEN`).
     pub write_token: Option<String>,
+    /// Where the links in answers start (`--public-url`); `None`: from each request.
+    pub public_url: Option<PublicUrl>,
+    /// Proxies whose `X-Forwarded-Host` and `-Proto` are believed (`--trusted-proxy`).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// What every handler shares.
@@ -90,12 +96,20 @@ pub(crate) struct AppState {
     pub bodies: Arc<body::InFlight>,
     /// Held while a map is stored: one upload at a time checks and writes.
     pub storing: tokio::sync::Mutex<()>,
+    /// Where links start (see `origin`).
+    pub public_url: Option<PublicUrl>,
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl AppState {
     /// How request bodies are read.
     pub fn reading(&self) -> body::Reading {
         body::Reading { limit: self.max_body, timeout: self.read_timeout, bodies: self.bodies.clone() }
+    }
+
+    /// Where the links of the answer to `req` start.
+    pub fn origin(&self, req: &actix_web::HttpRequest) -> String {
+        origin::of(req, self.public_url.as_ref(), &self.trusted_proxies)
     }
 }
 
@@ -122,6 +136,8 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         metrics: Arc::new(Metrics::default()),
         bodies: body::InFlight::new(body::InFlight::cap_for(config.max_body_bytes)),
         storing: tokio::sync::Mutex::new(()),
+        public_url: config.public_url.clone(),
+        trusted_proxies: config.trusted_proxies.clone(),
     });
     let max_body = config.max_body_bytes;
     let app = move || {

@@ -241,10 +241,18 @@ pub fn error_page(status: u16, code: &str, message: &str) -> String {
     x.finish().into_string()
 }
 
-/// A message as a sentence: capital first letter, full stop at the end.
+/// A message as a sentence: capital first letter, full stop at the end. A message that starts with a
+/// name (a file `dump.py:3:1:`, a tile `t__tile`, a place `qk:`) keeps it as it is spelt.
 fn sentence(message: &str) -> String {
+    let first = message.split([' ', ',', ';']).next().unwrap_or("");
+    let a_name =
+        first.ends_with(':') || first.contains(['.', '_', '/', '\\']) || first.chars().any(|c| c.is_ascii_digit());
     let mut chars = message.chars();
-    let mut out: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+    let mut out: String = match chars.next() {
+        Some(c) if !a_name => c.to_uppercase().collect(),
+        Some(c) => c.to_string(),
+        None => String::new(),
+    };
     out.push_str(chars.as_str());
     if !out.ends_with(['.', '?', '!']) {
         out.push('.');
@@ -282,5 +290,10 @@ mod tests {
         let page = error_page(422, "picture_too_large", "the picture is too large; try function=NAME <b>");
         assert!(page.contains("The picture is too large; try function=NAME &lt;b&gt;."));
         assert!(page.contains("href=\"/\"") && page.contains("picture_too_large"));
+        // A file's name is spelt as it is, never capitalised.
+        let page = error_page(400, "unreadable", "qk_matmul.py:3:1: not valid Python");
+        assert!(page.contains("qk_matmul.py:3:1: not valid Python."), "{page}");
+        let page = error_page(400, "unreadable", "dump: not a pass dump");
+        assert!(page.contains(">dump: not a pass dump.<"), "{page}");
     }
 }

@@ -194,11 +194,12 @@ pub(super) fn download_name(name: &str, format: Format) -> String {
     format!("{safe}.memory_map.{}", format.extension())
 }
 
-/// The JSON a stored map is described by: its id and one link per format.
-fn links(id: &str, query: &str) -> serde_json::Value {
+/// The JSON a stored map is described by: its id and one absolute link per format (`origin` is
+/// where they start, see `origin`).
+fn links(origin: &str, id: &str, query: &str) -> serde_json::Value {
     let links: serde_json::Map<String, serde_json::Value> = crate::render::FORMATS
         .iter()
-        .map(|f| (f.extension.to_string(), format!("/maps/{id}.{}{query}", f.extension).into()))
+        .map(|f| (f.extension.to_string(), format!("{origin}/maps/{id}.{}{query}", f.extension).into()))
         .collect();
     serde_json::json!({ "id": id, "links": links })
 }
@@ -253,9 +254,9 @@ async fn store_map(
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok(HttpResponse::build(status)
         .content_type("application/json")
-        .insert_header((header::LOCATION, format!("/maps/{id}")))
+        .insert_header((header::LOCATION, format!("{}/maps/{id}", state.origin(&req))))
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .body(links(&id, &link_params.link_query()).to_string()))
+        .body(links(&state.origin(&req), &id, &link_params.link_query()).to_string()))
 }
 
 /// Who may store: with a write token configured, only a request carrying it (401 otherwise); and
@@ -341,7 +342,7 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
             .content_type("application/json")
             .insert_header((header::CACHE_CONTROL, IMMUTABLE))
             .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
-            .body(links(id, &params.link_query()).to_string()));
+            .body(links(&state.origin(&req), id, &params.link_query()).to_string()));
     };
     // The tag names exactly the bytes served: the map, the options, and the name and backend it is
     // drawn with, the query's or else those it was stored with (read once, remembered with its

@@ -167,7 +167,7 @@ def test_check_a_tree_of_cases(demo_case, over_capacity, fitting_case, tmp_path)
     shutil.copytree(fitting_case, tree / "fits")
     shutil.copytree(over_capacity, tree / "spills")
     report = pmm.check(tree)
-    with pytest.raises(pmm.UsageError, match="holds many cases; draw one case folder at a time"):
+    with pytest.raises(pmm.UsageError, match="holds many cases.*draw one case folder at a time"):
         pmm.draw(tree)
     assert not report.passed
     assert {c.case: c.passed for c in report.cases} == {"fits": True, "spills": False}
@@ -201,9 +201,8 @@ def test_usage_errors_from_the_binary_carry_its_message_with_keywords(demo_case)
     assert "no space 'Foo' in this dump; its spaces are: Vec" in err.value.message
     with pytest.raises(pmm.UsageError) as err:
         pmm.check(demo_case, deny="bogus")
-    assert err.value.exit_code == 2
-    assert str(err.value).startswith("deny='bogus': no such code")
-    assert "--deny" not in str(err.value)
+    assert err.value.exit_code == 2 and err.value.code == "usage"
+    assert "'bogus': no such code" in err.value.message and err.value.remedy
     with pytest.raises(pmm.UsageError, match="not one of svg, png, html, json, txt"):
         pmm.draw(demo_case, format="gif")
     with pytest.raises(pmm.UsageError, match="max_occupancy=120 is outside 0..100"):
@@ -220,16 +219,85 @@ def test_a_broken_dump_raises_with_file_line_and_column(over_capacity):
         with pytest.raises(pmm.DumpError) as err:
             call(over_capacity)
         e = err.value
-        assert e.exit_code == 1
+        assert e.exit_code == 1 and e.code == "unreadable" and e.remedy
         assert Path(e.file).name == dump.name and (e.line, e.column) == (17, 9)
-        assert e.location.endswith(f"{dump.name}:17:9")
-        assert "not valid Python" in e.message
+        assert e.location.endswith(f"{dump.name}:17:9") and str(e).startswith(e.location)
+        assert e.message.startswith("not valid Python")
 
 
 def test_a_missing_path_is_a_dump_error_naming_it(tmp_path):
     with pytest.raises(pmm.PtoMemoryMapError, match="no such file or folder") as err:
         pmm.draw(tmp_path / "nowhere")
-    assert err.value.location is None
+    assert err.value.location is None and err.value.code == "not_found"
+
+
+def test_paths_are_never_flags(demo_case, tmp_path, monkeypatch):
+    """Paths follow `--`: a dump named like a flag is a dump, and `--help` is a missing file."""
+    monkeypatch.chdir(tmp_path)
+    dump = next((demo_case / "passes_dump").glob("*.py"))
+    shutil.copy(dump, tmp_path / "-demo.py")
+    drawing = pmm.draw("-demo.py")
+    assert drawing.text.lstrip().startswith("<svg") and "qk_matmul" in drawing.text
+    assert pmm.check("-demo.py").findings
+    for call in (pmm.draw, pmm.load, pmm.check):
+        with pytest.raises(pmm.DumpError) as err:
+            call("--help")
+        assert err.value.code == "not_found" and "--help: no such file or folder" in err.value.message
+
+
+def test_output_that_is_not_json_raises_the_packages_own_error(demo_case, tmp_path, monkeypatch):
+    """A binary that answers something else (another release, a crash) is this package's error,
+    never a JSONDecodeError."""
+    real = pmm.find_binary()
+    fake = tmp_path / "pto-memory-map"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = --list-options ]; then exec {real} --list-options; fi\n'
+        "echo 'this is not JSON'\n"
+        "echo 'error: something went wrong' >&2\n"
+        "exit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PTO_MEMORY_MAP_BINARY", str(fake))
+    with pytest.raises(pmm.PtoMemoryMapError) as err:
+        pmm.check(demo_case)
+    assert not isinstance(err.value.__cause__, json.JSONDecodeError)
+    assert "did not write JSON" in str(err.value)
+    # Without the JSON error the binary's text is kept whole.
+    with pytest.raises(pmm.PtoMemoryMapError) as err:
+        pmm.draw(demo_case)
+    assert err.value.code is None and "something went wrong" in str(err.value)
+
+
+def test_the_package_never_reads_a_messages_words():
+    """Errors come from the binary's JSON fields: no module of the package uses regular expressions."""
+    import ast
+
+    package = Path(pmm.__file__).parent
+    for source in package.glob("*.py"):
+        tree = ast.parse(source.read_text())
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            assert "re" not in names and module != "re", f"{source.name} imports re"
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_save_honours_the_umask(demo_case, tmp_path, umask, mode):
+    drawing = pmm.draw(demo_case)
+    old = os.umask(umask)
+    try:
+        made = drawing.save(tmp_path / "new.svg")
+        (tmp_path / "old.svg").write_text("old")
+        replaced = drawing.save(tmp_path / "old.svg")
+    finally:
+        os.umask(old)
+    assert made.stat().st_mode & 0o777 == mode and replaced.stat().st_mode & 0o777 == mode
+
+
+def test_save_into_a_missing_folder_names_it(demo_case, tmp_path):
+    with pytest.raises(pmm.UsageError, match="the folder .*nosuchdir' does not exist"):
+        pmm.draw(demo_case).save(tmp_path / "nosuchdir" / "x.svg")
 
 
 def test_a_binary_of_ones_own_build_is_chosen_by_environment(monkeypatch, tmp_path):

@@ -21,7 +21,18 @@ from pto_memory_map.codequality import code_quality
 from conftest import ROOT
 
 CI = ROOT / "examples" / "ci"
-RECIPES = [("github-memory-map.yml", "vendor.github-workflows"), ("gitlab-memory-map.yml", "vendor.gitlab-ci")]
+# Every workflow and recipe in the repository, each with the schema of the service that runs it.
+RECIPES = [
+    (CI / "github-memory-map.yml", "vendor.github-workflows"),
+    (CI / "gitlab-memory-map.yml", "vendor.gitlab-ci"),
+    *((p, "vendor.github-workflows") for p in sorted((ROOT / ".github" / "workflows").glob("*.yml"))),
+]
+
+
+def test_every_workflow_and_recipe_is_validated():
+    found = {*CI.glob("*.yml"), *(ROOT / ".github" / "workflows").glob("*.yml")}
+    assert found == {p for p, _ in RECIPES}
+    assert (ROOT / ".github" / "workflows" / "release.yml") in found
 
 
 def check_jsonschema(schema: str, path: Path) -> subprocess.CompletedProcess:
@@ -29,15 +40,16 @@ def check_jsonschema(schema: str, path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(binary), "--builtin-schema", schema, str(path)], capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("name, schema", RECIPES)
-def test_the_recipe_validates_against_its_schema(name, schema, tmp_path):
-    ok = check_jsonschema(schema, CI / name)
+@pytest.mark.parametrize("path, schema", RECIPES, ids=lambda x: getattr(x, "name", x))
+def test_the_recipe_validates_against_its_schema(path, schema, tmp_path):
+    name = path.name
+    ok = check_jsonschema(schema, path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     # The validator does look: the same file with a misspelt key is refused.
     broken = tmp_path / name
-    text = (CI / name).read_text()
+    text = path.read_text()
     broken.write_text(
-        text.replace("runs-on:", "run-on:") if "github" in name else text.replace("  script:", "  scripts:")
+        text.replace("runs-on:", "run-on:") if "github" in schema else text.replace("  script:", "  scripts:")
     )
     bad = check_jsonschema(schema, broken)
     assert bad.returncode != 0, f"{name} with a misspelt key passed {schema}"
@@ -124,7 +136,11 @@ def bash(script: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
 
 def test_the_github_workflows_steps_run_as_written(trees):
     """The steps that need no GitHub (check, compare) run verbatim on the example's trees."""
-    steps = {s.get("name"): s for s in load_yaml(CI / "github-memory-map.yml")["jobs"]["memory-map"]["steps"]}
+    workflow = load_yaml(CI / "github-memory-map.yml")
+    steps = {s.get("name"): s for s in workflow["jobs"]["memory-map"]["steps"]}
+    # Installed from the repository, its address one variable, until a release has wheels.
+    assert '"pto-memory-map @ git+$PTO_MEMORY_MAP_REPO"' in steps["Install"]["run"]
+    assert workflow["env"]["PTO_MEMORY_MAP_REPO"].startswith("https://")
     env = {"RUNNER_TEMP": str(trees), "GITHUB_OUTPUT": str(trees / "github_output"), "MAX_OCCUPANCY": "90"}
     check = bash(steps["Check the head"]["run"], trees, env)
     assert check.returncode == 0, check.stderr  # a failed gate is recorded, not an error of the step
@@ -143,7 +159,15 @@ def test_the_github_workflows_steps_run_as_written(trees):
 def test_the_gitlab_jobs_script_runs_as_written(trees):
     """The job's script after the dumps (check, Code Quality, diff, pictures, note) runs verbatim;
     without MEMORY_MAP_TOKEN it posts nothing, and it exits with the gate's status."""
-    job = load_yaml(CI / "gitlab-memory-map.yml")["memory-map"]
+    recipe = load_yaml(CI / "gitlab-memory-map.yml")
+    job = recipe["memory-map"]
+    # The tool is installed from the wheel the pipeline built in an image that has cargo, from the
+    # one repository address the recipe names.
+    wheel = recipe["memory-map-wheel"]
+    assert wheel["image"].startswith("rust:") and job["needs"] == ["memory-map-wheel"]
+    assert any('git+$PTO_MEMORY_MAP_REPO"' in line for line in wheel["script"])
+    assert "wheels/" in wheel["artifacts"]["paths"]
+    assert any("pip install wheels/pto_memory_map-*.whl" in line for line in job["script"])
     script = job["script"]
     start = next(i for i, line in enumerate(script) if line.startswith("mkdir -p memory-map-diff"))
     env = {"MAX_OCCUPANCY": str(job["variables"]["MAX_OCCUPANCY"]), "MEMORY_MAP_BASE": str(trees / "base")}
@@ -158,3 +182,20 @@ def test_the_gitlab_jobs_script_runs_as_written(trees):
     assert (trees / "memory-map-diff" / "qk.png").is_file()
     for path in job["artifacts"]["paths"]:
         assert (trees / path).exists(), path
+
+
+def test_the_release_workflow_builds_every_platforms_wheel_on_a_tag():
+    workflow = load_yaml(ROOT / ".github" / "workflows" / "release.yml")
+    assert workflow["on"]["push"]["tags"] == ["v*"]
+    jobs = workflow["jobs"]
+    linux = jobs["linux"]
+    assert linux["strategy"]["matrix"]["target"] == ["x86_64", "aarch64"]
+    build = next(s for s in linux["steps"] if s.get("uses", "").startswith("PyO3/maturin-action"))
+    assert build["with"]["manylinux"] == "auto" and "--locked" in build["with"]["args"]
+    macs = {(m["runner"], m["target"]) for m in jobs["macos"]["strategy"]["matrix"]["include"]}
+    assert {t for _, t in macs} == {"x86_64", "aarch64"}
+    # Published only from a tag, after every wheel was installed and run on its own platform.
+    publish = jobs["publish"]
+    assert set(publish["needs"]) == {"sdist", "smoke"} and "refs/tags/v" in publish["if"]
+    assert publish["permissions"]["id-token"] == "write"
+    assert len(jobs["smoke"]["strategy"]["matrix"]["include"]) == 4

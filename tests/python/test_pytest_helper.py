@@ -27,6 +27,21 @@ def test_over_capacity_fails_with_the_findings_messages(over_capacity):
     assert "fits:" not in text
 
 
+def test_a_failure_on_an_assumed_backend_says_how_to_name_the_chip():
+    from conftest import ROOT
+
+    # No ptoas/ beside this dump and no space only one chip has: Ascend910B is assumed.
+    with pytest.raises(AssertionError) as err:
+        assert_fits(ROOT / "tests" / "fixtures" / "find_overflow.py", deny=None)
+    text = str(err.value)
+    assert ": 2 violations\n" in text and "overflow" in text and "max-occupancy" in text
+    assert "Ascend910B's capacities assumed" in text and "backend='Ascend950'" in text and "-b" in text
+    # Naming the chip is heard: no such note then.
+    with pytest.raises(AssertionError) as err:
+        assert_fits(ROOT / "tests" / "fixtures" / "find_overflow.py", deny=None, backend="Ascend910B")
+    assert "assumed" not in str(err.value)
+
+
 def test_the_budget_is_the_callers(fitting_case):
     with pytest.raises(AssertionError, match="max-occupancy"):
         assert_fits(fitting_case, max_occupancy=10)

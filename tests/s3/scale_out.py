@@ -124,7 +124,7 @@ class Stack:
         log = open(self.work / f"{name}.log", "ab")
         self.procs[name] = subprocess.Popen(
             [os.environ["PMM_BIN"], "serve", "--bind", f"127.0.0.1:{port}", "--render-threads", "2",
-             "--store", f"s3://{BUCKET}/{prefix}", "--max-store-bytes", str(quota)],
+             "--store", f"s3://{BUCKET}/{prefix}", "--max-store-bytes", str(quota), "--trusted-proxy", "127.0.0.1"],
             stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=self.env)
         self.ports[name] = port
         wait_for(name, lambda: request(port, "GET", "/healthz", timeout=5)[0] == 200)
@@ -246,6 +246,13 @@ def run(stack):
     s2, h2, via2 = request(nx, "GET", target)
     check(s1 == 200 and via1 == from_a and h1["etag"] == etag, "through nginx: the same bytes and ETag")
     check(h2.get("x-cache-status") == "HIT" and via2 == from_a, f"nginx serves it again from its cache: {h2}")
+    # A link copied from an answer through nginx is absolute, names nginx's address (from its
+    # X-Forwarded-Host), and resolves there.
+    status, _, body = request(nx, "POST", "/maps?name=kernel.py", dump, {"Content-Type": "text/plain"})
+    link, origin = json.loads(body)["links"]["svg"], f"http://127.0.0.1:{nx}"
+    check(status == 200 and link.startswith(f"{origin}/maps/{map_id}.svg"), f"the link names nginx: {link}")
+    status, _, via = request(nx, "GET", link[len(origin):])
+    check(status == 200 and via == from_a, f"the link copied from the answer resolves: {status}")
     for port in (a, b, nx):
         status, headers, body = request(port, "GET", target, headers={"If-None-Match": etag})
         check(status == 304 and body == b"" and headers.get("etag") == etag, f"304 on port {port}: {status}")
