@@ -22,6 +22,7 @@ The load average is printed before and after: the machine is shared, so read fig
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -68,13 +69,10 @@ def check(instance, solution, align=1):
         for lo2, up2, off2, top2 in items[i + 1:]:
             if lo2 >= up:
                 break
-            if off < top2 and off2 < top and size_nonzero(off, top, off2, top2):
+            # Blocks of no size take no bytes.
+            if off < top2 and off2 < top and top > off and top2 > off2:
                 raise AssertionError(f"{solution}: blocks overlap")
     return max((t for lo, up, o, t in items if lo < up and t > o), default=0)
-
-
-def size_nonzero(off, top, off2, top2):
-    return top > off and top2 > off2
 
 
 def build_minimalloc(pack_dir, git_dir):
@@ -88,9 +86,14 @@ def build_minimalloc(pack_dir, git_dir):
 
 
 def timed(cmd):
+    """Runs `cmd`: (wall seconds, CPU seconds of the process, the finished process)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True)
-    return time.perf_counter() - start, done
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done
 
 
 def main():
@@ -112,32 +115,36 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="bench-pack-"))
 
     # 1. The challenge set, decision at 1 MiB.
-    print("\n1. challenge set, decision at 1 MiB (seconds, median of %d runs; wall time per process)" % args.runs)
-    print(f"{'inst':5}{'blocks':>7}{'MiniMalloc':>12}{'ours':>10}{'ours in-process':>17}{'our peak':>10}")
-    totals = [0.0, 0.0]
+    print("\n1. challenge set, decision at 1 MiB (seconds, median of %d runs per process: wall, CPU)" % args.runs)
+    print(f"{'inst':5}{'blocks':>7}{'MM wall':>9}{'MM cpu':>8}{'ours wall':>11}{'ours cpu':>10}{'cpu ratio':>11}"
+          f"{'our peak':>10}")
+    totals = [0.0, 0.0, 0.0, 0.0]
     letters = args.only or "ABCDEFGHIJK"
     for letter in letters:
         inst = pack_dir / "minimalloc" / f"{letter}.1048576.csv"
         n = len(read_csv(inst))
-        theirs, mine, inner, peak = [], [], [], None
+        theirs, mine, theirs_cpu, mine_cpu, peak = [], [], [], [], None
         for run in range(args.runs):
             out_mm = tmp / f"mm.{letter}.csv"
-            t, done = timed([str(mm / "minimalloc"), f"--capacity={MIB}", f"--input={inst}", f"--output={out_mm}"])
+            t, c, done = timed([str(mm / "minimalloc"), f"--capacity={MIB}", f"--input={inst}",
+                                f"--output={out_mm}"])
             assert done.returncode == 0, done.stderr
             assert check(inst, out_mm) <= MIB
             theirs.append(t)
+            theirs_cpu.append(c)
             out = tmp / f"ours.{letter}.csv"
-            t, done = timed([ours, "pack", str(inst), "-o", str(out), "--capacity", str(MIB)])
+            t, c, done = timed([ours, "pack", str(inst), "-o", str(out), "--capacity", str(MIB)])
             assert done.returncode == 0, done.stderr
             peak = check(inst, out)
             assert peak <= MIB
             mine.append(t)
-            inner.append(float(re.search(r"([0-9.]+) ms", done.stderr).group(1)) / 1000)
-        a, b = statistics.median(theirs), statistics.median(mine)
-        totals[0] += a
-        totals[1] += b
-        print(f"{letter:5}{n:>7}{a:>12.3f}{b:>10.3f}{statistics.median(inner):>17.3f}{peak:>10}", flush=True)
-    print(f"{'total':12}{totals[0]:>12.3f}{totals[1]:>10.3f}")
+            mine_cpu.append(c)
+        row = [statistics.median(x) for x in (theirs, theirs_cpu, mine, mine_cpu)]
+        totals = [a + b for a, b in zip(totals, row)]
+        print(f"{letter:5}{n:>7}{row[0]:>9.3f}{row[1]:>8.3f}{row[2]:>11.3f}{row[3]:>10.3f}"
+              f"{row[1] / max(row[3], 1e-6):>10.1f}x{peak:>10}", flush=True)
+    print(f"{'total':12}{totals[0]:>9.3f}{totals[1]:>8.3f}{totals[2]:>11.3f}{totals[3]:>10.3f}"
+          f"{totals[1] / max(totals[3], 1e-6):>10.1f}x")
     print(f"load {' '.join(load())}")
 
     # 2. PyPTO's instances, minimising, in-process times.
@@ -179,10 +186,10 @@ def main():
             inst = pack_dir / "minimalloc" / f"{letter}.1048576.csv"
             mm_out = tmp / "mm_min"
             mm_out.mkdir(exist_ok=True)
-            t_mm, done = timed([str(mm / "mm_opt"), str(args.minimise_ms), str(mm_out), str(inst)])
+            t_mm, _, done = timed([str(mm / "mm_opt"), str(args.minimise_ms), str(mm_out), str(inst)])
             f = done.stdout.splitlines()[1].split(",")
             out = tmp / f"ours.min.{letter}.csv"
-            t_ours, mine = timed([ours, "pack", str(inst), "-o", str(out), "--deadline", str(args.minimise_ms)])
+            t_ours, _, mine = timed([ours, "pack", str(inst), "-o", str(out), "--deadline", str(args.minimise_ms)])
             assert mine.returncode == 0, mine.stderr
             peak = check(inst, out)
             proven = "not proven" not in mine.stderr

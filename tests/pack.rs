@@ -304,6 +304,14 @@ fn every_pypto_instance_is_proven_optimal_at_its_known_peak() {
 }
 
 #[test]
+fn the_optimum_of_minimallocs_c_is_proven() {
+    let Some(dir) = shared_pack() else { return };
+    let inst = read_instance(&dir.join("minimalloc/C.1048576.csv"));
+    let p = packed(&inst.blocks, PackOptions { align: 1, capacity: None, deadline: Some(Duration::from_secs(60)) });
+    assert_eq!((p.peak, p.proven_optimal), (1_039_360, true));
+}
+
+#[test]
 fn challenge_instances_get_valid_placements_under_a_deadline() {
     let Some(dir) = shared_pack() else { return };
     for letter in ["A", "C", "K"] {
