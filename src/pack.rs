@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, ErrorKind, Result};
 
 pub mod csv;
+pub mod space;
 
 /// One block to place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use pto_memory_map::pack::{self, Block, PackOptions, Packing};
 
+mod common;
+
 fn aligned(size: u64, align: u64) -> u64 {
     size.div_ceil(align) * align
 }
@@ -322,6 +324,35 @@ fn challenge_instances_get_valid_placements_under_a_deadline() {
             assert!(p.peak <= 1 << 20, "{letter}");
         }
         assert_ne!(p.fits, Some(false), "{letter} fits in 1 MiB (MiniMalloc found it)");
+    }
+}
+
+/// Every space of every corpus dump packs no higher than the compiler placed it and no lower than
+/// its bound, with every box placed; the spaces where the compiler leaves the most are printed.
+#[test]
+fn corpus_spaces_pack_between_their_bound_and_their_high_water_mark() {
+    if common::corpus().is_none() {
+        return;
+    }
+    let mut gains = Vec::new();
+    for (path, map) in common::drawable_corpus() {
+        for f in &map.functions {
+            for s in &f.spaces {
+                let boxes: Vec<&pto_memory_map::model::Block> =
+                    f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
+                let Some(p) = pack::space::pack_space(&boxes, 32, Duration::from_millis(50)) else { continue };
+                let hwm = boxes.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
+                let at = format!("{} {} {}", path.display(), f.name, s.space);
+                assert!(p.bytes <= hwm, "{at}: {} above {hwm}", p.bytes);
+                assert!(p.lower_bound <= p.bytes, "{at}");
+                assert_eq!(p.placement.len(), boxes.iter().filter(|b| b.tile.size > 0 && b.tile.offset >= 0).count());
+                gains.push((hwm - p.bytes, hwm, p.bytes, p.proven_optimal, at));
+            }
+        }
+    }
+    gains.sort_by_key(|g| std::cmp::Reverse(g.0));
+    for (gain, hwm, bytes, proven, at) in gains.iter().take(5) {
+        eprintln!("could pack: {at}: {hwm} -> {bytes} B (-{gain}){}", if *proven { ", optimal" } else { "" });
     }
 }
 
