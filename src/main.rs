@@ -801,6 +801,13 @@ fn pack(args: &PackArgs) -> Result<bool> {
     use pto_memory_map::pack;
     in_range("--align", args.align, 1, pack::csv::MAX_BYTES)?;
     let name = args.instance.display().to_string();
+    // The instance is read whole: refuse what no instance needs before reading it.
+    if std::fs::metadata(&args.instance).is_ok_and(|m| m.len() > MAX_INSTANCE_BYTES) {
+        return Err(Error::new(
+            ErrorKind::Refused,
+            format!("{name}: larger than {MAX_INSTANCE_BYTES} bytes; the packer reads instances up to that size"),
+        ));
+    }
     let text = std::fs::read_to_string(&args.instance).map_err(|e| {
         let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
         Error::new(kind, format!("{name}: cannot read: {e}"))
@@ -825,8 +832,12 @@ fn pack(args: &PackArgs) -> Result<bool> {
     let optimal = if p.proven_optimal { "proven optimal" } else { "not proven optimal" };
     let facts = format!("lower bound {}, {optimal}, {ms:.2} ms, {} search nodes", p.lower_bound, p.nodes);
     if let (Some(capacity), Some(false) | None) = (args.capacity, p.fits) {
-        let why = if p.fits.is_some() { "no placement exists" } else { "none found before the deadline" };
-        say_err(format_args!("does not fit in {capacity}: {why} (best found {}; {facts}); nothing written", p.peak));
+        let why = match p.fits {
+            _ if capacity < p.lower_bound => format!("more than that is live at once ({})", p.lower_bound),
+            Some(_) => format!("no placement exists (an exhaustive search, {} nodes, {ms:.2} ms)", p.nodes),
+            None => format!("none found before the deadline (best found {}, {ms:.2} ms)", p.peak),
+        };
+        say_err(format_args!("does not fit in {capacity}: {why}; nothing written"));
         return Ok(false);
     }
     write_with(&target, |out| {
@@ -835,6 +846,9 @@ fn pack(args: &PackArgs) -> Result<bool> {
     say_err(format_args!("peak {}, {facts}", p.peak));
     Ok(true)
 }
+
+/// The largest instance file `pack` reads (a million rows of MiniMalloc's CSV are about 40 MB).
+const MAX_INSTANCE_BYTES: u64 = 256 << 20;
 
 /// `<dump stem>.memory_map.<ext>` beside the dump.
 fn default_output(path: &Path, pass: &str, function: Option<&str>, format: Format) -> Result<PathBuf> {

@@ -155,6 +155,9 @@ fn fixed_blocks_that_collide_are_refused() {
     let err =
         pack::pack(&[Block::fixed(0, 4, 64, 0), Block::fixed(2, 6, 64, 32)], &PackOptions::default()).unwrap_err();
     assert!(err.message.contains("blocks 0 and 1 both have fixed offsets"), "{}", err.message);
+    // A fixed block splits the space: what does not fit below it goes above, past the bound.
+    let p = minimise(&[Block::fixed(0, 4, 64, 64), Block::new(0, 4, 96)], 32);
+    assert_eq!((p.offsets[1], p.peak, p.lower_bound, p.proven_optimal), (128, 224, 160, true));
     // Fixed blocks that overlap in bytes but never live together are fine.
     minimise(&[Block::fixed(0, 4, 64, 0), Block::fixed(4, 6, 64, 32)], 32);
 }
@@ -165,10 +168,9 @@ fn blocks_never_live_take_nothing() {
     assert_eq!((p.peak, p.lower_bound), (32, 32));
 }
 
-/// A staircase of lives where no placement reaches the most bytes live at once; the optimum is
-/// the exhaustive search's, not assumed.
+/// A staircase of lives; the optimum is the exhaustive search's, not assumed.
 #[test]
-fn the_optimum_above_the_lower_bound_is_proven() {
+fn a_staircase_is_packed_at_its_optimum() {
     let u = 32;
     let blocks = [
         Block::new(0, 2, 2 * u),
@@ -414,6 +416,18 @@ fn the_pack_command_words_its_errors() {
     // A capacity below the bound: does not fit, exit 1, said on stderr.
     let out = binary().arg("pack").arg(&good).args(["--capacity", "2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not fit"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("does not fit in 2: more than that is live at once (3)"), "{stderr}");
+    assert!(!good.with_extension("out.csv").exists());
+    // At or above the bound and still impossible: a block pinned at 2..4 leaves 2 bytes below it,
+    // too few for the other block's 3, which goes at 4: 7 bytes, not 6.
+    let pinned = dir.join("pinned.csv");
+    std::fs::write(&pinned, "id,lower,upper,size,offset\np,0,4,2,2\nx,0,4,3,\n").unwrap();
+    let out = binary().arg("pack").arg(&pinned).args(["--capacity", "6"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("does not fit in 6: no placement exists (an exhaustive search"), "{stderr}");
+    let out = binary().arg("pack").arg(&pinned).args(["--capacity", "7"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "id,lower,upper,size,offset\np,0,4,2,2\nx,0,4,3,4\n");
     std::fs::remove_dir_all(&dir).ok();
 }
