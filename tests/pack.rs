@@ -347,7 +347,24 @@ fn corpus_spaces_pack_between_their_bound_and_their_high_water_mark() {
                 let at = format!("{} {} {}", path.display(), f.name, s.space);
                 assert!(p.bytes <= hwm, "{at}: {} above {hwm}", p.bytes);
                 assert!(p.lower_bound <= p.bytes, "{at}");
-                assert_eq!(p.placement.len(), boxes.iter().filter(|b| b.tile.size > 0 && b.tile.offset >= 0).count());
+                let placed: Vec<&pto_memory_map::model::Block> =
+                    boxes.iter().copied().filter(|b| b.tile.size > 0 && b.tile.offset >= 0).collect();
+                assert_eq!(p.placement.len(), placed.len(), "{at}");
+                // Two boxes live together beyond a touching line share bytes in the packing only
+                // where the compiler had them share bytes too (views, aliases).
+                let new = |b: &pto_memory_map::model::Block| {
+                    p.placement.iter().find(|x| x.name == b.tile.name).map(|x| x.offset).unwrap_or(-1)
+                };
+                for (i, a) in placed.iter().enumerate() {
+                    for b in &placed[i + 1..] {
+                        let (ta, tb) = (&a.tile, &b.tile);
+                        let live = ta.start.max(tb.start) < ta.end.min(tb.end);
+                        let (na, nb) = (new(a), new(b));
+                        let now = na < nb + tb.size && nb < na + ta.size;
+                        let before = ta.offset < tb.stop() && tb.offset < ta.stop();
+                        assert!(!(live && now && !before), "{at}: {} and {} share bytes", ta.name, tb.name);
+                    }
+                }
                 gains.push((hwm - p.bytes, hwm, p.bytes, p.proven_optimal, at));
             }
         }
