@@ -179,11 +179,26 @@ pub fn peak(blocks: &[Block], offsets: &[u64], align: u64) -> u64 {
         .unwrap_or(0)
 }
 
+/// Largest size, fixed offset or alignment the packer takes (1 TiB: no on-chip memory is that
+/// large, and sums over the blocks live at once, which [`MAX_PAIRS`] bounds, stay inside 64 bits).
+pub const MAX_BYTES: u64 = 1 << 40;
+
 /// Packs `blocks` (see the module's words). Errors: fixed blocks that overlap each other (no
-/// placement exists), or an instance past [`MAX_PAIRS`].
+/// placement exists), a size, offset or alignment past [`MAX_BYTES`], or an instance past
+/// [`MAX_PAIRS`].
 pub fn pack(blocks: &[Block], options: &PackOptions) -> Result<Packing> {
     let started = Instant::now();
     let align = options.align.max(1);
+    if let Some(i) = blocks
+        .iter()
+        .position(|b| b.size > MAX_BYTES || b.fixed.is_some_and(|f| f > MAX_BYTES))
+        .or((align > MAX_BYTES).then_some(0))
+    {
+        return Err(Error::new(
+            ErrorKind::Refused,
+            format!("block {i}: a size, offset or alignment above {MAX_BYTES} bytes is not packed"),
+        ));
+    }
     let stop = options.deadline.map(|d| started + d);
     let inst = Instance::new(blocks, align)?;
     let lower_bound = lower_bound(blocks, align);

@@ -163,6 +163,12 @@ fn fixed_blocks_that_collide_are_refused() {
 }
 
 #[test]
+fn sizes_past_a_terabyte_are_refused() {
+    let err = pack::pack(&[Block::new(0, 1, 1 << 41)], &PackOptions::default()).unwrap_err();
+    assert!(err.message.contains("above 1099511627776 bytes"), "{}", err.message);
+}
+
+#[test]
 fn blocks_never_live_take_nothing() {
     let p = minimise(&[Block::new(3, 3, 1000), Block::new(0, 5, 0), Block::new(0, 5, 32)], 32);
     assert_eq!((p.peak, p.lower_bound), (32, 32));

@@ -16,9 +16,8 @@ use crate::error::{Error, ErrorKind, Result};
 /// on the work a hostile file can ask for.
 pub const MAX_ROWS: usize = 1_000_000;
 
-/// Largest size or offset read (1 TiB: no on-chip memory is that large, and sums of a million of
-/// them stay far inside 64 bits).
-pub const MAX_BYTES: u64 = 1 << 40;
+/// Largest size or offset read: the packer's own limit.
+pub const MAX_BYTES: u64 = super::MAX_BYTES;
 
 /// An instance read from CSV: each block with the id its row gave it.
 #[derive(Debug, Clone, PartialEq, Eq)]
