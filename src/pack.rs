@@ -199,7 +199,8 @@ pub fn pack(blocks: &[Block], options: &PackOptions) -> Result<Packing> {
             format!("block {i}: a size, offset or alignment above {MAX_BYTES} bytes is not packed"),
         ));
     }
-    let stop = options.deadline.map(|d| started + d);
+    // A deadline too far to represent is no deadline.
+    let stop = options.deadline.and_then(|d| started.checked_add(d));
     let inst = Instance::new(blocks, align)?;
     let lower_bound = lower_bound(blocks, align);
     let mut offsets = inst.greedy();
