@@ -52,6 +52,19 @@ pub struct Placed {
     pub offset: i64,
 }
 
+/// The least saving, in bytes and as a share of the high-water mark, that the `could-pack` note
+/// reports: below it the difference is alignment and noise, not a placement worth changing.
+pub const COULD_PACK_BYTES: i64 = 1024;
+/// See [`COULD_PACK_BYTES`].
+pub const COULD_PACK_SHARE: f64 = 0.05;
+
+/// Whether a space placed up to `hwm` by the compiler, which packs into `packing`, is worth the
+/// `could-pack` note: at least [`COULD_PACK_BYTES`] and [`COULD_PACK_SHARE`] of the hwm saved.
+pub fn could_pack(hwm: i64, packing: &SpacePacking) -> bool {
+    let saved = hwm - packing.bytes;
+    saved >= COULD_PACK_BYTES && saved as f64 >= COULD_PACK_SHARE * hwm as f64
+}
+
 /// Whether the compiler's place for a box is kept: pinned, a slotted allocation, a reserved window.
 fn stays(b: &Block) -> bool {
     b.tile.pinned || b.tile.slots.is_some() || b.tile.op == "system.reserve_buffer"
@@ -183,6 +196,15 @@ mod tests {
         let c = sample("c", "m2", 1024, 512, 4, 4);
         let p = pack_space(&[&a, &b, &c], 32, Duration::from_millis(50)).unwrap();
         assert_eq!(p.bytes, 1024);
+    }
+
+    #[test]
+    fn the_note_needs_a_kilobyte_and_five_percent() {
+        let p = |bytes| SpacePacking { bytes, lower_bound: 0, proven_optimal: true, us: 0, placement: Vec::new() };
+        assert!(could_pack(40_000, &p(38_000))); // 2 000 B, 5 %
+        assert!(!could_pack(40_000, &p(38_100))); // 1 900 B, 4.75 %
+        assert!(!could_pack(10_000, &p(9_100))); // 9 %, but 900 B
+        assert!(could_pack(10_000, &p(8_976)));
     }
 
     #[test]
