@@ -25,6 +25,7 @@ pub mod model;
 pub mod option_table;
 pub mod output;
 pub mod overlap;
+pub mod pack;
 pub mod par;
 pub mod plan;
 pub mod render;

@@ -115,6 +115,29 @@ enum Command {
     Explain(ExplainArgs),
     /// Serve maps over HTTP: an upload page at /, POST a dump to /render, or store it with POST /maps.
     Serve(ServeArgs),
+    /// Pack blocks live over intervals as low as possible (MiniMalloc's CSV: id,lower,upper,size, live
+    /// on [lower, upper)); writes the CSV back with an offset column and says whether it is optimal.
+    Pack(PackArgs),
+}
+
+#[derive(Args, Debug)]
+struct PackArgs {
+    /// The instance: a CSV with a header `id,lower,upper,size` (an `offset` column pins the rows
+    /// that give one).
+    instance: PathBuf,
+    /// Where to write the placement [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Stop as soon as the peak fits in BYTES (exit 1 when it cannot) rather than minimise it.
+    #[arg(long, value_name = "BYTES")]
+    capacity: Option<u64>,
+    /// Offsets are multiples of N, and sizes are rounded up to it.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    align: u64,
+    /// Stop the exact search after MS milliseconds and write the best placement found [default:
+    /// none: run until it is proven optimal, or found to fit or not].
+    #[arg(long, value_name = "MS")]
+    deadline: Option<u64>,
 }
 
 #[derive(Args, Debug)]
@@ -424,7 +447,7 @@ fn main() -> ExitCode {
         None => Some(&cli.render.run),
         Some(Command::Diff(a)) => Some(&a.run),
         Some(Command::Check(a)) => Some(&a.run),
-        Some(Command::Serve(_) | Command::Explain(_)) => None,
+        Some(Command::Serve(_) | Command::Explain(_) | Command::Pack(_)) => None,
     };
     let limits = match &cli.command {
         Some(Command::Serve(a)) => a.limits.limits(),
@@ -441,6 +464,7 @@ fn main() -> ExitCode {
             check(&args).map(|passed| if passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Some(Command::Explain(args)) => explain(args.code.as_deref()).map(|()| ExitCode::SUCCESS),
+        Some(Command::Pack(args)) => pack(&args).map(|fits| if fits { ExitCode::SUCCESS } else { ExitCode::from(1) }),
         None => render(&cli.render).map(|()| ExitCode::SUCCESS),
     });
     match result {
@@ -716,7 +740,7 @@ fn summarize(map: &pto_memory_map::MemoryMap, view: &ViewOptions, quiet: bool) {
 }
 
 /// The subcommands, for telling a misspelt one from a dump's name.
-const COMMANDS: [&str; 4] = ["diff", "check", "explain", "serve"];
+const COMMANDS: [&str; 5] = ["diff", "check", "explain", "serve", "pack"];
 
 /// A PATH that does not exist and reads like a misspelt subcommand (`chek`): said so, rather than
 /// "no such file".
@@ -979,6 +1003,61 @@ fn explain(code: Option<&str>) -> Result<()> {
     println!("{} ({}): {}\n\n{}\n\nWhat to do: {}", c.code, c.severity.as_str(), c.title, c.meaning, c.remedy);
     Ok(())
 }
+
+/// `pack`: reads the instance, packs it, writes the placement and says on standard error how good
+/// it is. `Ok(false)` when a capacity was given and the blocks do not fit in it (nothing written).
+fn pack(args: &PackArgs) -> Result<bool> {
+    use pto_memory_map::pack;
+    in_range("--align", args.align, 1, pack::csv::MAX_BYTES)?;
+    let name = args.instance.display().to_string();
+    // The instance is read whole: refuse what no instance needs before reading it.
+    if std::fs::metadata(&args.instance).is_ok_and(|m| m.len() > MAX_INSTANCE_BYTES) {
+        return Err(Error::new(
+            ErrorKind::Refused,
+            format!("{name}: larger than {MAX_INSTANCE_BYTES} bytes; the packer reads instances up to that size"),
+        ));
+    }
+    let text = std::fs::read_to_string(&args.instance).map_err(|e| {
+        let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
+        Error::new(kind, format!("{name}: cannot read: {e}"))
+    })?;
+    let instance = pack::csv::read(&text, &name)?;
+    let target = args.output.clone().unwrap_or_else(|| PathBuf::from("-"));
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(&target), std::fs::metadata(&args.instance))
+        && same_file(&a, &b)
+    {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!("-o {} is the instance {name}: choose another output name", target.display()),
+        ));
+    }
+    let options = pack::PackOptions {
+        align: args.align,
+        capacity: args.capacity,
+        deadline: args.deadline.map(std::time::Duration::from_millis),
+    };
+    let p = pack::pack(&instance.blocks, &options)?;
+    let ms = p.elapsed.as_secs_f64() * 1000.0;
+    let optimal = if p.proven_optimal { "proven optimal" } else { "not proven optimal" };
+    let facts = format!("lower bound {}, {optimal}, {ms:.2} ms, {} search nodes", p.lower_bound, p.nodes);
+    if let (Some(capacity), Some(false) | None) = (args.capacity, p.fits) {
+        let why = match p.fits {
+            _ if capacity < p.lower_bound => format!("more than that is live at once ({})", p.lower_bound),
+            Some(_) => format!("no placement exists (an exhaustive search, {} nodes, {ms:.2} ms)", p.nodes),
+            None => format!("none found before the deadline (best found {}, {ms:.2} ms)", p.peak),
+        };
+        say_err(format_args!("does not fit in {capacity}: {why}; nothing written"));
+        return Ok(false);
+    }
+    write_with(&target, |out| {
+        pack::csv::write(out, &instance, &p.offsets).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+    })?;
+    say_err(format_args!("peak {}, {facts}", p.peak));
+    Ok(true)
+}
+
+/// The largest instance file `pack` reads (a million rows of MiniMalloc's CSV are about 40 MB).
+const MAX_INSTANCE_BYTES: u64 = 256 << 20;
 
 /// `<dump stem>.memory_map.<ext>` beside the dump.
 fn default_output(path: &Path, pass: &str, function: Option<&str>, format: Format) -> Result<PathBuf> {

@@ -3,7 +3,8 @@
 //! parser, and the lower floors can be read without the upper ones.
 //!
 //! 0. ground: `units`, `budget`, `error`, `par`, `output` (writing files)
-//! 1. the dump and what it means: `dump`, `model`, `backend`, `analyze`, `findings`, `overlap`, `compare`, `cases`
+//! 1. the dump and what it means: `dump`, `model`, `backend`, `analyze`, `findings`, `overlap`, `compare`, `cases`,
+//!    `pack`
 //! 2. the plan: what every back end draws, decided once and scale-free (`plan`)
 //! 3. the scene: the plan placed in pixels at one factor (`scene`)
 //! 4. back ends: `render` (pictures from the plan and scene; text reports from the model)
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 fn floor(module: &str) -> Option<u8> {
     Some(match module {
         "units" | "budget" | "error" | "par" | "output" => 0,
-        "dump" | "model" | "backend" | "analyze" | "findings" | "overlap" | "compare" | "cases" => 1,
+        "dump" | "model" | "backend" | "analyze" | "findings" | "overlap" | "compare" | "cases" | "pack" => 1,
         "plan" => 2,
         "scene" => 3,
         "render" => 4,

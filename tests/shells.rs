@@ -32,7 +32,7 @@ fn scratch(tag: &str) -> PathBuf {
 }
 
 fn lists_commands_and_formats(help: &str) {
-    for command in ["diff", "check", "explain", "serve"] {
+    for command in ["diff", "check", "explain", "serve", "pack"] {
         assert!(help.lines().any(|l| l.trim_start().starts_with(command)), "{command} is not listed:\n{help}");
     }
     for f in FORMATS {

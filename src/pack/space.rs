@@ -1,0 +1,220 @@
+//! The packing of one space of a map: the same boxes over the same lifetimes, placed by the packer
+//! instead of the compiler, for `spaces[].packing` and the `could-pack` note (not wired into the
+//! map yet: see [`pack_space`]).
+//!
+//! What moves together is a unit: the boxes of one base whose bytes overlap (a tile with its views
+//! and aliases), moved by one offset so their layout inside the unit is kept. A unit with a pinned
+//! box, a slotted allocation or a reserved window stays where the compiler put it.
+//!
+//! Lifetimes. A box holds its bytes over lines `[start, end]` (see `held`). On the line where one
+//! box is read for the last time and another is written, the compiler may let them share bytes
+//! (PyPTO's `LifetimesOverlap`: touching lifetimes share), so a unit is live from the middle of its
+//! first line to the middle of its last, in half lines: `[2 start + 1, 2 end + 1)`; a unit of one
+//! line takes the whole line, `[2 start, 2 start + 1)`, so no box written on that line shares with
+//! it. Where that reading is stricter than the compiler was, the compiler's own placement (always a
+//! valid packing of what it placed) is kept: a packing is never above the high-water mark.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Block as Item, PackOptions};
+use crate::model::{Block, Tile};
+
+/// The lines a box holds its bytes over, inclusive. The one place that reads a tile's lifetime for
+/// packing: when the compiler's lifetimes (`live_end`, the last line its bytes are held) reach the
+/// model, this is what changes.
+fn held(t: &Tile) -> (u32, u32) {
+    (t.start, t.end)
+}
+
+/// A space's packing, as the JSON writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpacePacking {
+    /// The packing's peak: its largest `offset + size`.
+    pub bytes: i64,
+    /// No placement of these units over these lifetimes has a lower peak.
+    pub lower_bound: i64,
+    /// Whether `bytes` is proven optimal.
+    pub proven_optimal: bool,
+    /// Microseconds the packer took.
+    pub us: u64,
+    /// Every box of the space by name, at its offset in the packing.
+    pub placement: Vec<Placed>,
+}
+
+/// One box's place in a packing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed {
+    /// The box's name.
+    pub name: String,
+    /// Its offset in the packing.
+    pub offset: i64,
+}
+
+/// The least saving, in bytes and as a share of the high-water mark, that the `could-pack` note
+/// reports: below it the difference is alignment and noise, not a placement worth changing.
+pub const COULD_PACK_BYTES: i64 = 1024;
+/// See [`COULD_PACK_BYTES`].
+pub const COULD_PACK_SHARE: f64 = 0.05;
+
+/// Whether a space placed up to `hwm` by the compiler, which packs into `packing`, is worth the
+/// `could-pack` note: at least [`COULD_PACK_BYTES`] and [`COULD_PACK_SHARE`] of the hwm saved.
+pub fn could_pack(hwm: i64, packing: &SpacePacking) -> bool {
+    let saved = hwm - packing.bytes;
+    saved >= COULD_PACK_BYTES && saved as f64 >= COULD_PACK_SHARE * hwm as f64
+}
+
+/// Whether the compiler's place for a box is kept: pinned, a slotted allocation, a reserved window.
+fn stays(b: &Block) -> bool {
+    b.tile.pinned || b.tile.slots.is_some() || b.tile.op == "system.reserve_buffer"
+}
+
+/// Packs `boxes` (one space's boxes, windows and whole slotted allocations) with offsets aligned
+/// to `align`, giving the search at most `deadline`. `None` when there is nothing to pack (no box
+/// with bytes at a non-negative offset) or the instance is refused (too large).
+///
+/// To wire it into the map: call it from `analyze::summarize` for each space with the boxes it
+/// counts in the high-water mark, under the map's time budget, and keep the result in
+/// `SpaceUsage`.
+pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<SpacePacking> {
+    let boxes: Vec<&Block> = boxes.iter().copied().filter(|b| b.tile.size > 0 && b.tile.offset >= 0).collect();
+    if boxes.is_empty() {
+        return None;
+    }
+    // Units: per base, the boxes whose byte ranges overlap, by a sweep in order of offset.
+    let mut order: Vec<usize> = (0..boxes.len()).collect();
+    order.sort_by(|&a, &b| {
+        (&boxes[a].tile.base, boxes[a].tile.offset).cmp(&(&boxes[b].tile.base, boxes[b].tile.offset))
+    });
+    let mut unit_of = vec![0usize; boxes.len()];
+    let mut units: Vec<(i64, i64, u32, u32, bool)> = Vec::new(); // offset, stop, first, last, stays
+    let mut last_base: Option<&str> = None;
+    for &i in &order {
+        let t = &boxes[i].tile;
+        let (first, last) = held(t);
+        let joins = last_base == Some(t.base.as_str()) && units.last().is_some_and(|u| t.offset < u.1);
+        last_base = Some(t.base.as_str());
+        if joins && let Some(u) = units.last_mut() {
+            u.1 = u.1.max(t.stop());
+            u.2 = u.2.min(first);
+            u.3 = u.3.max(last);
+            u.4 |= stays(boxes[i]);
+        } else {
+            units.push((t.offset, t.stop(), first, last, stays(boxes[i])));
+        }
+        unit_of[i] = units.len() - 1;
+    }
+    let items: Vec<Item> = units
+        .iter()
+        .map(|&(offset, stop, first, last, fixed)| {
+            let (lower, upper) = if first == last {
+                (2 * first as i64, 2 * first as i64 + 1)
+            } else {
+                (2 * first as i64 + 1, 2 * last as i64 + 1)
+            };
+            let size = (stop - offset) as u64;
+            if fixed { Item::fixed(lower, upper, size, offset as u64) } else { Item::new(lower, upper, size) }
+        })
+        .collect();
+    let options = PackOptions { align: align.max(1), capacity: None, deadline: Some(deadline) };
+    let packed = super::pack(&items, &options).ok()?;
+    let hwm = boxes.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
+    let mut unit_offsets: Vec<i64> = packed.offsets.iter().map(|&o| o as i64).collect();
+    let mut bytes = packed.peak as i64;
+    let mut proven = packed.proven_optimal;
+    if bytes > hwm {
+        // Stricter than the compiler on some touching line: its own placement is the better one.
+        unit_offsets = units.iter().map(|u| u.0).collect();
+        bytes = hwm;
+        proven = hwm as u64 == packed.lower_bound;
+    }
+    let mut placement: Vec<Placed> = boxes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let u = unit_of[i];
+            Placed { name: b.tile.name.clone(), offset: unit_offsets[u] + (b.tile.offset - units[u].0) }
+        })
+        .collect();
+    placement.sort_by(|a, b| a.offset.cmp(&b.offset).then_with(|| a.name.cmp(&b.name)));
+    Some(SpacePacking {
+        bytes,
+        lower_bound: packed.lower_bound as i64,
+        proven_optimal: proven,
+        us: packed.elapsed.as_micros() as u64,
+        placement,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(name: &str, base: &str, offset: i64, size: i64, start: u32, end: u32) -> Block {
+        Block::sample(name.into(), "Vec", base, offset, size, start, end)
+    }
+
+    fn at(p: &SpacePacking, name: &str) -> i64 {
+        p.placement.iter().find(|x| x.name == name).map(|x| x.offset).unwrap_or(-1)
+    }
+
+    #[test]
+    fn a_compiler_gap_is_closed() {
+        // The compiler put b above a although a is dead when b is written: b packs onto a's bytes.
+        let a = sample("a", "m0", 0, 1024, 1, 3);
+        let b = sample("b", "m1", 1024, 1024, 5, 8);
+        let c = sample("c", "m2", 2048, 512, 2, 6);
+        let p = pack_space(&[&a, &b, &c], 32, Duration::from_millis(50)).unwrap();
+        assert_eq!((p.bytes, p.lower_bound, p.proven_optimal), (1536, 1536, true));
+        assert_eq!(at(&p, "a"), at(&p, "b"));
+    }
+
+    #[test]
+    fn views_move_with_their_tile_and_pinned_boxes_stay() {
+        // v is a view 256 bytes into t (same base, overlapping bytes): it keeps that distance.
+        let t = sample("t", "m0", 4096, 1024, 1, 9);
+        let v = sample("v", "m0", 4096 + 256, 256, 3, 4);
+        let mut pin = sample("pin", "m1", 8192, 512, 1, 9);
+        pin.tile.pinned = true;
+        let p = pack_space(&[&t, &v, &pin], 32, Duration::from_millis(50)).unwrap();
+        assert_eq!(at(&p, "v") - at(&p, "t"), 256);
+        assert_eq!(at(&p, "pin"), 8192);
+        assert_eq!(at(&p, "t"), 0);
+        assert_eq!(p.bytes, 8192 + 512);
+        assert_eq!(p.placement.len(), 3);
+    }
+
+    #[test]
+    fn touching_lines_share_but_one_line_boxes_do_not() {
+        // a's last line is b's first: they may share bytes, as the compiler's LifetimesOverlap lets.
+        let a = sample("a", "m0", 0, 512, 1, 4);
+        let b = sample("b", "m1", 512, 512, 4, 7);
+        let p = pack_space(&[&a, &b], 32, Duration::from_millis(50)).unwrap();
+        assert_eq!(p.bytes, 512);
+        // A box of one line, on b's first line, holds its bytes through that line.
+        let c = sample("c", "m2", 1024, 512, 4, 4);
+        let p = pack_space(&[&a, &b, &c], 32, Duration::from_millis(50)).unwrap();
+        assert_eq!(p.bytes, 1024);
+    }
+
+    #[test]
+    fn the_note_needs_a_kilobyte_and_five_percent() {
+        let p = |bytes| SpacePacking { bytes, lower_bound: 0, proven_optimal: true, us: 0, placement: Vec::new() };
+        assert!(could_pack(40_000, &p(38_000))); // 2 000 B, 5 %
+        assert!(!could_pack(40_000, &p(38_100))); // 1 900 B, 4.75 %
+        assert!(!could_pack(10_000, &p(9_100))); // 9 %, but 900 B
+        assert!(could_pack(10_000, &p(8_976)));
+    }
+
+    #[test]
+    fn never_above_the_compilers_placement() {
+        // The compiler shared bytes between a one-line box and one written on that line; the
+        // packer's stricter reading cannot, so the compiler's placement is kept.
+        let a = sample("a", "m0", 0, 512, 4, 4);
+        let b = sample("b", "m1", 0, 512, 4, 6);
+        let p = pack_space(&[&a, &b], 32, Duration::from_millis(50)).unwrap();
+        assert_eq!(p.bytes, 512);
+        assert_eq!((at(&p, "a"), at(&p, "b")), (0, 0));
+    }
+}
