@@ -50,10 +50,12 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
     let (parsed, without_tiles): (Vec<ParsedFunction>, Vec<ParsedFunction>) =
         parsed.into_iter().partition(|f| !f.tiles.is_empty() || !f.unresolved.is_empty() || !f.reserved.is_empty());
     let without_tiles: Vec<(String, String)> = without_tiles.into_iter().map(|f| (f.name, f.ftype)).collect();
+    let packing = PackBudget::for_dump(dump.text.len());
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;
         let physical = |space: &str| choice.physical.get(space).copied();
-        Ok(function_map(f, &dump.text, &lines, |space| choice.capacities.get(space).copied(), physical))
+        let capacity = |space: &str| choice.capacities.get(space).copied();
+        Ok(function_map(f, &dump.text, &lines, capacity, physical, &packing))
     })
     .into_iter()
     .collect::<Result<_>>()?;
@@ -160,6 +162,7 @@ fn function_map(
     lines: &[(u32, u32)],
     capacity: impl Fn(&str) -> Option<i64>,
     physical: impl Fn(&str) -> Option<i64>,
+    packing: &PackBudget,
 ) -> FunctionMap {
     let mut blocks = merge_aliases(f.tiles);
     // A tile on bytes a declared allocation or a reserved window holds is drawn as a conflict too.
@@ -169,7 +172,7 @@ fn function_map(
     for i in held {
         blocks[i].conflict = true;
     }
-    let mut spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end));
+    let mut spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end), packing);
     for s in &mut spaces {
         s.physical = physical(&s.space).filter(|&p| s.described && p > s.limit);
     }
@@ -319,6 +322,42 @@ pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
     out
 }
 
+/// Offsets a packing may take: the 32-byte alignment of every on-chip space.
+const PACK_ALIGN: u64 = 32;
+/// The most search one space may take of its map's budget.
+const PACK_DEADLINE_US: u64 = 50_000;
+/// The least packing budget of a map, and its share of the dump's bytes (in microseconds): about a
+/// tenth of what drawing the map takes (the decode case's 481 KB: 2.4 ms of some 30 ms).
+const PACK_BUDGET_FLOOR_US: u64 = 2_000;
+const PACK_BUDGET_BYTES_PER_US: u64 = 200;
+
+/// The packer's time for one map, shared by its spaces on every core. The greedy placements,
+/// which prove most spaces optimal (their peak is the lower bound), take microseconds; a space that
+/// needs the exact search gets at most 50 ms of what is left, and once the budget is
+/// spent the rest get their greedy placement alone (`proven_optimal` then says whether it is).
+pub struct PackBudget {
+    left_us: std::sync::atomic::AtomicU64,
+}
+
+impl PackBudget {
+    /// The budget of a dump of `bytes`.
+    pub fn for_dump(bytes: usize) -> PackBudget {
+        let us = (bytes as u64 / PACK_BUDGET_BYTES_PER_US).max(PACK_BUDGET_FLOOR_US);
+        PackBudget { left_us: std::sync::atomic::AtomicU64::new(us) }
+    }
+
+    /// The packing of one space's boxes (with its windows and declared allocations, which stay).
+    fn pack(&self, boxes: &[&Block]) -> Option<crate::model::SpacePacking> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let left = self.left_us.load(Relaxed);
+        let deadline = std::time::Duration::from_micros(left.min(PACK_DEADLINE_US));
+        let packed = crate::pack::space::pack_space(boxes, PACK_ALIGN, deadline)?;
+        let spent = packed.us;
+        let _ = self.left_us.fetch_update(Relaxed, Relaxed, |l| Some(l.saturating_sub(spent)));
+        Some(packed)
+    }
+}
+
 /// The producer a reserved window's block carries.
 const RESERVE_OP: &str = "system.reserve_buffer";
 
@@ -349,6 +388,7 @@ fn summarize(
     reserved: &[Reserved],
     capacity: impl Fn(&str) -> Option<i64>,
     lines: (u32, u32),
+    packing: &PackBudget,
 ) -> Vec<SpaceUsage> {
     let mut names: Vec<&str> = blocks.iter().map(|b| b.tile.space.as_str()).collect();
     names.extend(reserved.iter().filter(|r| r.offset.is_some()).map(|r| r.space.as_str()));
@@ -386,6 +426,7 @@ fn summarize(
                 headroom: limit - hwm,
                 largest_free: largest(&free_ranges(&taken, limit, lines)),
                 profile,
+                packing: packing.pack(&taken),
             }
         })
         .collect()

@@ -98,6 +98,18 @@ pub const CODES: &[CodeInfo] = &[
                  peak's live set, which sit where earlier, dead tiles could have left room.",
     },
     CodeInfo {
+        code: "could-pack",
+        severity: Severity::Note,
+        title: "a better placement exists",
+        meaning: "The same tiles over the same lifetimes (the compiler's) pack into fewer bytes than \
+                  AllocateMemoryAddr used: at least 1 KB and 5 % below the high-water mark. The packing \
+                  keeps reserved windows, pinned and declared allocations where they are and moves a tile \
+                  with its views; it is in the JSON (spaces[].packing), proven optimal or the best found.",
+        remedy: "PyPTO's DSA planner (memory_planner=DSA_RP) solves this placement problem instead of \
+                 placing whole bases one after another; or look at the packing's placement for where the \
+                 compiler leaves room unused.",
+    },
+    CodeInfo {
         code: "backend-assumed",
         severity: Severity::Warning,
         title: "backend assumed, capacities may be wrong",
@@ -233,6 +245,7 @@ pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
                 pressure(f, s, c, &mut out);
                 waste(f, s, c, &mut out);
             }
+            could_pack(f, s, &mut out);
         }
         idle(f, &mut out);
         short_lifetimes(f, &mut out);
@@ -660,6 +673,26 @@ fn idle(f: &FunctionMap, out: &mut Vec<Finding>) {
         );
         out.push(in_function(finding("idle", Severity::Note, message), f, &t.space, names(b), vec![idle.from]));
     }
+}
+
+/// A `could-pack` note where the packing of a space saves at least 1 KB and 5 % of its high-water mark.
+fn could_pack(f: &FunctionMap, s: &SpaceUsage, out: &mut Vec<Finding>) {
+    let Some(p) = &s.packing else { return };
+    if !crate::pack::space::could_pack(s.hwm, p) {
+        return;
+    }
+    let how = if p.proven_optimal {
+        "optimal".to_string()
+    } else {
+        format!("the best found; no placement needs less than {}", fmt_bytes(p.lower_bound))
+    };
+    let message = format!(
+        "AllocateMemoryAddr used {}; the same tiles over the same lifetimes pack into {} ({how}), {} less",
+        fmt_bytes(s.hwm),
+        fmt_bytes(p.bytes),
+        fmt_bytes(s.hwm - p.bytes)
+    );
+    out.push(in_function(finding("could-pack", Severity::Note, message), f, &s.space, Vec::new(), vec![s.peak.line]));
 }
 
 /// A `short-lifetime` warning for each box whose bytes are read (through a name MemoryReuse does not

@@ -436,3 +436,74 @@ fn the_rule_agrees_with_where_memory_reuse_put_tiles() {
     assert!(checked >= 200, "{checked}");
     assert!(bad.is_empty(), "{} pairs:\n{}", bad.len(), bad.join("\n"));
 }
+
+#[test]
+fn a_wasteful_placement_gets_its_packing_and_a_note() {
+    let m = map();
+    let f = function(&m, "wasteful");
+    let vec = f.spaces.iter().find(|s| s.space == "Vec").unwrap();
+    let p = vec.packing.as_ref().expect("a packing");
+    assert_eq!((vec.hwm, p.bytes, p.lower_bound, p.proven_optimal), (16384, 8192, 8192, true));
+    let at = |n: &str| p.placement.iter().find(|x| x.name == n).unwrap().offset;
+    assert_eq!(at("u__tile"), at("v__tile"), "v takes u's bytes once u is dead");
+    let notes: Vec<_> =
+        m.findings.iter().filter(|x| x.code == "could-pack" && x.function.as_deref() == Some("wasteful")).collect();
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert_eq!((notes[0].function.as_deref(), notes[0].space.as_deref()), (Some("wasteful"), Some("Vec")));
+    assert!(notes[0].message.contains("16 KB") && notes[0].message.contains("8 KB (optimal)"), "{}", notes[0].message);
+    // The held range counts: for_loop's a__tile, held by its loop, cannot share with c__tile.
+    let fl = function(&m, "for_loop").spaces.iter().find(|s| s.space == "Vec").unwrap();
+    assert_eq!(fl.packing.as_ref().unwrap().bytes, fl.hwm);
+}
+
+/// Every space of every corpus map: a packing no larger than its high-water mark and no smaller
+/// than its lower bound, placing every box of the space, none on another's bytes while both are held.
+#[test]
+fn every_corpus_space_packs_between_its_bound_and_its_hwm() {
+    let mut maps = vec![(fixture(), map())];
+    maps.extend(common::drawable_corpus());
+    let mut spaces = 0;
+    for (path, m) in &maps {
+        for f in &m.functions {
+            for s in &f.spaces {
+                let Some(p) = &s.packing else { continue };
+                let at = format!("{} {} {}", path.display(), f.name, s.space);
+                let boxes: Vec<&Block> =
+                    f.blocks.iter().filter(|b| b.tile.space == s.space && b.tile.size > 0).collect();
+                // A placement with a conflict is no packing: the packer's may then need more.
+                let valid = !boxes.iter().any(|b| b.conflict);
+                assert!(
+                    p.lower_bound <= p.bytes && (p.bytes <= s.hwm || !valid),
+                    "{at}: {} {} {}",
+                    p.lower_bound,
+                    p.bytes,
+                    s.hwm
+                );
+                for b in &boxes {
+                    assert!(p.placement.iter().any(|x| x.name == b.tile.name), "{at}: {} not placed", b.tile.name);
+                }
+                let offset = |b: &Block| p.placement.iter().find(|x| x.name == b.tile.name).unwrap().offset;
+                for (i, a) in boxes.iter().enumerate() {
+                    for b in &boxes[i + 1..] {
+                        // One unit (a base's overlapping boxes) moves together; others may not meet.
+                        let same_unit = a.tile.base == b.tile.base
+                            && a.tile.offset < b.tile.stop()
+                            && b.tile.offset < a.tile.stop();
+                        if same_unit || !a.tile.held_with(&b.tile) {
+                            continue;
+                        }
+                        let (oa, ob) = (offset(a), offset(b));
+                        assert!(
+                            oa + a.tile.size <= ob || ob + b.tile.size <= oa,
+                            "{at}: {} and {} meet",
+                            a.tile.name,
+                            b.tile.name
+                        );
+                    }
+                }
+                spaces += 1;
+            }
+        }
+    }
+    assert!(spaces >= 10, "{spaces}");
+}

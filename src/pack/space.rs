@@ -1,55 +1,26 @@
 //! The packing of one space of a map: the same boxes over the same lifetimes, placed by the packer
-//! instead of the compiler, for `spaces[].packing` and the `could-pack` note (not wired into the
-//! map yet: see [`pack_space`]).
+//! instead of the compiler, for `spaces[].packing` and the `could-pack` note.
 //!
 //! What moves together is a unit: the boxes of one base whose bytes overlap (a tile with its views
 //! and aliases), moved by one offset so their layout inside the unit is kept. A unit with a pinned
 //! box, a slotted allocation or a reserved window stays where the compiler put it.
 //!
-//! Lifetimes. A box holds its bytes over lines `[start, end]` (see `held`). On the line where one
-//! box is read for the last time and another is written, the compiler may let them share bytes
-//! (PyPTO's `LifetimesOverlap`: touching lifetimes share), so a unit is live from the middle of its
-//! first line to the middle of its last, in half lines: `[2 start + 1, 2 end + 1)`; a unit of one
-//! line takes the whole line, `[2 start, 2 start + 1)`, so no box written on that line shares with
-//! it. Where that reading is stricter than the compiler was, the compiler's own placement (always a
-//! valid packing of what it placed) is kept: a packing is never above the high-water mark.
+//! Lifetimes. A box holds its bytes over lines `[start, live_end]`, the compiler's lifetime (see
+//! `held`). On the line where one box is read for the last time and another is written, the
+//! compiler may let them share bytes (PyPTO's `LifetimesOverlap`: touching lifetimes share) unless
+//! the op may not write over its input; the dump does not name those ops, so the packer lets a
+//! unit share on its first line only where the compiler shared there. Where that reading is still
+//! stricter than the compiler was, the compiler's own placement (always a valid packing of what it
+//! placed) is kept: a packing is never above the high-water mark.
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use super::{Block as Item, PackOptions};
-use crate::model::{Block, Tile};
+use crate::model::{Block, Placed, SpacePacking, Tile};
 
-/// The lines a box holds its bytes over, inclusive. The one place that reads a tile's lifetime for
-/// packing: when the compiler's lifetimes (`live_end`, the last line its bytes are held) reach the
-/// model, this is what changes.
+/// The lines a box holds its bytes over, inclusive: the compiler's lifetime, to `live_end`.
 fn held(t: &Tile) -> (u32, u32) {
-    (t.start, t.end)
-}
-
-/// A space's packing, as the JSON writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SpacePacking {
-    /// The packing's peak: its largest `offset + size`.
-    pub bytes: i64,
-    /// No placement of these units over these lifetimes has a lower peak.
-    pub lower_bound: i64,
-    /// Whether `bytes` is proven optimal.
-    pub proven_optimal: bool,
-    /// Microseconds the packer took.
-    pub us: u64,
-    /// Every box of the space by name, at its offset in the packing.
-    pub placement: Vec<Placed>,
-}
-
-/// One box's place in a packing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Placed {
-    /// The box's name.
-    pub name: String,
-    /// Its offset in the packing.
-    pub offset: i64,
+    (t.start, t.held())
 }
 
 /// The least saving, in bytes and as a share of the high-water mark, that the `could-pack` note
@@ -73,10 +44,6 @@ fn stays(b: &Block) -> bool {
 /// Packs `boxes` (one space's boxes, windows and whole slotted allocations) with offsets aligned
 /// to `align`, giving the search at most `deadline`. `None` when there is nothing to pack (no box
 /// with bytes at a non-negative offset) or the instance is refused (too large).
-///
-/// To wire it into the map: call it from `analyze::summarize` for each space with the boxes it
-/// counts in the high-water mark, under the map's time budget, and keep the result in
-/// `SpaceUsage`.
 pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<SpacePacking> {
     let boxes: Vec<&Block> = boxes.iter().copied().filter(|b| b.tile.size > 0 && b.tile.offset >= 0).collect();
     if boxes.is_empty() {
@@ -105,14 +72,25 @@ pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<Sp
         }
         unit_of[i] = units.len() - 1;
     }
+    // A unit written on the line where another is read for the last time may take its bytes only
+    // where the compiler let it there (it placed them on overlapping bytes): PyPTO forbids some ops
+    // to write over their inputs (a widening cast, a row reduction, ...) and the dump does not say
+    // which op is which. In half lines a unit holds `[2 first, 2 last + 1)`, or from `2 first + 1`
+    // where the compiler shared on its first line, which then only touches the other.
+    let mut ending: std::collections::HashMap<u32, Vec<usize>> = std::collections::HashMap::new();
+    for (k, u) in units.iter().enumerate() {
+        ending.entry(u.3).or_default().push(k);
+    }
+    let shared_at_start = |k: usize| {
+        let u = &units[k];
+        ending.get(&u.2).is_some_and(|v| v.iter().any(|&j| j != k && units[j].0 < u.1 && u.0 < units[j].1))
+    };
     let items: Vec<Item> = units
         .iter()
-        .map(|&(offset, stop, first, last, fixed)| {
-            let (lower, upper) = if first == last {
-                (2 * first as i64, 2 * first as i64 + 1)
-            } else {
-                (2 * first as i64 + 1, 2 * last as i64 + 1)
-            };
+        .enumerate()
+        .map(|(k, &(offset, stop, first, last, fixed))| {
+            let lower = 2 * first as i64 + i64::from(shared_at_start(k));
+            let upper = (2 * last as i64 + 1).max(lower + 1);
             let size = (stop - offset) as u64;
             if fixed { Item::fixed(lower, upper, size, offset as u64) } else { Item::new(lower, upper, size) }
         })
@@ -123,7 +101,8 @@ pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<Sp
     let mut unit_offsets: Vec<i64> = packed.offsets.iter().map(|&o| o as i64).collect();
     let mut bytes = packed.peak as i64;
     let mut proven = packed.proven_optimal;
-    if bytes > hwm {
+    // The compiler's placement is a packing of what it placed unless two boxes conflict.
+    if bytes > hwm && !boxes.iter().any(|b| b.conflict) {
         // Stricter than the compiler on some touching line: its own placement is the better one.
         unit_offsets = units.iter().map(|u| u.0).collect();
         bytes = hwm;
@@ -186,16 +165,20 @@ mod tests {
     }
 
     #[test]
-    fn touching_lines_share_but_one_line_boxes_do_not() {
-        // a's last line is b's first: they may share bytes, as the compiler's LifetimesOverlap lets.
+    fn touching_lines_share_where_the_compiler_shared_them() {
+        // a's last line is b's first, and the compiler put b on a's bytes: they may share.
         let a = sample("a", "m0", 0, 512, 1, 4);
-        let b = sample("b", "m1", 512, 512, 4, 7);
+        let b = sample("b", "m1", 0, 512, 4, 7);
         let p = pack_space(&[&a, &b], 32, Duration::from_millis(50)).unwrap();
         assert_eq!(p.bytes, 512);
+        // Placed apart by the compiler (its op may not write over its input): they stay apart.
+        let b = sample("b", "m1", 512, 512, 4, 7);
+        let p = pack_space(&[&a, &b], 32, Duration::from_millis(50)).unwrap();
+        assert_eq!(p.bytes, 1024);
         // A box of one line, on b's first line, holds its bytes through that line.
         let c = sample("c", "m2", 1024, 512, 4, 4);
         let p = pack_space(&[&a, &b, &c], 32, Duration::from_millis(50)).unwrap();
-        assert_eq!(p.bytes, 1024);
+        assert_eq!(p.bytes, 1536);
     }
 
     #[test]

@@ -1183,6 +1183,7 @@ mod tests {
     #[test]
     fn a_pill_writes_hwm_and_peak_and_admits_an_unknown_capacity() {
         let mut s = SpaceUsage {
+            packing: None,
             space: "Vec".into(),
             hwm: 24_576,
             limit: 188_416,

@@ -99,6 +99,18 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A map's JSON without the one thing that differs from run to run: how long each packing took.
+pub fn without_times(mut map: serde_json::Value) -> serde_json::Value {
+    for f in map["functions"].as_array_mut().into_iter().flatten() {
+        for s in f["spaces"].as_array_mut().into_iter().flatten() {
+            if let Some(p) = s.get_mut("packing").and_then(|p| p.as_object_mut()) {
+                p.remove("ms");
+            }
+        }
+    }
+    map
+}
+
 /// The map of a dump given as text.
 pub fn map_of(text: &str) -> MemoryMap {
     build(&Dump::from_bytes("t.py", text.as_bytes().to_vec()).unwrap(), backend::choose(None, None).unwrap()).unwrap()
