@@ -341,7 +341,7 @@ struct ServeArgs {
     #[arg(long = "data-dir", default_value = "pto-memory-map-data")]
     data_dir: PathBuf,
     /// Where stored maps live, as a URL: file://PATH (the same as --data-dir PATH) or
-    /// s3://BUCKET[/PREFIX], a bucket many instances share (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+    /// s3://BUCKET/PREFIX, a bucket many instances share (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
     /// AWS_SECRET_ACCESS_KEY, AWS_REGION; see docs/deploy.md).
     #[arg(long = "store", conflicts_with = "data_dir")]
     store: Option<String>,
@@ -369,6 +369,10 @@ struct ServeArgs {
     /// whichever instance stores; 0 leaves the bucket to its lifecycle rules.
     #[arg(long = "max-store-bytes", default_value_t = 1024 * 1024 * 1024)]
     max_store_bytes: u64,
+    /// Bytes the answers to all clients may hold at once (pictures on their way out); past it a
+    /// request is answered 503 with Retry-After.
+    #[arg(long = "max-answer-bytes", default_value_t = 512 * 1024 * 1024)]
+    max_answer_bytes: usize,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -463,6 +467,7 @@ fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
         read_timeout: ms(in_range("--read-timeout-ms", args.read_timeout_ms, 1, MAX_READ_TIMEOUT_MS)?),
         cache_bytes: args.cache_bytes,
         max_store_bytes: args.max_store_bytes,
+        max_answer_bytes: in_range("--max-answer-bytes", args.max_answer_bytes, 1, usize::MAX)?,
         limits,
         write_token: std::env::var("PMM_WRITE_TOKEN").ok().filter(|t| !t.is_empty()),
     };
