@@ -72,7 +72,7 @@ async fn index(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// How long `/healthz` waits for the store before it says the store is not answering.
-const HEALTH_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+const HEALTH_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
 
 /// `GET /healthz`: 200 while the service runs, within [`HEALTH_WAIT`] and a little more whatever
 /// the store does. `status` is `degraded` (still 200) when the map store does not answer or
