@@ -312,7 +312,13 @@ def run(stack):
 
     # The store stopped: writes get 503 with Retry-After; what an instance holds is still served;
     # what it does not hold is a 503, never a 404; /healthz and /metrics say so.
-    never_drawn = f"/maps/{map_id}.png"
+    # A map stored through a and never read through b: b holds nothing of it. (A map b has read
+    # once is kept whole in its memory, so b can still draw it in any format with the store down.)
+    status, _, body = request(a, "POST", "/maps", variant("unread"), {"Content-Type": "text/plain"})
+    check(status == 201, f"a map b never reads: {status}")
+    never_drawn = f"/maps/{json.loads(body)['id']}.png"
+    status, _, png = request(b, "GET", f"/maps/{map_id}.png")
+    check(status == 200, f"a picture b did not draw yet, of a map b read: {status}")
     stack.stop_store()
     status, headers, body = request(a, "POST", "/maps", variant("down"), {"Content-Type": "text/plain"})
     check(status == 503 and "retry-after" in headers, f"write with the store down: {status} {headers}")
@@ -321,7 +327,9 @@ def run(stack):
         status, _, held = request(port, "GET", target)
         check(status == 200 and held == from_a, f"held picture served on port {port} with the store down")
     status, _, body = request(b, "GET", never_drawn)
-    check(status == 503, f"a picture not held, store down: 503, not 404; got {status} {body!r}")
+    check(status == 503, f"a map not held, store down: 503, not 404; got {status} {body[:200]!r}")
+    status, _, held_png = request(b, "GET", f"/maps/{map_id}.png")
+    check(status == 200 and held_png == png, f"a map b read is still drawn with the store down: {status}")
     status, _, body = request(a, "GET", "/healthz")
     health = json.loads(body)
     check(status == 200 and health["status"] == "degraded" and health["store"]["reachable"] is False, health)
