@@ -265,8 +265,11 @@ pub fn held_overlaps(blocks: &[Block], holders: &[&Block], most: usize) -> Held 
             by_base.entry(holders[h].tile.base.as_str()).or_default().1.push(h);
         }
         // Blocks of bases that have holders: those that can excuse a holder.
-        let owning: Vec<usize> =
-            by_base.values().filter(|(own, held_by)| !own.is_empty() && !held_by.is_empty()).flat_map(|g| g.0.clone()).collect();
+        let owning: Vec<usize> = by_base
+            .values()
+            .filter(|(own, held_by)| !own.is_empty() && !held_by.is_empty())
+            .flat_map(|g| g.0.clone())
+            .collect();
         let owning_rects: Vec<Rect> = owning.iter().map(|&i| rect(&blocks[i])).collect();
         for (&i, n) in mine.iter().zip(overlapping(&owning_rects, &block_rects)) {
             d[i] = n;
@@ -539,8 +542,9 @@ mod tests {
     fn forty_thousand_windows_over_forty_thousand_tiles_are_counted_not_visited() {
         // Every window over every tile: 1.6 billion pairs, which took 45 s and 4 GB one by one.
         let n = 40_000;
-        let tiles: Vec<Block> =
-            (0..n).map(|i| block("Vec", &format!("m{i}"), (i % 64) as i64 * 16, 16, (1 + i as u32, 2 + i as u32))).collect();
+        let tiles: Vec<Block> = (0..n)
+            .map(|i| block("Vec", &format!("m{i}"), (i % 64) as i64 * 16, 16, (1 + i as u32, 2 + i as u32)))
+            .collect();
         let windows: Vec<Block> = (0..n).map(|i| block("Vec", &format!("w{i}"), 0, 1024, (1, n as u32 + 2))).collect();
         let refs: Vec<&Block> = windows.iter().collect();
         let started = std::time::Instant::now();
@@ -559,8 +563,9 @@ mod tests {
         // nowhere (other bases' tiles are on it), so each must be checked; past the work bound the
         // rest are left (each is a conflict of two tiles anyway), in bounded time.
         let n = 64_000;
-        let tiles: Vec<Block> =
-            (0..n).map(|i| block("Vec", &format!("m{i}"), (i % 8) as i64 * 4, 64, (1 + i as u32, n as u32 + 1))).collect();
+        let tiles: Vec<Block> = (0..n)
+            .map(|i| block("Vec", &format!("m{i}"), (i % 8) as i64 * 4, 64, (1 + i as u32, n as u32 + 1)))
+            .collect();
         let allocations: Vec<Block> =
             (0..n).map(|i| block("Vec", &format!("m{i}"), 0, 128, (1 + i as u32, n as u32 + 1))).collect();
         let refs: Vec<&Block> = allocations.iter().collect();

@@ -522,7 +522,8 @@ fn storing_is_content_addressed_and_idempotent() {
     let r = s.post("/maps", &ct, &body);
     assert_eq!(r.status, 201);
     let named = r.json()["id"].as_str().unwrap().to_string();
-    let unit = [&b"#pto-memory-map {\"name\":\"35_after_AllocateMemoryAddr.py\",\"backend\":null}\n"[..], &dump].concat();
+    let unit =
+        [&b"#pto-memory-map {\"name\":\"35_after_AllocateMemoryAddr.py\",\"backend\":null}\n"[..], &dump].concat();
     assert_eq!(named, sha256_hex(&unit));
     assert_eq!(r.json()["links"]["svg"], format!("/maps/{named}.svg?name=35_after_AllocateMemoryAddr.py"));
     assert_eq!(s.post("/maps", &ct, &body).status, 200, "the same upload again: the same map");

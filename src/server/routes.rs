@@ -344,7 +344,8 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
 /// not stored; 502 when the object does not match its id.
 pub(super) async fn stored_unit(state: &AppState, id: &str) -> Result<std::sync::Arc<Vec<u8>>, ApiError> {
     let (store, owned_id) = (state.store.clone(), id.to_string());
-    let unit = web::block(move || store.unit(&owned_id)).await.map_err(ApiError::internal)?.map_err(ApiError::from_store)?;
+    let unit =
+        web::block(move || store.unit(&owned_id)).await.map_err(ApiError::internal)?.map_err(ApiError::from_store)?;
     // Checked against the id by the store as it read it (`MapStore::get`).
     unit.ok_or_else(|| no_such_map(id))
 }

@@ -283,9 +283,7 @@ fn endpoint_is_http() -> bool {
 fn bad_url(url: &str, why: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!(
-            "--store {url}: {why} (expected s3://BUCKET/PREFIX, with AWS_ENDPOINT_URL for a store other than AWS)"
-        ),
+        format!("--store {url}: {why} (expected s3://BUCKET/PREFIX, with AWS_ENDPOINT_URL for a store other than AWS)"),
     )
 }
 
@@ -457,7 +455,8 @@ mod tests {
         // other write may still fail, so the answer depends on a HEAD of the key.
         for (object_there, stored) in [(true, true), (false, false)] {
             let port = answer_409_to_puts(object_there);
-            let store = with_endpoint(&format!("http://127.0.0.1:{port}"), || S3Store::open("s3://b/p", 0, 1 << 20).unwrap());
+            let store =
+                with_endpoint(&format!("http://127.0.0.1:{port}"), || S3Store::open("s3://b/p", 0, 1 << 20).unwrap());
             let put = store.put(&store::id_of(b"x"), b"x");
             if stored {
                 assert!(matches!(put, Ok(Put::Existed)), "{put:?}");
@@ -483,9 +482,8 @@ mod tests {
         for (status, refuses) in
             [(403, true), (401, true), (507, true), (400, true), (503, false), (500, false), (429, false)]
         {
-            let port = answer_all(format!(
-                "HTTP/1.1 {status} X\r\nContent-Length: 8\r\nConnection: close\r\n\r\n<Error/>"
-            ));
+            let port =
+                answer_all(format!("HTTP/1.1 {status} X\r\nContent-Length: 8\r\nConnection: close\r\n\r\n<Error/>"));
             let store =
                 with_endpoint(&format!("http://127.0.0.1:{port}"), || S3Store::open("s3://b/p", 0, 1 << 20).unwrap());
             for err in [store.get(&id).unwrap_err(), store.put(&id, b"x").unwrap_err(), store.check().unwrap_err()] {
