@@ -215,7 +215,7 @@ pub const HELD_WORK: usize = 1 << 24;
 
 /// The holders' hold on `blocks` (see [`Held`]), near-linear: the pairs are counted, not visited.
 ///
-/// For a block `i` of base `b`, the holders that overlap it are counted as [`overlapping`] counts
+/// For a block `i` of base `b`, the holders that overlap it are counted as `overlapping` counts
 /// (those of every base in its space, less those of `b`): `A(i)`. When no block of another base
 /// that has holders overlaps `i` (counted the same way: `D(i) = 0`), none of those holders is
 /// excused by a block of its own base, so `i` is held by exactly `A(i)` of them. When `D(i) > 0`,
