@@ -273,9 +273,12 @@ fn overflows(
     let tiles: Vec<&Block> = f.blocks.iter().filter(|b| b.tile.space == s.space).collect();
     // A declared allocation's unbound slots overflow too; one whose only tile already covers it
     // whole is that tile's finding.
+    // (A set of the tiles' ranges: 64 000 allocations of one tile each, checked one against the
+    // other, were 4 billion comparisons.)
+    let ranges: std::collections::HashSet<(i64, i64)> = tiles.iter().map(|b| (b.tile.offset, b.tile.size)).collect();
     let whole: Vec<Block> = crate::analyze::slot_allocations(&tiles)
         .into_iter()
-        .filter(|a| !tiles.iter().any(|b| (b.tile.offset, b.tile.size) == (a.tile.offset, a.tile.size)))
+        .filter(|a| !ranges.contains(&(a.tile.offset, a.tile.size)))
         .collect();
     let windows: Vec<String> = f
         .reserved

@@ -8,8 +8,9 @@
 //!   shared by many instances); `storage`: the store as handlers hold it (timed, and remembering
 //!   what a shared store was seen to hold); `cache`: recent renders in memory;
 //! - `errors`: the one JSON error shape; `wire`: the same shape for what the HTTP layer answers on
-//!   its own; `observe`: request logs and counters; `metrics`: the Prometheus page; `page`: the
-//!   upload form at `/`.
+//!   its own, and the write timeout; `answer`: one budget for the bytes all answers hold;
+//!   `observe`: request logs and counters; `metrics`: the Prometheus page; `page`: the upload
+//!   form at `/`.
 
 mod answer;
 mod body;

@@ -444,3 +444,25 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     state.cache.put(etag.clone(), &[id], bytes.clone());
     Ok(cached(StatusCode::OK).body(state.answers.body(bytes)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_limit_is_proportionate_to_the_dump_with_a_floor() {
+        let limit = |input: usize, configured: usize| {
+            let budget = crate::budget::Budget {
+                limits: crate::budget::Limits { output_bytes: configured, ..Default::default() },
+                ..Default::default()
+            };
+            crate::budget::run(budget, || within_output_for(input, || crate::budget::limits().output_bytes))
+        };
+        let max = 512 << 20;
+        assert_eq!(limit(1_000, max), OUTPUT_FLOOR, "a small dump gets the floor");
+        assert_eq!(limit(1 << 20, max), 128 << 20, "a 1 MiB dump: 128 MiB");
+        assert_eq!(limit(32 << 20, max), max, "never past --max-output-bytes");
+        assert_eq!(limit(1_000, 1 << 20), 1 << 20, "nor past a smaller one");
+        assert_eq!(limit(usize::MAX, max), max);
+    }
+}
