@@ -168,8 +168,8 @@ fn windows_over_tiles_and_piled_allocations_cost_their_count_not_their_pairs() {
         [("windows", windows_over_tiles(8000, 8000, false)), ("allocations", windows_over_tiles(0, 16_000, true))]
     {
         let started = Instant::now();
-        let map = build(&Dump::from_bytes("w.py", text.into_bytes()).unwrap(), backend::choose(None, None).unwrap())
-            .unwrap();
+        let map =
+            build(&Dump::from_bytes("w.py", text.into_bytes()).unwrap(), backend::choose(None, None).unwrap()).unwrap();
         let svg = render_map(&map, &RenderOptions { format: Format::Svg, ..Default::default() }).unwrap();
         let took = started.elapsed();
         assert!(took < limit, "{what}: {took:?}");

@@ -10,6 +10,8 @@
 //! (at most [`SMALL`] bytes: errors, links, most pictures) have a reserve of their own above the
 //! budget, a quarter of it, so that clients holding large answers cannot keep everyone else out.
 //!
+//! The output limit of a render is set here too: proportionate to its dump ([`within_output_for`]).
+//!
 //! Why slices: actix-http copies each chunk a body yields into the connection's write buffer, and
 //! asks for the next only once that buffer has drained; yielding the answer whole would copy it
 //! whole (twice the memory). Slices of a shared `Bytes` copy nothing until they are written.
@@ -119,6 +121,21 @@ impl MessageBody for Budgeted {
     }
 }
 
+/// The smallest output limit a render of the service gets, however small its dump.
+const OUTPUT_FLOOR: usize = 64 * 1024 * 1024;
+/// Output bytes a render may make per byte of its dump, above the floor. Small dumps legitimately
+/// draw pictures 100 times their size; a picture far beyond that is an amplification, not a map.
+const OUTPUT_PER_INPUT_BYTE: usize = 128;
+
+/// Runs `render` (on a render thread) with its output limited in proportion to its `input` bytes,
+/// with [`OUTPUT_FLOOR`] as the least, and never more than the service's `--max-output-bytes`.
+pub(super) fn within_output_for<T>(input: usize, render: impl FnOnce() -> T) -> T {
+    let mut budget = crate::budget::current();
+    let proportionate = input.saturating_mul(OUTPUT_PER_INPUT_BYTE).max(OUTPUT_FLOOR);
+    budget.limits.output_bytes = budget.limits.output_bytes.min(proportionate);
+    crate::budget::run(budget, render)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +182,22 @@ mod tests {
             }
             assert_eq!((got.as_slice(), slices), (&bytes[..], 4));
         });
+    }
+
+    #[test]
+    fn the_output_limit_is_proportionate_to_the_dump_with_a_floor() {
+        let limit = |input: usize, configured: usize| {
+            let budget = crate::budget::Budget {
+                limits: crate::budget::Limits { output_bytes: configured, ..Default::default() },
+                ..Default::default()
+            };
+            crate::budget::run(budget, || within_output_for(input, || crate::budget::limits().output_bytes))
+        };
+        let max = 512 << 20;
+        assert_eq!(limit(1_000, max), OUTPUT_FLOOR, "a small dump gets the floor");
+        assert_eq!(limit(1 << 20, max), 128 << 20, "a 1 MiB dump: 128 MiB");
+        assert_eq!(limit(32 << 20, max), max, "never past --max-output-bytes");
+        assert_eq!(limit(1_000, 1 << 20), 1 << 20, "nor past a smaller one");
+        assert_eq!(limit(usize::MAX, max), max);
     }
 }

@@ -89,3 +89,14 @@ pub(super) async fn first_missing<'a>(
     }
     Ok(None)
 }
+
+/// The stored unit of the map `id`, read off the render threads (a blocking thread waits on the
+/// store, within its deadline) and kept by the storage after the first read. 404 when the map is
+/// not stored; 502 when the object does not match its id.
+pub(super) async fn stored_unit(state: &super::AppState, id: &str) -> Result<std::sync::Arc<Vec<u8>>, ApiError> {
+    let (store, owned_id) = (state.store.clone(), id.to_string());
+    let unit =
+        web::block(move || store.unit(&owned_id)).await.map_err(ApiError::internal)?.map_err(ApiError::from_store)?;
+    // Checked against the id by the store as it read it (`MapStore::get`).
+    unit.ok_or_else(|| no_such_map(id))
+}

@@ -78,7 +78,7 @@ async fn run(
         .run(move || -> Result<Vec<u8>, ApiError> {
             let (old, new) = load(&options)?;
             let input = old.dump.len() + new.dump.len();
-            super::routes::within_output_for(input, || {
+            super::answer::within_output_for(input, || {
                 metrics.timed(options.format.extension(), || {
                     let (old, new) = (map_of(old)?, map_of(new)?);
                     let opts = options.params.render_options(crate::Format::Svg);
@@ -181,7 +181,8 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     }
     let maps = [old.clone(), new.clone()];
     // Read off the render threads, once (the storage keeps what it read).
-    let units = [super::routes::stored_unit(&state, &old).await?, super::routes::stored_unit(&state, &new).await?];
+    let units =
+        [super::conditional::stored_unit(&state, &old).await?, super::conditional::stored_unit(&state, &new).await?];
     let out = run(&state, options, move |o| {
         let side = |id: &str, unit: &[u8], backend: &Option<String>| -> Result<SideInput, ApiError> {
             let (meta, dump) = store::decode(id, unit).ok_or_else(|| no_such_map(id))?;

@@ -134,21 +134,6 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         .body(page)
 }
 
-/// The smallest output limit a render of the service gets, however small its dump.
-const OUTPUT_FLOOR: usize = 64 * 1024 * 1024;
-/// Output bytes a render may make per byte of its dump, above the floor. Small dumps legitimately
-/// draw pictures 100 times their size; a picture far beyond that is an amplification, not a map.
-const OUTPUT_PER_INPUT_BYTE: usize = 128;
-
-/// Runs `render` (on a render thread) with its output limited in proportion to its `input` bytes,
-/// with [`OUTPUT_FLOOR`] as the least, and never more than the service's `--max-output-bytes`.
-pub(super) fn within_output_for<T>(input: usize, render: impl FnOnce() -> T) -> T {
-    let mut budget = crate::budget::current();
-    let proportionate = input.saturating_mul(OUTPUT_PER_INPUT_BYTE).max(OUTPUT_FLOOR);
-    budget.limits.output_bytes = budget.limits.output_bytes.min(proportionate);
-    crate::budget::run(budget, render)
-}
-
 /// Renders on the calling render thread and records how long it took.
 pub(super) fn timed_render(
     metrics: &Metrics,
@@ -156,7 +141,9 @@ pub(super) fn timed_render(
     dump: Vec<u8>,
     opts: &RenderOptions,
 ) -> Result<Vec<u8>, ApiError> {
-    within_output_for(dump.len(), || metrics.timed(opts.format.extension(), || crate::render_bytes(name, dump, opts)))
+    super::answer::within_output_for(dump.len(), || {
+        metrics.timed(opts.format.extension(), || crate::render_bytes(name, dump, opts))
+    })
 }
 
 /// Reads a dump request: query options checked first (no body is read for a bad option), then
@@ -339,24 +326,13 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The stored unit of the map `id`, read off the render threads (a blocking thread waits on the
-/// store, within its deadline) and kept by the storage after the first read. 404 when the map is
-/// not stored; 502 when the object does not match its id.
-pub(super) async fn stored_unit(state: &AppState, id: &str) -> Result<std::sync::Arc<Vec<u8>>, ApiError> {
-    let (store, owned_id) = (state.store.clone(), id.to_string());
-    let unit =
-        web::block(move || store.unit(&owned_id)).await.map_err(ApiError::internal)?.map_err(ApiError::from_store)?;
-    // Checked against the id by the store as it read it (`MapStore::get`).
-    unit.ok_or_else(|| no_such_map(id))
-}
-
 /// The name and backend the map `id` was stored with: remembered by the cache, or read from the
 /// store and remembered. 404 when the map is not stored.
 async fn stored_meta(state: &AppState, id: &str) -> Result<(Option<String>, Option<String>), ApiError> {
     if let Some(meta) = state.cache.meta(id) {
         return Ok(meta);
     }
-    let unit = stored_unit(state, id).await?;
+    let unit = super::conditional::stored_unit(state, id).await?;
     let (meta, _) = store::decode(id, &unit).ok_or_else(|| no_such_map(id))?;
     let meta = (meta.name, meta.backend);
     state.cache.remember_meta(id, meta.clone());
@@ -429,7 +405,7 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     }
     state.answers.check()?;
     let opts = params.render_options(format);
-    let unit = stored_unit(&state, id).await?;
+    let unit = super::conditional::stored_unit(&state, id).await?;
     let (metrics, owned_id) = (state.metrics.clone(), id.to_string());
     let name = params.name.clone();
     let out = state
@@ -443,26 +419,4 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     let bytes = Bytes::from(out);
     state.cache.put(etag.clone(), &[id], bytes.clone());
     Ok(cached(StatusCode::OK).body(state.answers.body(bytes)?))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_output_limit_is_proportionate_to_the_dump_with_a_floor() {
-        let limit = |input: usize, configured: usize| {
-            let budget = crate::budget::Budget {
-                limits: crate::budget::Limits { output_bytes: configured, ..Default::default() },
-                ..Default::default()
-            };
-            crate::budget::run(budget, || within_output_for(input, || crate::budget::limits().output_bytes))
-        };
-        let max = 512 << 20;
-        assert_eq!(limit(1_000, max), OUTPUT_FLOOR, "a small dump gets the floor");
-        assert_eq!(limit(1 << 20, max), 128 << 20, "a 1 MiB dump: 128 MiB");
-        assert_eq!(limit(32 << 20, max), max, "never past --max-output-bytes");
-        assert_eq!(limit(1_000, 1 << 20), 1 << 20, "nor past a smaller one");
-        assert_eq!(limit(usize::MAX, max), max);
-    }
 }
