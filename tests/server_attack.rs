@@ -283,27 +283,31 @@ fn an_evicted_map_is_gone_from_memory_too() {
     let quota = (a.len() * 3 / 2).to_string();
     let server = Server::start(&dir.0, &["--max-store-bytes", &quota], None);
     let addr = &server.addr;
+    // (status, id)
     let store = |body: &[u8], query: &str| {
-        request(addr, "POST", &format!("/maps{query}"), &[("Content-Type", "text/plain")], body).status
+        let r = request(addr, "POST", &format!("/maps{query}"), &[("Content-Type", "text/plain")], body);
+        (r.status, r.text().split('"').nth(3).unwrap_or("").to_string())
     };
-    let id = sha256_hex(&a);
-    assert_eq!(store(&a, "?name=first.py"), 201);
+    let (status, id) = store(&a, "?name=first.py");
+    assert_eq!(status, 201);
     let svg = |id: &str| request(addr, "GET", &format!("/maps/{id}.svg"), &[], b"");
     let first = svg(&id);
     assert_eq!(first.status, 200);
     assert!(first.text().contains("first.py"));
-    assert_eq!(store(&b, ""), 201, "the second map evicts the first");
+    assert_eq!(store(&b, "").0, 201, "the second map evicts the first");
     assert_eq!(request(addr, "GET", &format!("/maps/{id}"), &[], b"").status, 404);
     assert_eq!(svg(&id).status, 404, "its render is not served from memory");
-    // Stored again under another name: the picture says the new one.
-    assert_eq!(store(&a, "?name=second.py"), 201);
+    // Stored again: the same map, id and picture.
+    assert_eq!(store(&a, "?name=first.py"), (201, id.clone()));
     let again = svg(&id);
-    assert_eq!(again.status, 200);
-    assert!(again.text().contains("second.py") && !again.text().contains("first.py"));
-    assert_ne!(first.header("etag"), again.header("etag"), "other bytes, another tag");
-    // With the name given, the tag is the same whatever the map was stored with.
-    let named = request(addr, "GET", &format!("/maps/{id}.svg?name=second.py"), &[], b"");
-    assert_eq!((named.status, named.header("etag")), (200, again.header("etag")));
+    assert_eq!((again.status, again.header("etag")), (200, first.header("etag")));
+    // Under another name: another map (the name is drawn, so it is in the id), its own picture.
+    let (status, other) = store(&a, "?name=second.py");
+    assert!(status == 201 && other != id, "{status} {other}");
+    let renamed = svg(&other);
+    assert_eq!(renamed.status, 200);
+    assert!(renamed.text().contains("second.py") && !renamed.text().contains("first.py"));
+    assert_ne!(first.header("etag"), renamed.header("etag"), "other bytes, another tag");
 }
 
 /// A dump of `n` functions of a few tiles each: a small dump (it compresses well) whose picture
