@@ -290,6 +290,8 @@ fn an_evicted_map_is_gone_from_memory_too() {
     };
     let (status, id) = store(&a, "?name=first.py");
     assert_eq!(status, 201);
+    let unit = [&b"#pto-memory-map {\"name\":\"first.py\",\"backend\":null}\n"[..], &a].concat();
+    assert_eq!(id, sha256_hex(&unit), "the id covers the name");
     let svg = |id: &str| request(addr, "GET", &format!("/maps/{id}.svg"), &[], b"");
     let first = svg(&id);
     assert_eq!(first.status, 200);
