@@ -371,7 +371,7 @@ struct ServeArgs {
     max_store_bytes: u64,
     /// Bytes the answers to all clients may hold at once (pictures on their way out); past it a
     /// request is answered 503 with Retry-After.
-    #[arg(long = "max-answer-bytes", default_value_t = 512 * 1024 * 1024)]
+    #[arg(long = "max-answer-bytes", default_value_t = 256 * 1024 * 1024)]
     max_answer_bytes: usize,
     #[command(flatten)]
     limits: LimitArgs,

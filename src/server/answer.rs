@@ -61,6 +61,18 @@ impl AnswerBudget {
         if self.held() >= self.ceiling() { Err(full(self.held(), self.cap)) } else { Ok(()) }
     }
 
+    /// [`AnswerBudget::check`] for a render of `input` dump bytes: a large one (past
+    /// [`super::pool::LARGE_INPUT`], whose picture may be hundreds of MB) also needs half the
+    /// budget free, so that it is not made only to be refused, and the memory of one such render
+    /// is not added to answers that already hold most of the budget.
+    pub fn check_for(&self, input: usize) -> Result<(), ApiError> {
+        self.check()?;
+        if input > super::pool::LARGE_INPUT && self.held() > self.cap / 2 {
+            return Err(full(self.held(), self.cap));
+        }
+        Ok(())
+    }
+
     /// `bytes` as a body that holds its share of the budget until it is dropped; 503 when it does
     /// not fit beside what the other answers hold (a small one: within the reserve too).
     pub fn body(&self, bytes: Bytes) -> Result<Budgeted, ApiError> {
@@ -68,7 +80,9 @@ impl AnswerBudget {
         let limit = if size <= SMALL { self.ceiling() } else { self.cap };
         let mut held = self.held.load(Ordering::Acquire);
         loop {
-            if held + size > limit {
+            // One answer larger than the whole budget (as large as the output limit allows) is
+            // given when it is the only one.
+            if held + size > limit && held > 0 {
                 return Err(full(held, self.cap));
             }
             match self.held.compare_exchange_weak(held, held + size, Ordering::AcqRel, Ordering::Acquire) {
@@ -162,6 +176,12 @@ mod tests {
         assert_eq!(budget.held(), M);
         drop(b);
         assert_eq!(budget.held(), 0);
+        // Alone, an answer larger than the budget is given; beside it, nothing large.
+        let huge = budget.body(Bytes::from(vec![6; 4 * M])).unwrap();
+        assert!(budget.body(Bytes::from(vec![7; 2 * M])).is_err());
+        assert!(budget.check_for(super::super::pool::LARGE_INPUT + 1).is_err());
+        drop(huge);
+        assert!(budget.check_for(super::super::pool::LARGE_INPUT + 1).is_ok());
     }
 
     #[test]

@@ -68,14 +68,15 @@ fn map_of(side: SideInput) -> crate::Result<MemoryMap> {
 /// Renders on a render thread: both dumps parsed, compared, drawn.
 async fn run(
     state: &AppState,
+    input: usize,
     options: DiffOptions,
     load: impl FnOnce(&DiffOptions) -> Result<(SideInput, SideInput), ApiError> + Send + 'static,
 ) -> Result<Vec<u8>, ApiError> {
     let metrics = state.metrics.clone();
-    state.answers.check()?;
+    state.answers.check_for(input)?;
     state
         .pool
-        .run(move || -> Result<Vec<u8>, ApiError> {
+        .run_sized(input, move || -> Result<Vec<u8>, ApiError> {
             let (old, new) = load(&options)?;
             let input = old.dump.len() + new.dump.len();
             super::answer::within_output_for(input, || {
@@ -116,7 +117,10 @@ pub async fn post(
         old.filename.clone().unwrap_or_else(|| "old.py".into()),
         new.filename.clone().unwrap_or_else(|| "new.py".into()),
     );
-    let out = run(&state, options, move |o| {
+    // The bodies as they came (a gzip body counts small here; its output is still limited in
+    // proportion to what it inflates to).
+    let input = old.bytes.len() + new.bytes.len();
+    let out = run(&state, input, options, move |o| {
         let backend = |side: &Option<String>| side.clone().or_else(|| o.params.backend.clone());
         let (old_dump, new_dump) = body::dump_pair(old, new, limit)?;
         let old = SideInput { name: names.0, dump: old_dump, backend: backend(&o.old_backend) };
@@ -183,7 +187,7 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
     // Read off the render threads, once (the storage keeps what it read).
     let units =
         [super::conditional::stored_unit(&state, &old).await?, super::conditional::stored_unit(&state, &new).await?];
-    let out = run(&state, options, move |o| {
+    let out = run(&state, units[0].len() + units[1].len(), options, move |o| {
         let side = |id: &str, unit: &[u8], backend: &Option<String>| -> Result<SideInput, ApiError> {
             let (meta, dump) = store::decode(id, unit).ok_or_else(|| no_such_map(id))?;
             Ok(SideInput {

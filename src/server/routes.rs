@@ -197,13 +197,10 @@ async fn render_map(
     let (bytes, gzip) = (upload.bytes, upload.gzip);
     let file = download_name(&name, format);
     state.answers.check()?;
-    let out = state
-        .pool
-        .run(move || {
-            let dump = body::dump_bytes(bytes, gzip, limit)?;
-            timed_render(&metrics, &name, dump, &opts)
-        })
-        .await??;
+    // Inflated first, so that a large dump is known as one however small it came.
+    let dump = state.pool.run(move || body::dump_bytes(bytes, gzip, limit)).await??;
+    state.answers.check_for(dump.len())?;
+    let out = state.pool.run_sized(dump.len(), move || timed_render(&metrics, &name, dump, &opts)).await??;
     Ok(picture(StatusCode::OK, format)
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((header::CONTENT_DISPOSITION, format!("inline; filename=\"{file}\"")))
@@ -261,7 +258,7 @@ async fn store_map(
         let meta = store::MapMeta { name: link_params.name.clone(), backend: link_params.backend.clone() };
         let unit = state
             .pool
-            .run(move || -> Result<Vec<u8>, ApiError> {
+            .run_sized(dump.len(), move || -> Result<Vec<u8>, ApiError> {
                 timed_render(&metrics, meta.name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
                 Ok(store::encode(&meta, &dump))
             })
@@ -406,11 +403,12 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     state.answers.check()?;
     let opts = params.render_options(format);
     let unit = super::conditional::stored_unit(&state, id).await?;
+    state.answers.check_for(unit.len())?;
     let (metrics, owned_id) = (state.metrics.clone(), id.to_string());
     let name = params.name.clone();
     let out = state
         .pool
-        .run(move || -> Result<Vec<u8>, ApiError> {
+        .run_sized(unit.len(), move || -> Result<Vec<u8>, ApiError> {
             let (_, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
             let name = name.unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
             timed_render(&metrics, &name, dump.to_vec(), &opts)
