@@ -128,6 +128,11 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
          # TYPE pto_store_circuit_open gauge\npto_store_circuit_open {}\n",
         u8::from(state.store.tripped())
     ));
+    page.push_str(&format!(
+        "# HELP pto_answer_bytes_held Bytes the answers on their way to clients hold.\n\
+         # TYPE pto_answer_bytes_held gauge\npto_answer_bytes_held {}\n",
+        state.answers.held()
+    ));
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
