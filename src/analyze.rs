@@ -167,10 +167,9 @@ fn function_map(
     let mut blocks = merge_aliases(f.tiles);
     // A tile on bytes a declared allocation or a reserved window holds is drawn as a conflict too.
     let holders = findings::holders_of(&blocks, &f.reserved, (f.src_start, f.src_end));
-    let mut held = Vec::new();
-    findings::for_each_held_overlap(&blocks, &holders, |i, _| held.push(i));
-    for i in held {
-        blocks[i].conflict = true;
+    let held = findings::held_overlaps(&blocks, &holders, 0).held;
+    for (b, held) in blocks.iter_mut().zip(held) {
+        b.conflict |= held;
     }
     let mut spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end), packing);
     for s in &mut spaces {

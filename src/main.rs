@@ -385,7 +385,7 @@ struct ServeArgs {
     #[arg(long = "data-dir", value_name = "FOLDER", default_value = "pto-memory-map-data")]
     data_dir: PathBuf,
     /// Where stored maps live, as a URL: file://PATH (the same as --data-dir PATH) or
-    /// s3://BUCKET[/PREFIX], a bucket many instances share (AWS_* variables below; see docs/deploy.md)
+    /// s3://BUCKET/PREFIX, a bucket many instances share (AWS_* variables below; see docs/deploy.md)
     /// [default: --data-dir].
     #[arg(long = "store", value_name = "URL", conflicts_with = "data_dir")]
     store: Option<String>,
@@ -422,6 +422,10 @@ struct ServeArgs {
     #[arg(long = "max-store-bytes", value_name = "BYTES", default_value_t = 1024 * 1024 * 1024,
           hide_default_value = true)]
     max_store_bytes: u64,
+    /// Bytes the answers to all clients may hold at once (pictures on their way out); past it a
+    /// request is answered 503 with Retry-After [default: 268435456, 256 MiB].
+    #[arg(long = "max-answer-bytes", value_name = "BYTES", default_value_t = 256 * 1024 * 1024, hide_default_value = true)]
+    max_answer_bytes: usize,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -632,6 +636,7 @@ fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
         read_timeout: ms(in_range("--read-timeout-ms", args.read_timeout_ms, 1, MAX_READ_TIMEOUT_MS)?),
         cache_bytes: args.cache_bytes,
         max_store_bytes: args.max_store_bytes,
+        max_answer_bytes: in_range("--max-answer-bytes", args.max_answer_bytes, 1, usize::MAX)?,
         limits,
         write_token: std::env::var("PMM_WRITE_TOKEN").ok().filter(|t| !t.is_empty()),
         public_url: args.public_url.as_deref().map(server::PublicUrl::parse).transpose()?,

@@ -106,7 +106,10 @@ fn serve_help_documents_every_value_its_default_and_the_environment() {
         ("--read-timeout-ms", "<MS>"),
         ("--max-store-bytes", "<BYTES>"),
     ] {
-        let line = help.lines().find(|l| l.contains(flag)).unwrap_or_else(|| panic!("{flag}: {help}"));
+        // The flag's line, and the next where clap puts the help under it.
+        let lines: Vec<&str> = help.lines().collect();
+        let at = lines.iter().position(|l| l.contains(flag)).unwrap_or_else(|| panic!("{flag}: {help}"));
+        let line = lines[at..(at + 2).min(lines.len())].join(" ");
         assert!(line.contains(value), "{flag} shows {value}: {line}");
         assert!(line.contains("[default: "), "{flag} names its default: {line}");
     }

@@ -520,14 +520,22 @@ fn storing_is_content_addressed_and_idempotent() {
     assert_eq!(store(&s, "/maps", &dump), (200, v.clone()));
     let r = s.post_with("/maps", &[("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], &gzip(&dump));
     assert_eq!((r.status, r.json()["id"].clone()), (200, Value::from(id)));
+    assert_eq!(s.metric("pto_stored_maps"), 1.0);
+    // An upload names its dump, and the name is drawn, so it is part of the id: another map, whose
+    // id covers the name (an altered name in the store no longer matches it).
     let (ct, body) = multipart(&[("dump", Some("35_after_AllocateMemoryAddr.py"), &dump)]);
     let r = s.post("/maps", &ct, &body);
-    assert_eq!(r.status, 200);
+    assert_eq!(r.status, 201);
+    let named = r.json()["id"].as_str().unwrap().to_string();
+    let unit =
+        [&b"#pto-memory-map {\"name\":\"35_after_AllocateMemoryAddr.py\",\"backend\":null}\n"[..], &dump].concat();
+    assert_eq!(named, sha256_hex(&unit));
     assert_eq!(
         r.json()["links"]["svg"],
-        format!("http://{}/maps/{id}.svg?name=35_after_AllocateMemoryAddr.py", s.addr)
+        format!("http://{}/maps/{named}.svg?name=35_after_AllocateMemoryAddr.py", s.addr)
     );
-    assert_eq!(s.metric("pto_stored_maps"), 1.0);
+    assert_eq!(s.post("/maps", &ct, &body).status, 200, "the same upload again: the same map");
+    assert_eq!(s.metric("pto_stored_maps"), 2.0);
 
     let info = s.get(&format!("/maps/{id}"));
     assert_eq!(info.status, 200);
@@ -560,7 +568,10 @@ fn links_are_absolute_from_the_host_a_trusted_proxy_or_the_public_url() {
 
     let (public, _c) = server(&["--public-url", "https://maps.example.com/pmm/"], &[]);
     let r = public.post("/maps?name=k.py", "text/plain", &dump);
-    assert_eq!(r.json()["links"]["json"], format!("https://maps.example.com/pmm/maps/{id}.json?name=k.py"));
+    // A name is part of the map, so of its id.
+    let named = r.json()["id"].as_str().unwrap().to_string();
+    assert_ne!(named, id);
+    assert_eq!(r.json()["links"]["json"], format!("https://maps.example.com/pmm/maps/{named}.json?name=k.py"));
     let bad = Command::new(env!("CARGO_BIN_EXE_pto-memory-map")).args(["serve", "--public-url", "maps"]).output();
     let bad = bad.unwrap();
     assert_eq!(bad.status.code(), Some(2));

@@ -283,25 +283,114 @@ fn an_evicted_map_is_gone_from_memory_too() {
     let quota = (a.len() * 3 / 2).to_string();
     let server = Server::start(&dir.0, &["--max-store-bytes", &quota], None);
     let addr = &server.addr;
+    // (status, id)
     let store = |body: &[u8], query: &str| {
-        request(addr, "POST", &format!("/maps{query}"), &[("Content-Type", "text/plain")], body).status
+        let r = request(addr, "POST", &format!("/maps{query}"), &[("Content-Type", "text/plain")], body);
+        (r.status, r.text().split('"').nth(3).unwrap_or("").to_string())
     };
-    let id = sha256_hex(&a);
-    assert_eq!(store(&a, "?name=first.py"), 201);
+    let (status, id) = store(&a, "?name=first.py");
+    assert_eq!(status, 201);
+    let unit = [&b"#pto-memory-map {\"name\":\"first.py\",\"backend\":null}\n"[..], &a].concat();
+    assert_eq!(id, sha256_hex(&unit), "the id covers the name");
     let svg = |id: &str| request(addr, "GET", &format!("/maps/{id}.svg"), &[], b"");
     let first = svg(&id);
     assert_eq!(first.status, 200);
     assert!(first.text().contains("first.py"));
-    assert_eq!(store(&b, ""), 201, "the second map evicts the first");
+    assert_eq!(store(&b, "").0, 201, "the second map evicts the first");
     assert_eq!(request(addr, "GET", &format!("/maps/{id}"), &[], b"").status, 404);
     assert_eq!(svg(&id).status, 404, "its render is not served from memory");
-    // Stored again under another name: the picture says the new one.
-    assert_eq!(store(&a, "?name=second.py"), 201);
+    // Stored again: the same map, id and picture.
+    assert_eq!(store(&a, "?name=first.py"), (201, id.clone()));
     let again = svg(&id);
-    assert_eq!(again.status, 200);
-    assert!(again.text().contains("second.py") && !again.text().contains("first.py"));
-    assert_ne!(first.header("etag"), again.header("etag"), "other bytes, another tag");
-    // With the name given, the tag is the same whatever the map was stored with.
-    let named = request(addr, "GET", &format!("/maps/{id}.svg?name=second.py"), &[], b"");
-    assert_eq!((named.status, named.header("etag")), (200, again.header("etag")));
+    assert_eq!((again.status, again.header("etag")), (200, first.header("etag")));
+    // Under another name: another map (the name is drawn, so it is in the id), its own picture.
+    let (status, other) = store(&a, "?name=second.py");
+    assert!(status == 201 && other != id, "{status} {other}");
+    let renamed = svg(&other);
+    assert_eq!(renamed.status, 200);
+    assert!(renamed.text().contains("second.py") && !renamed.text().contains("first.py"));
+    assert_ne!(first.header("etag"), renamed.header("etag"), "other bytes, another tag");
 }
+
+/// A dump of `n` functions of a few tiles each: a small dump (it compresses well) whose picture
+/// is many times its size.
+fn many_functions(n: usize) -> Vec<u8> {
+    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
+    for f in 0..n {
+        text.push_str(&format!("    @pl.function(type=pl.FunctionType.AIV)\n    def f{f}(self, x):\n"));
+        for i in 0..4 {
+            text.push_str(&format!(
+                "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {}, 64), pl.Mem.Vec] = pl.tile.load(x)\n",
+                i * 64
+            ));
+        }
+        text.push_str("        return t0\n");
+    }
+    text.into_bytes()
+}
+
+/// Clients that ask for a large picture and never read it hold the answer budget, not more: past
+/// it the others are told to come back (503 with `Retry-After`), another client's small render is
+/// answered meanwhile, and the stalled connections are closed within the write timeout (30 s),
+/// which frees the budget.
+#[test]
+fn readers_that_never_read_hold_the_answer_budget_and_are_cut_off() {
+    let dir = TempDir::new("stalled");
+    let big = many_functions(STALLED_FUNCTIONS);
+    let s = Server::start(&dir.0, &["--cache-bytes", "268435456", "--max-answer-bytes", "100000000"], None);
+    let stored = request(&s.addr, "POST", "/maps", &[("Content-Type", "text/plain")], &big);
+    assert_eq!(stored.status, 201, "{}", stored.text());
+    let id = stored.text().split('"').nth(3).unwrap().to_string();
+    let target = format!("/maps/{id}.svg");
+    // Drawn once, read whole: the picture is then in memory, so the stalled readers cost no render.
+    let whole = request(&s.addr, "GET", &target, &[], b"");
+    assert_eq!(whole.status, 200);
+    let size = whole.body.len();
+    assert!(size > 24 << 20, "the picture must be larger than a socket's buffers: {size} bytes");
+    let fits = 100_000_000 / size;
+    let raw = format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n");
+    let stalled: Vec<TcpStream> = (0..8)
+        .map(|_| {
+            let mut c = TcpStream::connect(&s.addr).unwrap();
+            c.write_all(raw.as_bytes()).unwrap();
+            std::thread::sleep(Duration::from_millis(300));
+            c
+        })
+        .collect();
+    let started = Instant::now();
+    let render = request(&s.addr, "POST", "/render?format=json", &[("Content-Type", "text/plain")], &dump());
+    assert_eq!(render.status, 200, "{}", render.text());
+    assert!(started.elapsed() < Duration::from_secs(5), "a small render waited {:?}", started.elapsed());
+    // Past the budget: 503 with Retry-After, at once.
+    let refused = request(&s.addr, "GET", &target, &[], b"");
+    assert_eq!(refused.status, 503, "{} clients' answers fit the budget of 100 MB", fits);
+    assert!(refused.header("retry-after").is_some());
+    let rss = s.rss().unwrap_or(0);
+    assert!(rss < (fits as u64 + 2) * size as u64 + (200 << 20), "{rss} bytes resident");
+    // Within the write timeout (30 s), the stalled connections are closed: those that got the
+    // picture read it cut short; the others were told 503.
+    std::thread::sleep(Duration::from_secs(36).saturating_sub(started.elapsed()));
+    let (mut cut, mut busy) = (0, 0);
+    for mut c in stalled {
+        c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut buf = Vec::new();
+        let _ = c.read_to_end(&mut buf);
+        match &buf.get(9..12) {
+            Some(b"200") => {
+                assert!(buf.len() < size, "a stalled reader was cut off");
+                cut += 1;
+            }
+            Some(b"503") => busy += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((cut, busy), (fits.min(8), 8 - fits.min(8)));
+    assert!(started.elapsed() < Duration::from_secs(60), "closed after {:?}", started.elapsed());
+    // And the budget is free again.
+    let again = request(&s.addr, "GET", &target, &[], b"");
+    assert_eq!((again.status, again.body.len()), (200, size));
+}
+
+/// Functions in [`readers_that_never_read_hold_the_answer_budget_and_are_cut_off`]'s dump: a picture
+/// of some 30 MB.
+const STALLED_FUNCTIONS: usize = 5000;

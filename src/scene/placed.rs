@@ -12,10 +12,23 @@ use crate::plan::style::{Color, Palette, WARNING};
 /// The placed marks of a lane (`plan::PLACED_STYLES`), drawn by the generic draw at `host`'s scale
 /// and grouped for the SVG: each mark with a tooltip opens a group, and the marks without one that
 /// follow it (a slot edge after its allocation) join it.
+///
+/// The hatching of a lane's placed marks stops at [`LANE_HATCH_LINES`] diagonals: each region has
+/// up to 2 000 of its own, so thousands of windows piled down a long function would otherwise make
+/// their count the product of the two (40 000 windows: 80 million lines); past the bound a mark
+/// keeps its frame, name and tooltip.
 pub(super) fn marks(lane: &[plan::Mark], host: &Host, color: Color, pal: &Palette) -> Vec<Placed> {
     let mut out: Vec<Placed> = Vec::new();
+    let mut hatched = 0usize;
     for m in lane.iter().filter(|m| is_placed(m)) {
-        let shapes = super::insight::mark_shapes(m, host, color, pal);
+        let mut shapes = super::insight::mark_shapes(m, host, color, pal);
+        let lines = shapes.iter().filter(|s| matches!(s, Shape::Line(_))).count();
+        if lines > 2 && hatched + lines > LANE_HATCH_LINES {
+            shapes.retain(|s| !matches!(s, Shape::Line(_)));
+            shapes.shrink_to_fit();
+        } else {
+            hatched += lines;
+        }
         match (&m.tip, out.last_mut()) {
             (Some(tip), _) => out.push(Placed {
                 class: m.style.class,
@@ -31,6 +44,9 @@ pub(super) fn marks(lane: &[plan::Mark], host: &Host, color: Color, pal: &Palett
     }
     out
 }
+
+/// Most hatching diagonals the placed marks of one lane get (see [`marks`]).
+const LANE_HATCH_LINES: usize = 20_000;
 
 /// Whether a lane mark is one of what the compiler placed (drawn in its own groups, over the boxes).
 pub(super) fn is_placed(m: &plan::Mark) -> bool {

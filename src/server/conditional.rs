@@ -58,16 +58,29 @@ pub(super) async fn contains(store: &Arc<Storage>, id: &str) -> Result<bool, Api
     web::block(move || store.contains(&id)).await.map_err(ApiError::internal)?.map_err(ApiError::from_store)
 }
 
+/// How long a picture this instance holds waits for the store to confirm its map before it is
+/// served all the same: a hanging store must not hold what is already in memory.
+pub(super) const HELD_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The first of `ids` the store does not hold, for a stored picture about to be served. When the
-/// store cannot say (503) and this instance holds the picture already (`held`), it is served: an
-/// outage of a shared store keeps what an instance holds readable.
+/// store cannot say (503, or no answer within [`HELD_WAIT`]) and this instance holds the picture
+/// already (`held`), it is served: an outage of a shared store keeps what an instance holds
+/// readable.
 pub(super) async fn first_missing<'a>(
     store: &Arc<Storage>,
     ids: &[&'a str],
     held: bool,
 ) -> Result<Option<&'a str>, ApiError> {
     for id in ids {
-        match contains(store, id).await {
+        let asked = if held {
+            match actix_web::rt::time::timeout(HELD_WAIT, contains(store, id)).await {
+                Ok(answer) => answer,
+                Err(_) => return Ok(None),
+            }
+        } else {
+            contains(store, id).await
+        };
+        match asked {
             Ok(true) => {}
             Ok(false) => return Ok(Some(id)),
             Err(e) if held && e.status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE => return Ok(None),
@@ -75,4 +88,15 @@ pub(super) async fn first_missing<'a>(
         }
     }
     Ok(None)
+}
+
+/// The stored unit of the map `id`, read off the render threads (a blocking thread waits on the
+/// store, within its deadline) and kept by the storage after the first read. 404 when the map is
+/// not stored; 502 when the object does not match its id.
+pub(super) async fn stored_unit(state: &super::AppState, id: &str) -> Result<std::sync::Arc<Vec<u8>>, ApiError> {
+    let (store, owned_id) = (state.store.clone(), id.to_string());
+    let unit =
+        web::block(move || store.unit(&owned_id)).await.map_err(ApiError::internal)?.map_err(ApiError::from_store)?;
+    // Checked against the id by the store as it read it (`MapStore::get`).
+    unit.ok_or_else(|| no_such_map(id))
 }

@@ -10,7 +10,7 @@ use super::conditional::{IMMUTABLE, etag_of, first_missing, no_such_map, none_ma
 use super::errors::ApiError;
 use super::errors::clip;
 use super::params::{self, Params};
-use super::store::{self, MapStore};
+use super::store;
 use super::{AppState, body};
 use crate::{DiffFormat, Dump, MemoryMap, backend, build, render_diff};
 
@@ -68,18 +68,23 @@ fn map_of(side: SideInput) -> crate::Result<MemoryMap> {
 /// Renders on a render thread: both dumps parsed, compared, drawn.
 async fn run(
     state: &AppState,
+    input: usize,
     options: DiffOptions,
     load: impl FnOnce(&DiffOptions) -> Result<(SideInput, SideInput), ApiError> + Send + 'static,
 ) -> Result<Vec<u8>, ApiError> {
     let metrics = state.metrics.clone();
+    state.answers.check_for(input)?;
     state
         .pool
-        .run(move || -> Result<Vec<u8>, ApiError> {
+        .run_sized(input, move || -> Result<Vec<u8>, ApiError> {
             let (old, new) = load(&options)?;
-            metrics.timed(options.format.extension(), || {
-                let (old, new) = (map_of(old)?, map_of(new)?);
-                let opts = options.params.render_options(crate::Format::Svg);
-                render_diff(&old, &new, options.format, &opts.view, opts.scale)
+            let input = old.dump.len() + new.dump.len();
+            super::answer::within_output_for(input, || {
+                metrics.timed(options.format.extension(), || {
+                    let (old, new) = (map_of(old)?, map_of(new)?);
+                    let opts = options.params.render_options(crate::Format::Svg);
+                    render_diff(&old, &new, options.format, &opts.view, opts.scale)
+                })
             })
         })
         .await?
@@ -112,7 +117,10 @@ pub async fn post(
         old.filename.clone().unwrap_or_else(|| "old.py".into()),
         new.filename.clone().unwrap_or_else(|| "new.py".into()),
     );
-    let out = run(&state, options, move |o| {
+    // The bodies as they came (a gzip body counts small here; its output is still limited in
+    // proportion to what it inflates to).
+    let input = old.bytes.len() + new.bytes.len();
+    let out = run(&state, input, options, move |o| {
         let backend = |side: &Option<String>| side.clone().or_else(|| o.params.backend.clone());
         let (old_dump, new_dump) = body::dump_pair(old, new, limit)?;
         let old = SideInput { name: names.0, dump: old_dump, backend: backend(&o.old_backend) };
@@ -120,7 +128,8 @@ pub async fn post(
         Ok((old, new))
     })
     .await?;
-    Ok(respond(StatusCode::OK, format).insert_header((header::CACHE_CONTROL, "no-store")).body(out))
+    let body = state.answers.body(Bytes::from(out))?;
+    Ok(respond(StatusCode::OK, format).insert_header((header::CACHE_CONTROL, "no-store")).body(body))
 }
 
 /// `GET /maps/{old}/diff/{new}.{svg,png,html,md,json}`: two stored maps compared, cached for good.
@@ -172,23 +181,25 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
         return Ok(cached(StatusCode::NOT_MODIFIED).finish());
     }
     if let Some(bytes) = held {
-        return Ok(cached(StatusCode::OK).body(bytes));
+        return Ok(cached(StatusCode::OK).body(state.answers.body(bytes)?));
     }
-    let (store, maps) = (state.store.clone(), [old.clone(), new.clone()]);
-    let out = run(&state, options, move |o| {
-        let side = |id: &str, backend: &Option<String>| -> Result<SideInput, ApiError> {
-            let unit = store.get(id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(id))?;
-            let (meta, dump) = store::decode(id, &unit).ok_or_else(|| no_such_map(id))?;
+    let maps = [old.clone(), new.clone()];
+    // Read off the render threads, once (the storage keeps what it read).
+    let units =
+        [super::conditional::stored_unit(&state, &old).await?, super::conditional::stored_unit(&state, &new).await?];
+    let out = run(&state, units[0].len() + units[1].len(), options, move |o| {
+        let side = |id: &str, unit: &[u8], backend: &Option<String>| -> Result<SideInput, ApiError> {
+            let (meta, dump) = store::decode(id, unit).ok_or_else(|| no_such_map(id))?;
             Ok(SideInput {
                 name: meta.name.unwrap_or_else(|| format!("{}.py", &id[..12])),
                 dump: dump.to_vec(),
                 backend: backend.clone().or_else(|| o.params.backend.clone()).or(meta.backend),
             })
         };
-        Ok((side(&old, &o.old_backend)?, side(&new, &o.new_backend)?))
+        Ok((side(&old, &units[0], &o.old_backend)?, side(&new, &units[1], &o.new_backend)?))
     })
     .await?;
     let bytes = Bytes::from(out);
     state.cache.put(etag.clone(), &[&maps[0], &maps[1]], bytes.clone());
-    Ok(cached(StatusCode::OK).body(bytes))
+    Ok(cached(StatusCode::OK).body(state.answers.body(bytes)?))
 }

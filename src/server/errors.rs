@@ -125,9 +125,34 @@ impl ApiError {
         )
     }
 
-    /// A store failure: a full store (or disk) is 507; a store that may answer later (down,
-    /// slow, refusing) is 503 with `Retry-After`, its detail logged; anything else 500.
+    /// A store failure: a map larger than the whole quota is 507; a store that may answer later
+    /// (down, slow, hanging) is 503 with `Retry-After`; a store that refuses (bad credentials, no
+    /// bucket, full) is 502, and so is an object that is not what its id says (altered, damaged,
+    /// too large): no `Retry-After`, as asking again meets the same answer. The detail, which may
+    /// name the endpoint, the bucket or the object, is logged, never answered. Anything else 500.
     pub fn from_store(err: std::io::Error) -> ApiError {
+        let log = |level: &str| {
+            let line = serde_json::json!({ "level": level, "message": err.to_string() });
+            let _ = writeln!(std::io::stderr(), "{line}");
+        };
+        if super::store::is_refused(&err) {
+            log("error");
+            return ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "store_refused",
+                "the map store refuses this service's requests (its credentials, bucket or space); \
+                 a retry will not help until the service's operator fixes it (see its log)",
+            );
+        }
+        if err.kind() == std::io::ErrorKind::InvalidData {
+            log("error");
+            return ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "stored_map_invalid",
+                "the stored object of this map does not match its id (altered, damaged or too large); \
+                 it is not drawn, and a retry will not help (see the service's log)",
+            );
+        }
         if err.kind() == std::io::ErrorKind::StorageFull {
             return ApiError::new(
                 StatusCode::INSUFFICIENT_STORAGE,
@@ -136,8 +161,7 @@ impl ApiError {
             );
         }
         if super::store::is_unavailable(&err) {
-            let line = serde_json::json!({ "level": "warn", "message": err.to_string() });
-            let _ = writeln!(std::io::stderr(), "{line}");
+            log("warn");
             return ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "store_unavailable",

@@ -8,9 +8,11 @@
 //!   shared by many instances); `storage`: the store as handlers hold it (timed, and remembering
 //!   what a shared store was seen to hold); `cache`: recent renders in memory;
 //! - `errors`: the one JSON error shape; `wire`: the same shape for what the HTTP layer answers on
-//!   its own; `observe`: request logs and counters; `metrics`: the Prometheus page; `page`: the
-//!   upload form at `/`.
+//!   its own, and the write timeout; `answer`: one budget for the bytes all answers hold;
+//!   `observe`: request logs and counters; `metrics`: the Prometheus page; `page`: the upload
+//!   form at `/`.
 
+mod answer;
 mod body;
 mod cache;
 mod conditional;
@@ -55,7 +57,7 @@ pub struct ServeConfig {
     pub bind: String,
     /// Where stored maps live: a local folder (`--data-dir`), unless `store` names another place.
     pub data_dir: PathBuf,
-    /// `file://PATH` (the long form of `data_dir`) or `s3://BUCKET[/PREFIX]` (`--store`).
+    /// `file://PATH` (the long form of `data_dir`) or `s3://BUCKET/PREFIX` (`--store`).
     pub store: Option<String>,
     /// Largest request body, on the wire and after gunzip.
     pub max_body_bytes: usize,
@@ -72,6 +74,8 @@ pub struct ServeConfig {
     /// Bytes of stored maps; past it a local folder evicts the least recently used maps, and a
     /// shared bucket the least recently stored (0 for a bucket: no quota, lifecycle rules instead).
     pub max_store_bytes: u64,
+    /// Bytes the answers to all clients may hold at once (503 past it).
+    pub max_answer_bytes: usize,
     /// Work limits of every render.
     pub limits: crate::budget::Limits,
     /// When set, `POST /maps` needs `Authorization: Bearer <token>` (from `PMM_WRITE_TOKEN`).
@@ -94,6 +98,8 @@ pub(crate) struct AppState {
     pub metrics: Arc<Metrics>,
     /// The bytes all request bodies hold at once.
     pub bodies: Arc<body::InFlight>,
+    /// The bytes all answers hold at once.
+    pub answers: answer::AnswerBudget,
     /// Held while a map is stored: one upload at a time checks and writes.
     pub storing: tokio::sync::Mutex<()>,
     /// Where links start (see `origin`).
@@ -135,6 +141,7 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
         cache: RenderCache::new(config.cache_bytes),
         metrics: Arc::new(Metrics::default()),
         bodies: body::InFlight::new(body::InFlight::cap_for(config.max_body_bytes)),
+        answers: answer::AnswerBudget::new(config.max_answer_bytes),
         storing: tokio::sync::Mutex::new(()),
         public_url: config.public_url.clone(),
         trusted_proxies: config.trusted_proxies.clone(),
@@ -194,6 +201,7 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
             "cache_bytes": config.cache_bytes,
             "read_timeout_ms": config.read_timeout.as_millis() as u64,
             "max_store_bytes": config.max_store_bytes,
+            "max_answer_bytes": config.max_answer_bytes,
             "write_token": config.write_token.is_some(),
         });
         let _ = writeln!(io::stderr(), "{line}");
@@ -205,9 +213,16 @@ pub fn serve(config: ServeConfig) -> io::Result<()> {
 fn open_store(config: &ServeConfig) -> io::Result<Box<dyn MapStore>> {
     let url = config.store.as_deref().unwrap_or("");
     let dir = match url.strip_prefix("file://") {
+        Some("") => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--store file://: it names no folder (expected file://PATH)",
+            ));
+        }
         Some(path) => PathBuf::from(path),
         None if url.is_empty() => config.data_dir.clone(),
-        None => return open_shared(url, config.max_store_bytes),
+        // The largest object read back: the largest dump taken, with its metadata line.
+        None => return open_shared(url, config.max_store_bytes, config.max_body_bytes as u64 + 8192),
     };
     let store = FsStore::open(&dir, config.max_store_bytes)
         .map_err(|e| io::Error::new(e.kind(), format!("cannot open the data directory {}: {e}", dir.display())))?;
@@ -215,15 +230,15 @@ fn open_store(config: &ServeConfig) -> io::Result<Box<dyn MapStore>> {
 }
 
 #[cfg(feature = "s3")]
-fn open_shared(url: &str, max_bytes: u64) -> io::Result<Box<dyn MapStore>> {
+fn open_shared(url: &str, max_bytes: u64, max_object: u64) -> io::Result<Box<dyn MapStore>> {
     if url.starts_with("s3://") {
-        return Ok(Box::new(s3::S3Store::open(url, max_bytes)?));
+        return Ok(Box::new(s3::S3Store::open(url, max_bytes, max_object)?));
     }
-    Err(io::Error::new(io::ErrorKind::InvalidInput, format!("--store {url}: use file://PATH or s3://BUCKET[/PREFIX]")))
+    Err(io::Error::new(io::ErrorKind::InvalidInput, format!("--store {url}: use file://PATH or s3://BUCKET/PREFIX")))
 }
 
 #[cfg(not(feature = "s3"))]
-fn open_shared(url: &str, _max_bytes: u64) -> io::Result<Box<dyn MapStore>> {
+fn open_shared(url: &str, _max_bytes: u64, _max_object: u64) -> io::Result<Box<dyn MapStore>> {
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
         format!("--store {url}: this build has no S3 store (built without the `s3` feature); use file://PATH"),

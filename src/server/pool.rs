@@ -42,7 +42,15 @@ pub struct RenderPool {
     pub timeout: Duration,
     /// Work limits every render runs under.
     pub limits: Limits,
+    /// Turns for renders of large dumps: all threads but one, so that a small render always finds
+    /// a thread, and a few large pictures (each up to hundreds of MB while it is made) are made at
+    /// once, not one per thread.
+    large: Arc<tokio::sync::Semaphore>,
 }
+
+/// Dump bytes past which a render is large (see [`RenderPool::run_sized`]): below it, its output is
+/// at most the service's output floor (`answer::within_output_for`).
+pub const LARGE_INPUT: usize = 512 * 1024;
 
 impl RenderPool {
     /// Starts `threads` render threads behind a queue of `capacity` waiting jobs.
@@ -57,7 +65,22 @@ impl RenderPool {
                 .stack_size(STACK_BYTES)
                 .spawn(move || work(&receiver))?;
         }
-        Ok(RenderPool { sender, stats, capacity, timeout, limits })
+        let large = Arc::new(tokio::sync::Semaphore::new(threads.max(2) - 1));
+        Ok(RenderPool { sender, stats, capacity, timeout, limits, large })
+    }
+
+    /// [`RenderPool::run`] for a render of `input` dump bytes: a large one (past [`LARGE_INPUT`])
+    /// takes one of the large renders' turns, or is answered 503 at once when they are all taken.
+    pub async fn run_sized<T, F>(&self, input: usize, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let _turn = match input > LARGE_INPUT {
+            true => Some(self.large.clone().try_acquire_owned().map_err(|_| ApiError::busy())?),
+            false => None,
+        };
+        self.run(f).await
     }
 
     /// Runs `f` on a render thread and waits for it without blocking the async worker.
@@ -170,6 +193,32 @@ mod tests {
                 }
             }
             assert!(busy >= 1);
+        });
+    }
+
+    #[test]
+    fn large_renders_leave_a_thread_to_small_ones() {
+        actix_web::rt::System::new().block_on(async {
+            let pool = Arc::new(RenderPool::start(2, 8, Duration::from_secs(5), Limits::default()).unwrap());
+            let (go, wait) = std::sync::mpsc::channel::<()>();
+            let busy = pool.clone();
+            let large = actix_web::rt::spawn(async move {
+                busy.run_sized(LARGE_INPUT + 1, move || wait.recv_timeout(Duration::from_secs(5)).is_ok()).await
+            });
+            while pool.stats.running.load(Ordering::Relaxed) == 0 {
+                actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+            }
+            // The other thread is the small renders': a second large one is refused at once...
+            let err = pool.run_sized(LARGE_INPUT + 1, || ()).await.unwrap_err();
+            assert_eq!(err.code, "busy");
+            // ...and a small one runs.
+            let started = Instant::now();
+            assert_eq!(pool.run_sized(1000, || 7).await.unwrap(), 7);
+            assert!(started.elapsed() < Duration::from_secs(1));
+            go.send(()).unwrap();
+            assert!(large.await.unwrap().unwrap());
+            // Its turn is given back.
+            assert_eq!(pool.run_sized(LARGE_INPUT + 1, || 8).await.unwrap(), 8);
         });
     }
 

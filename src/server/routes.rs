@@ -71,20 +71,37 @@ async fn index(state: web::Data<AppState>) -> HttpResponse {
         .body(page::index(state.max_body))
 }
 
-/// `GET /healthz`: 200 while the service runs. `status` is `degraded` (still 200) when the map store
-/// does not answer: the instance still renders and serves what it holds, so a load balancer should
-/// keep it, while writes answer 503 until the store is back.
+/// How long `/healthz` waits for the store before it says the store is not answering.
+const HEALTH_WAIT: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// `GET /healthz`: 200 while the service runs, within [`HEALTH_WAIT`] and a little more whatever
+/// the store does. `status` is `degraded` (still 200) when the map store does not answer or
+/// refuses: the instance still renders and serves what it holds, so a load balancer should keep
+/// it, while writes fail until the store is back. The store's state is said in words; its address,
+/// bucket and raw errors go to the log only (this page is often public).
 async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+    use super::storage::Health;
     let store = state.store.clone();
-    let probe = web::block(move || store.check()).await.unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
-    let mut body = serde_json::json!({
-        "status": if probe.is_ok() { "ok" } else { "degraded" },
+    let health = match actix_web::rt::time::timeout(HEALTH_WAIT, web::block(move || store.health())).await {
+        Ok(Ok(health)) => health,
+        _ => Health::NotAnswering,
+    };
+    let (state_word, message) = match health {
+        Health::Ok => ("ok", "the map store answers"),
+        Health::NotAnswering => (
+            "not_answering",
+            "the map store does not answer; stored maps this instance holds are served, others and writes fail until it is back",
+        ),
+        Health::Refusing => (
+            "refusing",
+            "the map store refuses this service's requests (credentials, bucket or space); the operator must fix it",
+        ),
+    };
+    let body = serde_json::json!({
+        "status": if health == Health::Ok { "ok" } else { "degraded" },
         "version": env!("CARGO_PKG_VERSION"),
-        "store": { "url": state.store.describe(), "reachable": probe.is_ok() },
+        "store": { "reachable": health == Health::Ok, "state": state_word, "message": message },
     });
-    if let Err(e) = probe {
-        body["store"]["error"] = e.to_string().into();
-    }
     HttpResponse::Ok()
         .content_type("application/json")
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -106,6 +123,16 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     };
     let mut page = state.metrics.render_text(&gauges);
     state.store.stats.write(&mut page);
+    page.push_str(&format!(
+        "# HELP pto_store_circuit_open Whether calls to the map store fail at once after repeated failures.\n\
+         # TYPE pto_store_circuit_open gauge\npto_store_circuit_open {}\n",
+        u8::from(state.store.tripped())
+    ));
+    page.push_str(&format!(
+        "# HELP pto_answer_bytes_held Bytes the answers on their way to clients hold.\n\
+         # TYPE pto_answer_bytes_held gauge\npto_answer_bytes_held {}\n",
+        state.answers.held()
+    ));
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -119,7 +146,9 @@ pub(super) fn timed_render(
     dump: Vec<u8>,
     opts: &RenderOptions,
 ) -> Result<Vec<u8>, ApiError> {
-    metrics.timed(opts.format.extension(), || crate::render_bytes(name, dump, opts))
+    super::answer::within_output_for(dump.len(), || {
+        metrics.timed(opts.format.extension(), || crate::render_bytes(name, dump, opts))
+    })
 }
 
 /// Reads a dump request: query options checked first (no body is read for a bad option), then
@@ -172,17 +201,15 @@ async fn render_map(
     let metrics = state.metrics.clone();
     let (bytes, gzip) = (upload.bytes, upload.gzip);
     let file = download_name(&name, format);
-    let out = state
-        .pool
-        .run(move || {
-            let dump = body::dump_bytes(bytes, gzip, limit)?;
-            timed_render(&metrics, &name, dump, &opts)
-        })
-        .await??;
+    state.answers.check()?;
+    // Inflated first, so that a large dump is known as one however small it came.
+    let dump = state.pool.run(move || body::dump_bytes(bytes, gzip, limit)).await??;
+    state.answers.check_for(dump.len())?;
+    let out = state.pool.run_sized(dump.len(), move || timed_render(&metrics, &name, dump, &opts)).await??;
     Ok(picture(StatusCode::OK, format)
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((header::CONTENT_DISPOSITION, format!("inline; filename=\"{file}\"")))
-        .body(out))
+        .body(state.answers.body(Bytes::from(out))?))
 }
 
 /// `35_after_AllocateMemoryAddr.memory_map.svg`, kept to characters that need no quoting.
@@ -218,24 +245,34 @@ async fn store_map(
     let name = params.name.clone().or(upload.filename);
     let link_params = Params { name: name.clone(), backend: params.backend.clone(), ..Params::default() };
     let opts = RenderOptions { format: Format::Json, backend: params.backend.clone(), ..Default::default() };
-    let (limit, metrics, store) = (state.max_body, state.metrics.clone(), state.store.clone());
+    let (limit, metrics) = (state.max_body, state.metrics.clone());
     let (bytes, gzip) = (upload.bytes, upload.gzip);
+    // The map's name and backend go with it, in the one stored unit, and into its id (see
+    // `store::map_id`).
+    let meta = store::MapMeta { name, backend: opts.backend.clone() };
     let (id, dump) = state
         .pool
-        .run(move || -> Result<(String, Option<Vec<u8>>), ApiError> {
+        .run(move || -> Result<(String, Vec<u8>), ApiError> {
             let dump = body::dump_bytes(bytes, gzip, limit)?;
-            let id = store::id_of(&dump);
-            if store.contains(&id).map_err(ApiError::from_store)? {
-                return Ok((id, None));
-            }
-            timed_render(&metrics, name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
-            // The map's name and backend go with it, in the one stored unit (see `store::encode`).
-            let meta = store::MapMeta { name, backend: opts.backend.clone() };
-            Ok((id, Some(store::encode(&meta, &dump))))
+            Ok((store::map_id(&meta, &dump), dump))
         })
         .await??;
+    // Asked off the render threads: a slow store holds a blocking thread, never a render thread.
+    let unit = if contains(&state.store, &id).await? {
+        None
+    } else {
+        let meta = store::MapMeta { name: link_params.name.clone(), backend: link_params.backend.clone() };
+        let unit = state
+            .pool
+            .run_sized(dump.len(), move || -> Result<Vec<u8>, ApiError> {
+                timed_render(&metrics, meta.name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
+                Ok(store::encode(&meta, &dump))
+            })
+            .await??;
+        Some(unit)
+    };
     let mut created = false;
-    if let Some(dump) = dump {
+    if let Some(dump) = unit {
         // Identical uploads at once all find the map missing and render it; they store one at a
         // time, and the store lets exactly one create it (201; the others 200), across instances
         // too where the store's put is conditional.
@@ -293,20 +330,14 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// The name and backend the map `id` was stored with: remembered by the cache, or read from the
-/// store (on a render thread) and remembered. 404 when the map is not stored.
+/// store and remembered. 404 when the map is not stored.
 async fn stored_meta(state: &AppState, id: &str) -> Result<(Option<String>, Option<String>), ApiError> {
     if let Some(meta) = state.cache.meta(id) {
         return Ok(meta);
     }
-    let (store, owned_id) = (state.store.clone(), id.to_string());
-    let meta = state
-        .pool
-        .run(move || -> Result<(Option<String>, Option<String>), ApiError> {
-            let unit = store.get(&owned_id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(&owned_id))?;
-            let (meta, _) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
-            Ok((meta.name, meta.backend))
-        })
-        .await??;
+    let unit = super::conditional::stored_unit(state, id).await?;
+    let (meta, _) = store::decode(id, &unit).ok_or_else(|| no_such_map(id))?;
+    let meta = (meta.name, meta.backend);
     state.cache.remember_meta(id, meta.clone());
     Ok(meta)
 }
@@ -373,15 +404,17 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
         return Ok(cached(StatusCode::NOT_MODIFIED).finish());
     }
     if let Some(bytes) = held {
-        return Ok(cached(StatusCode::OK).body(bytes));
+        return Ok(cached(StatusCode::OK).body(state.answers.body(bytes)?));
     }
+    state.answers.check()?;
     let opts = params.render_options(format);
-    let (store, metrics, owned_id) = (state.store.clone(), state.metrics.clone(), id.to_string());
+    let unit = super::conditional::stored_unit(&state, id).await?;
+    state.answers.check_for(unit.len())?;
+    let (metrics, owned_id) = (state.metrics.clone(), id.to_string());
     let name = params.name.clone();
     let out = state
         .pool
-        .run(move || -> Result<Vec<u8>, ApiError> {
-            let unit = store.get(&owned_id).map_err(ApiError::from_store)?.ok_or_else(|| no_such_map(&owned_id))?;
+        .run_sized(unit.len(), move || -> Result<Vec<u8>, ApiError> {
             let (_, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
             let name = name.unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
             timed_render(&metrics, &name, dump.to_vec(), &opts)
@@ -389,5 +422,5 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
         .await??;
     let bytes = Bytes::from(out);
     state.cache.put(etag.clone(), &[id], bytes.clone());
-    Ok(cached(StatusCode::OK).body(bytes))
+    Ok(cached(StatusCode::OK).body(state.answers.body(bytes)?))
 }

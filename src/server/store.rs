@@ -78,6 +78,30 @@ pub fn unavailable(detail: impl std::fmt::Display) -> io::Error {
     io::Error::other(Unavailable(detail.to_string()))
 }
 
+/// A store that answered, and refused: bad credentials, no such bucket, no room. Asking again will
+/// not help until its operator acts, so the client is told so (502, no `Retry-After`), and the
+/// detail (which may name the endpoint or bucket) goes to the log only.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the map store refuses: {}", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// A [`Refused`] as the `io::Error` the trait returns.
+pub fn refused(detail: impl std::fmt::Display) -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, Refused(detail.to_string()))
+}
+
+/// Whether `err` is a store that refused (see [`Refused`]).
+pub fn is_refused(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|inner| inner.is::<Refused>())
+}
+
 /// Whether `err` is a store that may answer later (unreachable, timed out, refusing for now).
 pub fn is_unavailable(err: &io::Error) -> bool {
     use io::ErrorKind as K;
@@ -105,8 +129,12 @@ pub struct MapMeta {
 }
 
 /// A stored unit is this marker, the metadata as one line of JSON, then the dump. A Python comment,
-/// so the unit is still a dump; the id stays the SHA-256 of the dump alone.
+/// so the unit is still a dump.
 const META_MARK: &[u8] = b"#pto-memory-map ";
+
+/// Longest metadata line a unit read back may have: a name of `MAX_NAME` characters (4 bytes
+/// each at most, escaped JSON at most 6 bytes a character) and a backend name fit well within it.
+const MAX_META_LINE: usize = 4096;
 
 /// The unit stored for `dump` with `meta`.
 pub fn encode(meta: &MapMeta, dump: &[u8]) -> Vec<u8> {
@@ -119,14 +147,33 @@ pub fn encode(meta: &MapMeta, dump: &[u8]) -> Vec<u8> {
     unit
 }
 
-/// A stored unit's metadata and dump, when the dump matches `id`; a unit stored without metadata (a
-/// bare dump) has none.
+/// The id of a map: the SHA-256 of the dump alone when it has no name or backend, else of the whole
+/// unit [`encode`] makes, so the id covers everything a picture is drawn from and a stored object
+/// altered anywhere (its name or backend included) no longer matches its id.
+pub fn map_id(meta: &MapMeta, dump: &[u8]) -> String {
+    if *meta == MapMeta::default() { id_of(dump) } else { id_of(&encode(meta, dump)) }
+}
+
+/// A stored unit's metadata and dump, when the unit matches `id`; `None` for anything else (altered,
+/// cut short, or a metadata line that is not what [`encode`] writes: too long, a name the service
+/// would refuse at the door, an unknown backend).
+///
+/// A unit stored by an earlier version, whose id is the SHA-256 of its dump alone, is read with its
+/// metadata left out: the id does not cover that line, so nothing in it is trusted.
 pub fn decode<'a>(id: &str, unit: &'a [u8]) -> Option<(MapMeta, &'a [u8])> {
-    if let Some(rest) = unit.strip_prefix(META_MARK)
-        && let Some(end) = rest.iter().position(|b| *b == b'\n')
-        && id_of(&rest[end + 1..]) == id
-    {
-        return Some((serde_json::from_slice(&rest[..end]).unwrap_or_default(), &rest[end + 1..]));
+    if let Some(rest) = unit.strip_prefix(META_MARK) {
+        let end = rest.iter().take(MAX_META_LINE + 1).position(|b| *b == b'\n')?;
+        let dump = &rest[end + 1..];
+        if id_of(unit) == id {
+            let meta: MapMeta = serde_json::from_slice(&rest[..end]).ok()?;
+            let name_ok = meta.name.as_deref().is_none_or(|n| crate::option_table::check_name(n).is_ok());
+            let backend_ok = meta.backend.as_deref().is_none_or(|b| crate::backend::by_name(b).is_ok());
+            return (name_ok && backend_ok).then_some((meta, dump));
+        }
+        if id_of(dump) == id {
+            return Some((MapMeta::default(), dump));
+        }
+        return None;
     }
     (id_of(unit) == id).then(|| (MapMeta::default(), unit))
 }
@@ -385,13 +432,48 @@ mod tests {
         assert!(!dir.join("maps").join(&id[..2]).join(".tmp-junk").exists());
         assert!(again.get("../../etc/passwd").is_err());
         let meta = MapMeta { name: Some("k.py".into()), backend: Some("Ascend950".into()) };
-        let id2 = id_of(b"dump");
+        let id2 = map_id(&meta, b"dump");
         again.put(&id2, &encode(&meta, b"dump")).unwrap();
         let unit = again.get(&id2).unwrap().unwrap();
         assert_eq!(decode(&id2, &unit), Some((meta, &b"dump"[..])));
         assert_eq!(decode(&id, b"hello"), Some((MapMeta::default(), &b"hello"[..])));
         assert_eq!(decode(&id2, b"#pto-memory-map {}\nother"), None);
+        // Altered on disk: refused, never read as another map.
+        let path = dir.join("maps").join(&id2[..2]).join(&id2);
+        fs::write(&path, encode(&MapMeta { name: Some("x.py".into()), ..MapMeta::default() }, b"dump")).unwrap();
+        assert_eq!(again.get(&id2).unwrap_err().kind(), io::ErrorKind::InvalidData);
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_id_covers_the_name_and_backend() {
+        let dump = b"x = 1\n";
+        let meta = MapMeta { name: Some("k.py".into()), backend: Some("Ascend950".into()) };
+        let id = map_id(&meta, dump);
+        assert_ne!(id, id_of(dump), "a named map's id is not its bare dump's");
+        assert_eq!(map_id(&MapMeta::default(), dump), id_of(dump), "a map with nothing else is its dump's");
+        assert_eq!(decode(&id, &encode(&meta, dump)), Some((meta.clone(), &dump[..])));
+        // Any change to what is drawn, the name, the backend or the dump, and the id no longer matches.
+        for altered in [
+            MapMeta { name: Some("k2.py".into()), ..meta.clone() },
+            MapMeta { backend: Some("Ascend910B".into()), ..meta.clone() },
+            MapMeta { name: Some("k.py".repeat(10_000)), ..meta.clone() },
+            MapMeta::default(),
+        ] {
+            assert_eq!(decode(&id, &encode(&altered, dump)), None, "{altered:?}");
+        }
+        assert_eq!(decode(&id, &encode(&meta, b"x = 2\n")), None);
+        // A unit that matches its id and still holds what the service would refuse at the door (a
+        // name too long, an unknown backend) is refused too.
+        for bad in [
+            MapMeta { name: Some("n".repeat(300)), backend: None },
+            MapMeta { name: None, backend: Some("NoSuchChip".into()) },
+        ] {
+            assert_eq!(decode(&map_id(&bad, dump), &encode(&bad, dump)), None, "{bad:?}");
+        }
+        // A unit of an earlier version (its id is the dump's alone) is read without its metadata,
+        // which that id does not cover.
+        assert_eq!(decode(&id_of(dump), &encode(&meta, dump)), Some((MapMeta::default(), &dump[..])));
     }
 
     #[test]

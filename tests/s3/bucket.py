@@ -81,6 +81,11 @@ class Bucket:
             raise AssertionError(f"reading {self.bucket}/{key}: {status} {body[:300]!r}")
         return body
 
+    def put(self, key, body, timeout=120):
+        """Writes an object as any client of the bucket could (an operator, another program); the
+        store's status."""
+        return self._request("PUT", key, body=body, timeout=timeout)[0]
+
     def delete(self, key):
         """Removes an object (as a lifecycle rule or an operator would); the store's status."""
         return self._request("DELETE", key)[0]

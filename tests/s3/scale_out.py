@@ -129,6 +129,11 @@ class Stack:
         self.ports[name] = port
         wait_for(name, lambda: request(port, "GET", "/healthz", timeout=5)[0] == 200)
 
+    def stop_instance(self, name):
+        p = self.procs.pop(name)
+        p.terminate()
+        p.wait(15)
+
     def start_nginx(self):
         conf = (ROOT / "examples" / "deploy" / "pto-memory-map.conf").read_text()
         a, b = self.ports["a"], self.ports["b"]
@@ -187,10 +192,20 @@ def variant(i):
 
 
 def unit_is_whole(key, unit):
-    """Whether a stored object is a complete unit for its key: the dump after the metadata line
-    hashes to the key (a cut-short object could not)."""
+    """Whether a stored object is a complete unit for its key: the whole unit (a map stored with a
+    name or backend) or the dump after its metadata line (one stored without) hashes to the key (a
+    cut-short object could not)."""
     dump = unit.split(b"\n", 1)[1] if unit.startswith(b"#pto-memory-map ") else unit
-    return hashlib.sha256(dump).hexdigest() == key
+    return key in (hashlib.sha256(unit).hexdigest(), hashlib.sha256(dump).hexdigest())
+
+
+def id_of_map(dump, name=None, backend=None):
+    """The id the service gives a dump stored with a name or backend: the SHA-256 of the unit it
+    stores (the metadata line and the dump), so the id covers all that is drawn."""
+    if name is None and backend is None:
+        return hashlib.sha256(dump).hexdigest()
+    meta = json.dumps({"name": name, "backend": backend}, separators=(",", ":")).encode()
+    return hashlib.sha256(b"#pto-memory-map " + meta + b"\n" + dump).hexdigest()
 
 
 def renders(port):
@@ -232,7 +247,7 @@ def run(stack):
     status, _, body = request(a, "POST", "/maps?name=kernel.py", dump, {"Content-Type": "text/plain"})
     check(status == 201, f"first store: {status} {body!r}")
     map_id = json.loads(body)["id"]
-    check(map_id == hashlib.sha256(dump).hexdigest(), "the id is the dump's SHA-256")
+    check(map_id == id_of_map(dump, name="kernel.py"), "the id is the SHA-256 of the dump with its name")
     status, _, body = request(b, "POST", "/maps?name=kernel.py", dump, {"Content-Type": "text/plain"})
     check(status == 200 and json.loads(body)["id"] == map_id, "the other instance finds it stored: 200")
     target = f"/maps/{map_id}.svg"
@@ -304,7 +319,13 @@ def run(stack):
 
     # The store stopped: writes get 503 with Retry-After; what an instance holds is still served;
     # what it does not hold is a 503, never a 404; /healthz and /metrics say so.
-    never_drawn = f"/maps/{map_id}.png"
+    # A map stored through a and never read through b: b holds nothing of it. (A map b has read
+    # once is kept whole in its memory, so b can still draw it in any format with the store down.)
+    status, _, body = request(a, "POST", "/maps", variant("unread"), {"Content-Type": "text/plain"})
+    check(status == 201, f"a map b never reads: {status}")
+    never_drawn = f"/maps/{json.loads(body)['id']}.png"
+    status, _, png = request(b, "GET", f"/maps/{map_id}.png")
+    check(status == 200, f"a picture b did not draw yet, of a map b read: {status}")
     stack.stop_store()
     status, headers, body = request(a, "POST", "/maps", variant("down"), {"Content-Type": "text/plain"})
     check(status == 503 and "retry-after" in headers, f"write with the store down: {status} {headers}")
@@ -313,7 +334,9 @@ def run(stack):
         status, _, held = request(port, "GET", target)
         check(status == 200 and held == from_a, f"held picture served on port {port} with the store down")
     status, _, body = request(b, "GET", never_drawn)
-    check(status == 503, f"a picture not held, store down: 503, not 404; got {status} {body!r}")
+    check(status == 503, f"a map not held, store down: 503, not 404; got {status} {body[:200]!r}")
+    status, _, held_png = request(b, "GET", f"/maps/{map_id}.png")
+    check(status == 200 and held_png == png, f"a map b read is still drawn with the store down: {status}")
     status, _, body = request(a, "GET", "/healthz")
     health = json.loads(body)
     check(status == 200 and health["status"] == "degraded" and health["store"]["reachable"] is False, health)

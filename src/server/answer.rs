@@ -1,0 +1,223 @@
+//! What answers hold: one budget of answer bytes for all clients at once, and a body that gives its
+//! bytes to the connection a slice at a time.
+//!
+//! Why: a request is small and bounded (`body`), but its answer may be a hundred times larger (a
+//! picture of a large dump), and a client that never reads holds its answer for as long as its
+//! connection lasts (until `wire`'s write timeout). Without a total, a few such clients hold
+//! gigabytes. So every picture answered reserves its size here until its body is dropped (sent,
+//! or the connection closed); past the budget the client is told to come back (503 with
+//! `Retry-After`), before any render is spent on it when the budget is already spent. Small answers
+//! (at most [`SMALL`] bytes: errors, links, most pictures) have a reserve of their own above the
+//! budget, a quarter of it, so that clients holding large answers cannot keep everyone else out.
+//!
+//! The output limit of a render is set here too: proportionate to its dump ([`within_output_for`]).
+//!
+//! Why slices: actix-http copies each chunk a body yields into the connection's write buffer, and
+//! asks for the next only once that buffer has drained; yielding the answer whole would copy it
+//! whole (twice the memory). Slices of a shared `Bytes` copy nothing until they are written.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+
+use actix_web::body::{BodySize, MessageBody};
+use actix_web::http::StatusCode;
+use actix_web::web::Bytes;
+
+use super::errors::ApiError;
+
+/// Bytes handed to the connection at a time.
+const SLICE: usize = 64 * 1024;
+
+/// The largest answer that may use the reserve above the budget.
+pub const SMALL: usize = 1024 * 1024;
+
+/// The answer bytes all clients hold at once, and the most they may.
+pub struct AnswerBudget {
+    held: Arc<AtomicUsize>,
+    cap: usize,
+}
+
+impl AnswerBudget {
+    pub fn new(cap: usize) -> AnswerBudget {
+        AnswerBudget { held: Arc::new(AtomicUsize::new(0)), cap }
+    }
+
+    /// Bytes answers hold now.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::Acquire)
+    }
+
+    /// The budget and the small answers' reserve above it.
+    fn ceiling(&self) -> usize {
+        self.cap.saturating_add(self.cap / 4)
+    }
+
+    /// 503 when answers already hold the whole budget and its reserve: checked before a render, so
+    /// that none is spent on an answer that could not be given.
+    pub fn check(&self) -> Result<(), ApiError> {
+        if self.held() >= self.ceiling() { Err(full(self.held(), self.cap)) } else { Ok(()) }
+    }
+
+    /// [`AnswerBudget::check`] for a render of `input` dump bytes: a large one (past
+    /// [`super::pool::LARGE_INPUT`], whose picture may be hundreds of MB) also needs half the
+    /// budget free, so that it is not made only to be refused, and the memory of one such render
+    /// is not added to answers that already hold most of the budget.
+    pub fn check_for(&self, input: usize) -> Result<(), ApiError> {
+        self.check()?;
+        if input > super::pool::LARGE_INPUT && self.held() > self.cap / 2 {
+            return Err(full(self.held(), self.cap));
+        }
+        Ok(())
+    }
+
+    /// `bytes` as a body that holds its share of the budget until it is dropped; 503 when it does
+    /// not fit beside what the other answers hold (a small one: within the reserve too).
+    pub fn body(&self, bytes: Bytes) -> Result<Budgeted, ApiError> {
+        let size = bytes.len();
+        let limit = if size <= SMALL { self.ceiling() } else { self.cap };
+        let mut held = self.held.load(Ordering::Acquire);
+        loop {
+            // One answer larger than the whole budget (as large as the output limit allows) is
+            // given when it is the only one.
+            if held + size > limit && held > 0 {
+                return Err(full(held, self.cap));
+            }
+            match self.held.compare_exchange_weak(held, held + size, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => held = now,
+            }
+        }
+        Ok(Budgeted { total: size as u64, rest: bytes, held: self.held.clone(), size })
+    }
+}
+
+fn full(held: usize, cap: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "busy",
+        format!(
+            "answers to other clients hold {held} bytes of the {cap} this service gives them at once; retry in a moment"
+        ),
+    )
+}
+
+/// An answer's bytes, given out in slices, holding their share of the budget while alive.
+pub struct Budgeted {
+    total: u64,
+    rest: Bytes,
+    held: Arc<AtomicUsize>,
+    size: usize,
+}
+
+impl Drop for Budgeted {
+    fn drop(&mut self) {
+        self.held.fetch_sub(self.size, Ordering::AcqRel);
+    }
+}
+
+impl MessageBody for Budgeted {
+    type Error = Infallible;
+
+    fn size(&self) -> BodySize {
+        BodySize::Sized(self.total)
+    }
+
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Bytes, Infallible>>> {
+        let this = self.get_mut();
+        if this.rest.is_empty() {
+            return Poll::Ready(None);
+        }
+        let n = this.rest.len().min(SLICE);
+        Poll::Ready(Some(Ok(this.rest.split_to(n))))
+    }
+}
+
+/// The smallest output limit a render of the service gets, however small its dump.
+const OUTPUT_FLOOR: usize = 64 * 1024 * 1024;
+/// Output bytes a render may make per byte of its dump, above the floor. Small dumps legitimately
+/// draw pictures 100 times their size; a picture far beyond that is an amplification, not a map.
+const OUTPUT_PER_INPUT_BYTE: usize = 128;
+
+/// Runs `render` (on a render thread) with its output limited in proportion to its `input` bytes,
+/// with [`OUTPUT_FLOOR`] as the least, and never more than the service's `--max-output-bytes`.
+pub(super) fn within_output_for<T>(input: usize, render: impl FnOnce() -> T) -> T {
+    let mut budget = crate::budget::current();
+    let proportionate = input.saturating_mul(OUTPUT_PER_INPUT_BYTE).max(OUTPUT_FLOOR);
+    budget.limits.output_bytes = budget.limits.output_bytes.min(proportionate);
+    crate::budget::run(budget, render)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_hold_the_budget_until_dropped() {
+        const M: usize = 1 << 20;
+        let budget = AnswerBudget::new(3 * M);
+        let a = budget.body(Bytes::from(vec![1; 2 * M])).unwrap();
+        assert_eq!(budget.held(), 2 * M);
+        assert!(budget.check().is_ok());
+        let err = budget.body(Bytes::from(vec![2; 3 * M / 2])).err().unwrap();
+        assert_eq!((err.status, err.code), (StatusCode::SERVICE_UNAVAILABLE, "busy"));
+        assert!(err.message.contains(&format!("{} bytes of the {}", 2 * M, 3 * M)), "{}", err.message);
+        let b = budget.body(Bytes::from(vec![3; M])).unwrap();
+        assert_eq!(budget.held(), 3 * M);
+        // Small answers still have the reserve (a quarter of the budget)...
+        assert!(budget.check().is_ok());
+        let small = budget.body(Bytes::from(vec![4; 3 * M / 4])).unwrap();
+        // ...and once that is spent too, requests are refused before a render.
+        assert!(budget.check().is_err(), "spent: refused before a render");
+        assert!(budget.body(Bytes::from(vec![5; 1])).is_err());
+        drop((a, small));
+        assert_eq!(budget.held(), M);
+        drop(b);
+        assert_eq!(budget.held(), 0);
+        // Alone, an answer larger than the budget is given; beside it, nothing large.
+        let huge = budget.body(Bytes::from(vec![6; 4 * M])).unwrap();
+        assert!(budget.body(Bytes::from(vec![7; 2 * M])).is_err());
+        assert!(budget.check_for(super::super::pool::LARGE_INPUT + 1).is_err());
+        drop(huge);
+        assert!(budget.check_for(super::super::pool::LARGE_INPUT + 1).is_ok());
+    }
+
+    #[test]
+    fn the_body_gives_its_bytes_in_slices() {
+        actix_web::rt::System::new().block_on(async {
+            let budget = AnswerBudget::new(1 << 20);
+            let bytes = Bytes::from((0..200_000u32).map(|i| i as u8).collect::<Vec<u8>>());
+            let body = budget.body(bytes.clone()).unwrap();
+            assert_eq!(body.size(), BodySize::Sized(200_000));
+            let mut body = std::pin::pin!(body);
+            let mut got = Vec::new();
+            let mut slices = 0;
+            while let Some(chunk) = std::future::poll_fn(|cx| body.as_mut().poll_next(cx)).await {
+                let chunk = chunk.unwrap();
+                assert!(chunk.len() <= SLICE);
+                got.extend_from_slice(&chunk);
+                slices += 1;
+            }
+            assert_eq!((got.as_slice(), slices), (&bytes[..], 4));
+        });
+    }
+
+    #[test]
+    fn the_output_limit_is_proportionate_to_the_dump_with_a_floor() {
+        let limit = |input: usize, configured: usize| {
+            let budget = crate::budget::Budget {
+                limits: crate::budget::Limits { output_bytes: configured, ..Default::default() },
+                ..Default::default()
+            };
+            crate::budget::run(budget, || within_output_for(input, || crate::budget::limits().output_bytes))
+        };
+        let max = 512 << 20;
+        assert_eq!(limit(1_000, max), OUTPUT_FLOOR, "a small dump gets the floor");
+        assert_eq!(limit(1 << 20, max), 128 << 20, "a 1 MiB dump: 128 MiB");
+        assert_eq!(limit(32 << 20, max), max, "never past --max-output-bytes");
+        assert_eq!(limit(1_000, 1 << 20), 1 << 20, "nor past a smaller one");
+        assert_eq!(limit(usize::MAX, max), max);
+    }
+}
