@@ -26,7 +26,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,17 +33,8 @@ CASE = "cases/decode_fwd_layers/passes_dump/32_after_AllocateMemoryAddr.py"
 CACHE = Path(os.environ.get("PMM_BENCH_CACHE", Path.home() / ".cache" / "pmm-bench"))
 
 
-def run(cmd, env=None):
-    """Wall seconds and peak RSS (bytes) of one process, measured by the kernel (wait4)."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"bench_guard: {' '.join(map(str, cmd))} failed:\n{err}")
-    return wall, usage.ru_maxrss * 1024
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import run  # noqa: E402  (wall seconds and peak memory of one process, by wait4)
 
 
 def target_dir(cwd, env=None):

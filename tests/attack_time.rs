@@ -1,6 +1,8 @@
 //! Work under attack stops at the run's deadline: the service gives up on a render at its timeout,
 //! and the render must then stop, not run on for a minute holding a thread and its memory.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use pto_memory_map::budget::{self, Budget};
@@ -43,26 +45,10 @@ fn a_page_of_thousands_of_live_tiles_costs_their_changes_and_stops_at_the_deadli
     assert!(started.elapsed() < Duration::from_secs(2), "stopped only after {:?}", started.elapsed());
 }
 
-/// `n` functions of a few tiles each: an output of many parts.
-fn many_functions(n: usize) -> String {
-    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
-    for f in 0..n {
-        text.push_str(&format!("    @pl.function(type=pl.FunctionType.AIV)\n    def f{f}(self, x):\n"));
-        for i in 0..4 {
-            text.push_str(&format!(
-                "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {}, 64), pl.Mem.Vec] = pl.tile.load(x)\n",
-                i * 64
-            ));
-        }
-        text.push_str("        return t0\n");
-    }
-    text
-}
-
 #[test]
 fn every_format_stops_building_at_the_output_limit() {
     let map = build(
-        &Dump::from_bytes("t.py", many_functions(400).into_bytes()).unwrap(),
+        &Dump::from_bytes("t.py", common::many_functions(400).into_bytes()).unwrap(),
         backend::choose(None, None).unwrap(),
     )
     .unwrap();

@@ -193,19 +193,8 @@ fn a_staircase_is_packed_at_its_optimum() {
     assert!(p.proven_optimal);
 }
 
-/// A small generator of instances, deterministic (xorshift), so a failure can be replayed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+// Instances come from the tests' deterministic generator (xorshift), so a failure can be replayed.
+use common::Rng;
 
 fn random_instance(rng: &mut Rng, n: usize, with_fixed: bool) -> Vec<Block> {
     let mut blocks = Vec::new();

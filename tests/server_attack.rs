@@ -312,23 +312,6 @@ fn an_evicted_map_is_gone_from_memory_too() {
     assert_ne!(first.header("etag"), renamed.header("etag"), "other bytes, another tag");
 }
 
-/// A dump of `n` functions of a few tiles each: a small dump (it compresses well) whose picture
-/// is many times its size.
-fn many_functions(n: usize) -> Vec<u8> {
-    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
-    for f in 0..n {
-        text.push_str(&format!("    @pl.function(type=pl.FunctionType.AIV)\n    def f{f}(self, x):\n"));
-        for i in 0..4 {
-            text.push_str(&format!(
-                "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {}, 64), pl.Mem.Vec] = pl.tile.load(x)\n",
-                i * 64
-            ));
-        }
-        text.push_str("        return t0\n");
-    }
-    text.into_bytes()
-}
-
 /// Clients that ask for a large picture and never read it hold the answer budget, not more: past
 /// it the others are told to come back (503 with `Retry-After`), another client's small render is
 /// answered meanwhile, and the stalled connections are closed within the write timeout (30 s),
@@ -336,7 +319,7 @@ fn many_functions(n: usize) -> Vec<u8> {
 #[test]
 fn readers_that_never_read_hold_the_answer_budget_and_are_cut_off() {
     let dir = TempDir::new("stalled");
-    let big = many_functions(STALLED_FUNCTIONS);
+    let big = common::many_functions(STALLED_FUNCTIONS).into_bytes();
     let s = Server::start(&dir.0, &["--cache-bytes", "268435456", "--max-answer-bytes", "100000000"], None);
     let stored = request(&s.addr, "POST", "/maps", &[("Content-Type", "text/plain")], &big);
     assert_eq!(stored.status, 201, "{}", stored.text());

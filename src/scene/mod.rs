@@ -779,6 +779,11 @@ fn header(picture: &Picture, pal: &Palette, width: f64) -> (Vec<Shape>, f64) {
 
 /// The legend's held tail: a box's wash under its outline, and what it means.
 fn held_swatch(pal: &Palette) -> Vec<Shape> {
+    wash_swatch(pal, "held: after the last read, the compiler keeps the bytes (a loop reads them again)")
+}
+
+/// A legend item of a box's pale wash (an idle stretch, a held tail) and its words.
+fn wash_swatch(pal: &Palette, words: &str) -> Vec<Shape> {
     let neutral = space_color("", pal.theme);
     vec![
         Shape::Rect(Rect {
@@ -790,13 +795,7 @@ fn held_swatch(pal: &Palette) -> Vec<Shape> {
             fill: Some(pal.wash(neutral)),
             stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
         }),
-        text_at(
-            22.0,
-            9.5,
-            LABEL,
-            pal.muted,
-            "held: after the last read, the compiler keeps the bytes (a loop reads them again)",
-        ),
+        text_at(22.0, 9.5, LABEL, pal.muted, words),
     ]
 }
 
@@ -953,18 +952,7 @@ fn legend(pal: &Palette) -> Vec<Vec<Shape>> {
         }),
         text_at(10.0, 9.5, LABEL, pal.muted, "use"),
     ]);
-    items.push(vec![
-        Shape::Rect(Rect {
-            x: 0.5,
-            y: 0.5,
-            w: 16.0,
-            h: 10.0,
-            radius: 2.0,
-            fill: Some(pal.wash(neutral)),
-            stroke: Some(Stroke { color: neutral, width: 1.0, dash: None }),
-        }),
-        text_at(22.0, 9.5, LABEL, pal.muted, "idle: no mention for 8+ lines, half the range"),
-    ]);
+    items.push(wash_swatch(pal, "idle: no mention for 8+ lines, half the range"));
     items.push(vec![
         Shape::Rect(Rect {
             x: 0.5,

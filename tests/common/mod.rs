@@ -99,6 +99,23 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A dump of `n` functions of four tiles each: small (it compresses well), with an output of many
+/// parts and a picture many times its size.
+pub fn many_functions(n: usize) -> String {
+    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
+    for f in 0..n {
+        text.push_str(&format!("    @pl.function(type=pl.FunctionType.AIV)\n    def f{f}(self, x):\n"));
+        for i in 0..4 {
+            text.push_str(&format!(
+                "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {}, 64), pl.Mem.Vec] = pl.tile.load(x)\n",
+                i * 64
+            ));
+        }
+        text.push_str("        return t0\n");
+    }
+    text
+}
+
 /// A map's JSON without the one thing that differs from run to run: how long each packing took.
 pub fn without_times(mut map: serde_json::Value) -> serde_json::Value {
     for f in map["functions"].as_array_mut().into_iter().flatten() {
