@@ -7,7 +7,7 @@ import { withPage, openCard, pageData } from './helpers.mjs';
 
 /** The union of the bytes of `boxes` live at `line`. */
 function liveTotal(boxes, line) {
-  const busy = boxes.filter((b) => b.start <= line && line <= b.end && b.size > 0)
+  const busy = boxes.filter((b) => b.start <= line && line <= (b.live_end ?? b.end) && b.size > 0)
     .map((b) => [b.offset, b.offset + b.size]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let total = 0;
   let reach = -Infinity;
@@ -20,7 +20,7 @@ function liveTotal(boxes, line) {
 
 /** The largest free range of [0, capacity) among `boxes` live at `line`, first of the largest. */
 function largestFree(boxes, capacity, line) {
-  const busy = boxes.filter((b) => b.start <= line && line <= b.end && b.size > 0)
+  const busy = boxes.filter((b) => b.start <= line && line <= (b.live_end ?? b.end) && b.size > 0)
     .map((b) => [b.offset, b.offset + b.size]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let best = { offset: 0, size: 0 };
   let at = 0;
@@ -48,7 +48,10 @@ test('every line of a card lists the live total and largest free range Rust comp
       assert.ok(await panel.isVisible(), `L${line}: the list opens`);
       for (const s of f.spaces) {
         const sp = panel.locator(`.la-space[data-space="${s.space}"]`);
-        const mine = f.boxes.filter((b) => b.space === s.space);
+        // The boxes, held to live_end, and the placed windows, which hold their bytes on every line.
+        const windows = (f.reserved || []).filter((r) => r.space === s.space && r.offset != null)
+          .map((r) => ({ start: f.src_start, end: f.src_end, offset: r.offset, size: r.size }));
+        const mine = f.boxes.filter((b) => b.space === s.space).concat(windows);
         const total = Number(await sp.getAttribute('data-total'));
         assert.equal(total, liveTotal(mine, line), `${s.space} L${line}: total`);
         if (line === s.peak.line) assert.equal(total, s.peak.bytes, `${s.space} L${line}: the peak`);

@@ -40,7 +40,7 @@ async function assertHeader(page) {
   assert.match(text, /32_after_AllocateMemoryAddr\.py/);
   assert.match(text, /AllocateMemoryAddr/);
   assert.match(text, /compute functions\s*38/);
-  assert.match(text, /tiles\s*697/);
+  assert.match(text, /tiles\s*656/);
   assert.match(text, /Ascend910B/);
   assert.match(text, /a2a3/);
   const pills = await card(page, 'down_proj').locator('.pill').allInnerTexts();
@@ -75,7 +75,7 @@ test('with JavaScript: no console error, no network, cards built lazily', needsC
     // Touch every card once: none throws.
     for (const f of data.functions) await openCard(page, f.name);
     assert.equal(await page.locator('.live-view').count(), 38);
-    assert.equal(await page.locator('.box').count(), 697);
+    assert.equal(await page.locator('.box').count(), 656);
   });
 });
 
