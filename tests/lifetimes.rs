@@ -507,3 +507,50 @@ fn every_corpus_space_packs_between_its_bound_and_its_hwm() {
     }
     assert!(spaces >= 10, "{spaces}");
 }
+
+#[test]
+fn an_if_in_an_else_branch_passes_the_outer_reads_to_its_values() {
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    let parsed = pto_memory_map::dump::parse(&text, "lifetimes.py").unwrap();
+    let f = parsed.iter().find(|f| f.name == "nested_else").unwrap();
+    let read = line_in("nested_else", "pl.tile.adds(r__tile");
+    for name in ["a__tile", "b__tile", "d__tile"] {
+        let t = f.tiles.iter().find(|t| t.name == name).unwrap();
+        assert_eq!(t.compiler_end, Some(read), "{name}: the read of r__tile counts for it");
+    }
+}
+
+/// A chain of `if`s, each passing the last one's result on in its else branch: credits are edges,
+/// so four times the chain costs about four times the time, not sixteen.
+#[test]
+fn a_chain_of_results_costs_its_length() {
+    let chain = |n: usize| {
+        let mut t = String::from(
+            "import pypto.language as pl\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x, c):\n",
+        );
+        let tile = |name: &str| format!("{name}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_0, 0, 64), pl.Mem.Vec]");
+        t += &format!("        {} = pl.tile.load(x)\n", tile("r0"));
+        for k in 1..n {
+            t += &format!(
+                "        if c:\n            {} = pl.tile.load(x)\n            {} = pl.yield_(a{k})\n        else:\n            {} = pl.yield_(r{})\n",
+                tile(&format!("a{k}")),
+                tile(&format!("r{k}")),
+                tile(&format!("r{k}")),
+                k - 1
+            );
+        }
+        t += &format!("        y = pl.tile.adds(r{}, 1.0)\n        return y\n", n - 1);
+        t
+    };
+    let time = |n: usize| {
+        let text = chain(n);
+        let started = std::time::Instant::now();
+        let parsed = pto_memory_map::dump::parse(&text, "chain.py").unwrap();
+        assert!(parsed[0].tiles.len() >= n, "{}", parsed[0].tiles.len());
+        started.elapsed()
+    };
+    time(1000); // warm up
+    let (small, large) = (time(2000), time(8000));
+    let ratio = large.as_secs_f64() / small.as_secs_f64();
+    assert!(ratio < 8.0, "2 000 ifs {small:?}, 8 000 ifs {large:?}: ratio {ratio:.1}");
+}

@@ -43,6 +43,8 @@ struct Carry {
     name: String,
     /// The `pl.yield_` statement's lines.
     lines: (u32, u32),
+    /// The last line of the loop or `if` that binds it: an inner one ends first.
+    scope_end: u32,
     /// A loop's result: the line of its header and its initial value, where that is a name.
     from_loop: Option<(u32, Option<String>)>,
     /// The values yielded for it, each with the lines of its branch (an `if`), or the loop's body.
@@ -120,6 +122,7 @@ impl Flow {
                     self.carries.push(Carry {
                         name: name.clone(),
                         lines: y.lines,
+                        scope_end: line(f.end()),
                         from_loop: Some((header, init)),
                         values,
                     });
@@ -136,7 +139,14 @@ impl Flow {
                 for (k, name) in first.targets.iter().enumerate() {
                     let values =
                         yields.iter().filter_map(|(y, lines)| Some((y.values.get(k).cloned()??, *lines))).collect();
-                    self.carries.push(Carry { name: name.clone(), lines: first.lines, from_loop: None, values });
+                    let scope_end = line(i.end());
+                    self.carries.push(Carry {
+                        name: name.clone(),
+                        lines: first.lines,
+                        scope_end,
+                        from_loop: None,
+                        values,
+                    });
                 }
             }
             _ => {}
@@ -184,7 +194,7 @@ impl Flow {
         let passes: HashMap<&str, &str> =
             self.iter_args.iter().filter_map(|(a, i)| Some((a.as_str(), i.as_deref()?))).collect();
         let mut order: Vec<&Carry> = self.carries.iter().filter(|c| !index.contains_key(&c.name)).collect();
-        order.sort_by_key(|c| c.lines.0);
+        order.sort_by_key(|c| (c.scope_end, c.lines.0)); // an inner loop's or if's results first
         let mut made: HashMap<&str, usize> = HashMap::new();
         let mut out: Vec<(Tile, (u32, u32))> = Vec::new();
         for c in order {
@@ -220,38 +230,48 @@ impl Flow {
         let loops = Loops::new(&self.loops);
         // Results whose reads the compiler credits to another tile: a loop's result to its initial
         // value (when that is tracked), an `if`'s to the values its branches define.
+        // Each credit as one edge, so a chain of results costs its length, not its square: an
+        // `if`'s result to the values its branches define, or to a nested `if`'s result that has
+        // such values (whose own credits it then passes on); a loop's result to its initial value.
         let mut credit: HashMap<usize, Vec<usize>> = HashMap::new();
         let mut ifs: Vec<&Carry> = self.carries.iter().filter(|c| c.from_loop.is_none()).collect();
-        ifs.sort_by_key(|c| c.lines.0); // an inner `if` ends before the outer one's yield
-        for c in ifs {
+        ifs.sort_by_key(|c| (c.scope_end, c.lines.0)); // an inner `if` ends first, wherever it is
+        let mut order = Vec::new();
+        for c in &ifs {
             let Some(&r) = index.get(&c.name) else { continue };
             let mut local = Vec::new();
             for (v, (from, to)) in &c.values {
                 let Some(&s) = index.get(v) else { continue };
-                if let Some(nested) = credit.get(&s).filter(|_| !tracked(&tiles[s])) {
-                    local.extend(nested.iter().copied());
-                } else if tracked(&tiles[s]) && (*from..=*to).contains(&bindings[s].0) {
+                let nested = !tracked(&tiles[s]) && credit.contains_key(&s);
+                if nested || (tracked(&tiles[s]) && (*from..=*to).contains(&bindings[s].0)) {
                     local.push(s);
                 }
             }
             local.sort_unstable();
             local.dedup();
-            if !local.is_empty() {
-                credit.insert(r, local);
+            if !local.is_empty() && credit.insert(r, local).is_none() {
+                order.push(r);
             }
         }
         for c in self.carries.iter().filter(|c| c.from_loop.is_some()) {
             let (Some(&r), Some((_, Some(init)))) = (index.get(&c.name), &c.from_loop) else { continue };
             if let Some(&i) = index.get(init).filter(|&&i| tracked(&tiles[i])) {
                 credit.entry(r).or_default().push(i);
+                order.push(r);
             }
         }
-        // The last read of each tracked tile, with the reads credited to it.
+        // Reads pass down the edges, outer results first (an `if`'s before the nested ones it
+        // credits), each edge once; a tracked tile's last read takes in what reaches it.
+        let mut reads: Vec<u32> = tiles.iter().map(|t| t.uses.last().copied().unwrap_or(0)).collect();
         let mut last: Vec<u32> = tiles.iter().map(|t| t.end).collect();
-        for (&r, to) in &credit {
-            if let Some(&read) = tiles[r].uses.last() {
-                for &i in to {
-                    last[i] = last[i].max(read);
+        order.dedup();
+        for &r in order.iter().rev() {
+            let read = reads[r];
+            for &s in credit.get(&r).map(Vec::as_slice).unwrap_or_default() {
+                if tracked(&tiles[s]) {
+                    last[s] = last[s].max(read);
+                } else {
+                    reads[s] = reads[s].max(read);
                 }
             }
         }
