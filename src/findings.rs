@@ -351,6 +351,20 @@ fn overflows(
                 windows.join(", ")
             ));
         }
+        // Whether a better placement would have fit: the packing of the same tiles.
+        if let Some(p) = &s.packing {
+            let verdict = if p.bytes <= capacity {
+                "would fit"
+            } else if p.lower_bound > capacity {
+                "would not fit either: more is held at once than the space has"
+            } else {
+                "was not found to fit"
+            };
+            message.push_str(&format!(
+                "; a placement of the same tiles over the same lifetimes needs {} and {verdict}",
+                fmt_bytes(p.bytes)
+            ));
+        }
         out.push(in_function(finding("overflow", Severity::Error, message), f, &s.space, names(b), vec![t.start]));
     }
     any

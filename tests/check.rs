@@ -32,7 +32,9 @@ fn check_fails_on_error_findings_by_default() {
     assert_eq!(
         stdout(&over),
         "too_big: Vec: L12: overflow: b__tile ends at 192 KB (96 KB + 96 KB), 8 KB past the Vec capacity of 184 KB, \
-         inside the unsafe band 184 KB..192 KB: the chip has those bytes, but the top 8 KB of Vec corrupt data\n\
+         inside the unsafe band 184 KB..192 KB: the chip has those bytes, but the top 8 KB of Vec corrupt data; \
+         a placement of the same tiles over the same lifetimes needs 192 KB and would not fit either: more is held \
+         at once than the space has\n\
          warning: backend-assumed: no backend named or found (no -b, no ptoas/*.pto): Ascend910B's capacities assumed\n\
          failed: 1 function checked; findings: 1 error, 1 warning, 0 notes\n"
     );

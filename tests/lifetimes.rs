@@ -554,3 +554,24 @@ fn a_chain_of_results_costs_its_length() {
     let ratio = large.as_secs_f64() / small.as_secs_f64();
     assert!(ratio < 8.0, "2 000 ifs {small:?}, 8 000 ifs {large:?}: ratio {ratio:.1}");
 }
+
+/// An overflow says whether a placement of the same tiles would fit: two 100 KB tiles that never
+/// live at once, placed one above the other past Vec's 184 KB, pack into 100 KB.
+#[test]
+fn an_overflow_says_whether_a_packing_would_fit() {
+    let tile = |name: &str, base: &str, offset: i64| {
+        format!(
+            "        {name}: pl.Tile[[160, 160], pl.FP32, pl.MemRef({base}, {offset}, 102400), pl.Mem.Vec] = pl.tile.load(x)\n"
+        )
+    };
+    let text = format!(
+        "import pypto.language as pl\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n{}        y = pl.tile.store(a, x)\n        k = 1\n{}        z = pl.tile.store(b, x)\n        return x\n",
+        tile("a", "mem_vec_0", 0),
+        tile("b", "mem_vec_1", 102400)
+    );
+    let dump = pto_memory_map::Dump::from_bytes("o.py", text.into_bytes()).unwrap();
+    let m = pto_memory_map::build(&dump, pto_memory_map::backend::choose(Some("Ascend910B"), None).unwrap()).unwrap();
+    let over: Vec<_> = m.findings.iter().filter(|x| x.code == "overflow").collect();
+    assert_eq!(over.len(), 1, "{:#?}", m.findings);
+    assert!(over[0].message.ends_with("needs 100 KB and would fit"), "{}", over[0].message);
+}
