@@ -724,11 +724,14 @@ fn names(b: &Block) -> Vec<String> {
 /// when every one is hidden). A finding about a space the function does not have (a peer's window)
 /// stays. Every format and count of a map reads this one list.
 pub fn drawn<'a>(map: &'a MemoryMap, only: &[String], hidden: &[String]) -> Vec<&'a Finding> {
+    // By name, so a whole model's thousands of findings do not each search its functions.
+    let by_name: std::collections::HashMap<&str, &FunctionMap> =
+        map.functions.iter().map(|f| (f.name.as_str(), f)).collect();
     map.findings
         .iter()
         .filter(|x| {
             let Some(name) = &x.function else { return true };
-            let Some(f) = map.functions.iter().find(|f| &f.name == name) else { return false };
+            let Some(f) = by_name.get(name.as_str()) else { return false };
             if !crate::model::is_chosen(only, name) {
                 return false;
             }

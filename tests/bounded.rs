@@ -1,6 +1,8 @@
 //! Bounded work: every input finishes or is refused, in bounded time and memory. Each
 //! test generates its input; none is committed.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use pto_memory_map::budget::{self, Budget, Limits};
@@ -341,17 +343,7 @@ mod cli {
         let (one, two) = (json("1"), json("2"));
         assert!(one.len() > 100_000, "{} bytes", one.len());
         // The same map, but for how long each packing took.
-        let map = |bytes: &[u8]| {
-            let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
-            for f in v["functions"].as_array_mut().unwrap() {
-                for s in f["spaces"].as_array_mut().unwrap() {
-                    if let Some(p) = s.get_mut("packing").and_then(|p| p.as_object_mut()) {
-                        p.remove("ms");
-                    }
-                }
-            }
-            v
-        };
+        let map = |bytes: &[u8]| crate::common::without_times(serde_json::from_slice(bytes).unwrap());
         assert!(map(&one) == map(&two), "{} and {} bytes", one.len(), two.len());
         let _ = std::fs::remove_dir_all(&dir);
     }

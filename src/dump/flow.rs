@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
+use super::parse::is_named;
 use crate::model::{LateRead, Tile};
 
 /// The control flow of one function that lifetimes depend on, recorded while it is walked.
@@ -65,15 +66,6 @@ fn name_of(expr: &Expr) -> Option<String> {
     }
 }
 
-/// Whether `expr` is `pl.<last>` (or `<last>`) as a call's callee.
-fn calls(expr: &Expr, last: &str) -> bool {
-    match expr {
-        Expr::Name(n) => n.id.as_str() == last,
-        Expr::Attribute(a) => a.attr.id.as_str() == last,
-        _ => false,
-    }
-}
-
 /// The `pl.yield_` a body ends with (looking inside `with` scopes, which the printer opens around a
 /// body and which end with the body's yield).
 fn last_yield(body: &[Stmt], line: &impl Fn(TextSize) -> u32) -> Option<Yield> {
@@ -90,7 +82,7 @@ fn last_yield(body: &[Stmt], line: &impl Fn(TextSize) -> u32) -> Option<Yield> {
         _ => return None,
     };
     let Expr::Call(call) = value else { return None };
-    if !calls(&call.func, "yield_") {
+    if !is_named(&call.func, "yield_") {
         return None;
     }
     let values = call.arguments.args.iter().map(name_of).collect();
@@ -169,7 +161,7 @@ fn loop_names(f: &ast::StmtFor) -> (Vec<String>, Vec<Option<String>>) {
         })
         .unwrap_or_default();
     let carried = match f.target.as_ref() {
-        Expr::Tuple(t) if calls(&call.func, "while_") => Some(&t.elts[..]),
+        Expr::Tuple(t) if is_named(&call.func, "while_") => Some(&t.elts[..]),
         Expr::Tuple(t) => match t.elts.get(1) {
             Some(Expr::Tuple(inner)) => Some(&inner.elts[..]),
             _ => None,

@@ -1076,7 +1076,7 @@ fn int_value(expr: &Expr) -> Option<i64> {
 /// An attribute chain as text: `pl.Mem.Vec`.
 /// Whether `expr` is a dotted name whose last part is `last` (`Tile`, `pl.Tile`), without
 /// building the name: it is asked of every annotation and call.
-fn is_named(expr: &Expr, last: &str) -> bool {
+pub(super) fn is_named(expr: &Expr, last: &str) -> bool {
     match expr {
         Expr::Name(n) => n.id.as_str() == last,
         Expr::Attribute(a) => a.attr.id.as_str() == last && dotted_ok(&a.value),
