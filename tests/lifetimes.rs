@@ -505,7 +505,7 @@ fn every_corpus_space_packs_between_its_bound_and_its_hwm() {
             }
         }
     }
-    assert!(spaces >= 10, "{spaces}");
+    assert!(spaces >= 8, "{spaces}: the fixture alone has 8 packed spaces");
 }
 
 #[test]
