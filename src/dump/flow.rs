@@ -23,7 +23,6 @@ use std::collections::HashMap;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
-use super::parse::is_named;
 use crate::model::{LateRead, Tile};
 
 /// The control flow of one function that lifetimes depend on, recorded while it is walked.
@@ -351,6 +350,23 @@ impl Loops {
             Some(b) if self.loops[b].1 > read => (self.loops[b].1, Some(self.loops[b].0)),
             _ => (read, None),
         }
+    }
+}
+
+pub(super) fn is_named(expr: &Expr, last: &str) -> bool {
+    match expr {
+        Expr::Name(n) => n.id.as_str() == last,
+        Expr::Attribute(a) => a.attr.id.as_str() == last && dotted_ok(&a.value),
+        _ => false,
+    }
+}
+
+/// Whether `expr` is a dotted name at all (what [`dotted`] would give one for).
+fn dotted_ok(expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(_) => true,
+        Expr::Attribute(a) => dotted_ok(&a.value),
+        _ => false,
     }
 }
 

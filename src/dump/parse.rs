@@ -11,7 +11,7 @@ use ruff_python_parser::{Mode, ParseError, ParseErrorType, ParseOptions, Parsed}
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
-use super::flow::Flow;
+use super::flow::{Flow, is_named};
 use super::guard::Unit;
 use crate::budget::Limits;
 use crate::error::{Error, ErrorKind, Location, Result};
@@ -1076,23 +1076,6 @@ fn int_value(expr: &Expr) -> Option<i64> {
 /// An attribute chain as text: `pl.Mem.Vec`.
 /// Whether `expr` is a dotted name whose last part is `last` (`Tile`, `pl.Tile`), without
 /// building the name: it is asked of every annotation and call.
-pub(super) fn is_named(expr: &Expr, last: &str) -> bool {
-    match expr {
-        Expr::Name(n) => n.id.as_str() == last,
-        Expr::Attribute(a) => a.attr.id.as_str() == last && dotted_ok(&a.value),
-        _ => false,
-    }
-}
-
-/// Whether `expr` is a dotted name at all (what [`dotted`] would give one for).
-fn dotted_ok(expr: &Expr) -> bool {
-    match expr {
-        Expr::Name(_) => true,
-        Expr::Attribute(a) => dotted_ok(&a.value),
-        _ => false,
-    }
-}
-
 fn dotted(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Name(n) => Some(n.id.to_string()),
