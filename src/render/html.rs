@@ -372,7 +372,7 @@ fn write_body(
 /// is not JavaScript makes a `<script>` an inert data block.
 const PAYLOAD_TYPE: &str = "application/gzip";
 
-/// `value` as JSON, gzipped (level 3) and in base64, written to `out`: the map data and the
+/// `value` as JSON, gzipped (level 2) and in base64, written to `out`: the map data and the
 /// plan are most of a page's bytes, and repetitive (source lines, the plan's keys), so they shrink
 /// about sevenfold, to a fraction of the dump. Neither the JSON nor its base64 is ever whole in
 /// memory. The page's script inflates them with the browser's own `DecompressionStream`.
@@ -390,9 +390,10 @@ fn gzipped(value: &impl Serialize) -> std::io::Result<Vec<u8>> {
 /// `value` as JSON, gzipped into `out`, which is returned.
 fn gzip_to<W: std::io::Write>(value: &impl Serialize, out: W) -> std::io::Result<W> {
     use std::io::Write as _;
-    // Level 3, not the fastest: zlib-rs's level 1 leaves the decode case's plan a third larger
-    // (101 against 72 KB) for about a millisecond less, and the page is held to twice the dump.
-    let gz = flate2::write::GzEncoder::new(out, flate2::Compression::new(3));
+    // Level 2: zlib-rs's level 1 leaves the decode case's page at 952 KB, too near twice the dump
+    // (963 KB); level 3 (887 KB) cost 4 % more of the page's CPU time than level 2 (902 KB), which
+    // takes no longer than level 1 (medians of 31, interleaved).
+    let gz = flate2::write::GzEncoder::new(out, flate2::Compression::new(2));
     // The compressor is slow at the many small writes a serializer makes: it gets them in blocks,
     // of 32 KiB: larger ones only touch more fresh memory (256 KiB cost a 1x page 120 page faults).
     let mut json = std::io::BufWriter::with_capacity(32 * 1024, gz);
