@@ -8,25 +8,24 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+mod holders;
 pub mod live;
+
+pub use holders::{held_overlaps, holders, holders_of, reserved_blocks, slot_allocations};
 
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Error, ErrorKind, Result};
-use crate::findings;
 use crate::model::{
     Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
     SpaceUsage, Tile, space_rank,
 };
 
-/// Builds the memory map of `dump`, scaled by the capacities of `choice` (or of the built-in
-/// backend its spaces imply, when `choice` was only assumed); refuses a dump with nothing to draw.
-pub fn build(dump: &Dump, choice: BackendChoice) -> Result<MemoryMap> {
-    build_with(dump, choice, &Backends::builtin())
-}
-
-/// [`build`], inferring among `backends` (built-in ones and SoC files).
-pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Result<MemoryMap> {
+/// The memory map of `dump` without its findings, scaled by the capacities of `choice` (or of the
+/// built-in backend its spaces imply, when `choice` was only assumed), choosing among `backends`,
+/// with the backend the dump's spaces imply (for the findings to name); refuses a dump with
+/// nothing to draw. The findings are made from this map, one layer up.
+pub fn analyze(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Result<(MemoryMap, Option<String>)> {
     let file = dump.display_name();
     // The lines' byte ranges (for each function's source) are found while the dump is parsed.
     let (parsed, lines) = crate::par::both(
@@ -75,9 +74,7 @@ pub fn build_with(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Re
         map.addresses = Addresses::Unassigned;
         map.addresses_in = Some(addresses_dump(dump));
     }
-    map.findings = findings::compute(&map, hint.as_deref());
-    crate::budget::checkpoint()?; // the findings stop early past the deadline
-    Ok(map)
+    Ok((map, hint))
 }
 
 fn refuse_if_nothing_to_draw(functions: &[FunctionMap], file: &str) -> Result<()> {
@@ -166,8 +163,8 @@ fn function_map(
 ) -> FunctionMap {
     let mut blocks = merge_aliases(f.tiles);
     // A tile on bytes a declared allocation or a reserved window holds is drawn as a conflict too.
-    let holders = findings::holders_of(&blocks, &f.reserved, (f.src_start, f.src_end));
-    let held = findings::held_overlaps(&blocks, &holders, 0).held;
+    let holders = holders_of(&blocks, &f.reserved, (f.src_start, f.src_end));
+    let held = held_overlaps(&blocks, &holders, 0).held;
     for (b, held) in blocks.iter_mut().zip(held) {
         b.conflict |= held;
     }
@@ -290,37 +287,6 @@ fn mark_overlaps(blocks: &mut [Block]) {
     }
 }
 
-/// The whole of each declared multi-slot allocation among `blocks`, as a block named by its base,
-/// live from the first to the last line of any tile in it: a slot nobody binds, or one a tile
-/// takes only some iterations, still holds the allocation's bytes.
-pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
-    let mut out: Vec<Block> = Vec::new();
-    // Each allocation's index in `out`: a lookup per block, so many slotted tiles stay linear.
-    let mut at: std::collections::HashMap<(&str, i64), usize> = std::collections::HashMap::new();
-    for b in blocks {
-        let Some(slots) = &b.tile.slots else { continue };
-        let key = (b.tile.base.as_str(), slots.alloc_offset);
-        match at.get(&key).map(|&i| &mut out[i]) {
-            Some(a) => {
-                a.tile.start = a.tile.start.min(b.tile.start);
-                a.tile.end = a.tile.end.max(b.tile.end);
-                a.tile.live_end = a.tile.held().max(b.tile.held());
-                a.tile.size = a.tile.size.max(slots.alloc_size);
-            }
-            None => {
-                let mut whole = (*b).clone();
-                whole.tile.name = b.tile.base.clone();
-                whole.tile.offset = slots.alloc_offset;
-                whole.tile.size = slots.alloc_size;
-                whole.aliases.clear();
-                at.insert(key, out.len());
-                out.push(whole);
-            }
-        }
-    }
-    out
-}
-
 /// Offsets a packing may take: the 32-byte alignment of every on-chip space.
 const PACK_ALIGN: u64 = 32;
 /// The most search one space may take of its map's budget.
@@ -357,27 +323,10 @@ impl PackBudget {
     }
 }
 
-/// The producer a reserved window's block carries.
-const RESERVE_OP: &str = "system.reserve_buffer";
-
 /// What holds bytes of `space` in `f` line by line, as the peak, the live lists and the page's live
 /// readout count it: its drawn boxes and its placed reserved windows (every line).
 pub fn holding<'a>(f: &'a FunctionMap, space: &str, windows: &'a [Block]) -> Vec<&'a Block> {
     f.blocks.iter().filter(|b| b.tile.space == space).chain(windows).collect()
-}
-
-/// The reserved windows of `space` that are placed, as blocks live over the whole function.
-pub fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32)) -> Vec<Block> {
-    reserved
-        .iter()
-        .filter(|r| r.space == space)
-        .filter_map(|r| {
-            let offset = r.offset?;
-            let mut tile = Tile::plain(r.name.clone(), &r.space, &r.name, offset, r.size, from, to);
-            tile.op = RESERVE_OP.into();
-            Some(Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None })
-        })
-        .collect()
 }
 
 /// Per-space totals, in panel order. A declared allocation counts whole (all its slots); a
@@ -440,7 +389,7 @@ pub fn live_at(blocks: &[&Block], line: u32) -> Vec<LiveTile> {
             name: b.tile.name.clone(),
             offset: b.tile.offset,
             size: b.tile.size,
-            reserved: b.tile.op == RESERVE_OP,
+            reserved: b.tile.op == holders::RESERVE_OP,
         })
         .collect();
     live.sort_by(|a, b| b.size.cmp(&a.size).then(a.offset.cmp(&b.offset)));

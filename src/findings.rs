@@ -217,6 +217,25 @@ fn in_function(mut x: Finding, f: &FunctionMap, space: &str, tiles: Vec<String>,
 }
 
 /// Every finding of `map`, worst first (then in dump order). `hint` names the backend the dump's
+/// Builds the memory map of `dump` with its findings, scaled by the capacities of `choice` (or of
+/// the built-in backend its spaces imply, when `choice` was only assumed); refuses a dump with
+/// nothing to draw.
+pub fn build(dump: &crate::dump::Dump, choice: BackendChoice) -> crate::error::Result<MemoryMap> {
+    build_with(dump, choice, &crate::backend::Backends::builtin())
+}
+
+/// [`build`], inferring among `backends` (built-in ones and SoC files).
+pub fn build_with(
+    dump: &crate::dump::Dump,
+    choice: BackendChoice,
+    backends: &crate::backend::Backends,
+) -> crate::error::Result<MemoryMap> {
+    let (mut map, hint) = crate::analyze::analyze(dump, choice, backends)?;
+    map.findings = compute(&map, hint.as_deref());
+    crate::budget::checkpoint()?; // the findings stop early past the deadline
+    Ok(map)
+}
+
 /// spaces point to, where they point to one.
 pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
     let mut out = backend_findings(&map.backend, hint);
@@ -463,52 +482,14 @@ fn conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
     }
 }
 
-/// What holds bytes beyond the tiles drawn on them: each declared multi-slot allocation whole, live
-/// over the lines of its tiles (a slot no tile binds is still the allocation's), and each placed
-/// reserved window, over the whole function. A holder is a block named by its allocation's base
-/// (or the window's name), with the line it is declared on where that is known.
-pub fn holders(f: &FunctionMap) -> Vec<(Block, Option<u32>)> {
-    holders_of(&f.blocks, &f.reserved, (f.src_start, f.src_end))
-}
-
-/// [`holders`] of a function's blocks, reserved windows and lines.
-pub fn holders_of(
-    blocks: &[Block],
-    reserved: &[crate::model::Reserved],
-    lines: (u32, u32),
-) -> Vec<(Block, Option<u32>)> {
-    let all: Vec<&Block> = blocks.iter().collect();
-    let mut out: Vec<(Block, Option<u32>)> =
-        crate::analyze::slot_allocations(&all).into_iter().map(|b| (b, None)).collect();
-    let mut spaces: Vec<&str> = reserved.iter().map(|r| r.space.as_str()).collect();
-    spaces.sort_unstable();
-    spaces.dedup();
-    for space in spaces {
-        let placed = reserved.iter().filter(|r| r.space == space && r.offset.is_some());
-        let windows = crate::analyze::reserved_blocks(reserved, space, lines);
-        out.extend(windows.into_iter().zip(placed).map(|(b, r)| (b, Some(r.line))));
-    }
-    out
-}
-
-/// Each block of another base that shares bytes with a holder (of [`holders`]) while both are
-/// live, where no tile of the holder's own base does (that pair is a conflict of its own): which
-/// blocks are held, the first `most` pairs `(block, holder)` and how many there are. Counted, not
-/// visited (see [`crate::overlap::held_overlaps`]): 40 000 windows over 40 000 tiles cost a few
-/// sorts, not their 1.6 billion pairs.
-pub fn held_overlaps(blocks: &[Block], holders: &[(Block, Option<u32>)], most: usize) -> crate::overlap::Held {
-    let holders: Vec<&Block> = holders.iter().map(|(b, _)| b).collect();
-    crate::overlap::held_overlaps(blocks, &holders, most)
-}
-
 /// A `conflict` for each tile on bytes a declared allocation or a reserved window holds
-/// ([`held_overlaps`]), up to [`CONFLICTS_LISTED`] per function, then one counting the rest.
+/// ([`crate::analyze::held_overlaps`]), up to [`CONFLICTS_LISTED`] per function, then one counting the rest.
 fn held_conflicts(f: &FunctionMap, out: &mut Vec<Finding>) {
-    let holders = holders(f);
+    let holders = crate::analyze::holders(f);
     if holders.is_empty() {
         return;
     }
-    let held = held_overlaps(&f.blocks, &holders, CONFLICTS_LISTED);
+    let held = crate::analyze::held_overlaps(&f.blocks, &holders, CONFLICTS_LISTED);
     let listed = held.first.len();
     let more = held.pairs.saturating_sub(listed as u64);
     let first_line = held.first.first().map(|&(i, _)| f.blocks[i].tile.start);

@@ -34,9 +34,9 @@ pub mod server;
 pub mod tree;
 pub mod units;
 
-pub use analyze::build;
 pub use dump::Dump;
 pub use error::{Error, ErrorKind, Result};
+pub use findings::build;
 pub use model::MemoryMap;
 
 use std::path::Path;
@@ -58,7 +58,7 @@ pub fn load_with(
 ) -> Result<MemoryMap> {
     let dump = Dump::open(path, pass_name)?;
     let choice = backends.choose(backend, dump.path.as_deref())?;
-    analyze::build_with(&dump, choice, backends)
+    findings::build_with(&dump, choice, backends)
 }
 
 /// Everything a caller can ask of one render.
