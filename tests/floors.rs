@@ -264,7 +264,10 @@ fn the_analysis_never_reads_the_findings() {
     }
     assert!(wrong.is_empty(), "the analysis reads the findings:\n{}", wrong.join("\n"));
     let findings = code(&std::fs::read_to_string(src.join("findings.rs")).unwrap());
-    assert!(reached(&findings).iter().any(|n| owner(n) == "analyze"), "the check sees the findings' own use of analyze");
+    assert!(
+        reached(&findings).iter().any(|n| owner(n) == "analyze"),
+        "the check sees the findings' own use of analyze"
+    );
 }
 
 /// Pairs of files in one folder that use each other, while their owners take them apart (none

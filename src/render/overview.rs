@@ -140,7 +140,8 @@ mod tests {
     #[test]
     fn the_caption_counts_the_functions_in_words_that_fit_one() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layout_over_capacity.py");
-        let one = crate::load(&path, crate::dump::DEFAULT_PASS, None).unwrap();
+        let dump = crate::Dump::open(&path, crate::dump::DEFAULT_PASS).unwrap();
+        let one = crate::findings::build(&dump, crate::backend::choose(None, None).unwrap()).unwrap();
         assert_eq!(one.functions.len(), 1);
         assert!(caption(&one).starts_with("1 function · findings: "), "{}", caption(&one));
         assert!(caption(&one.with_copies(2)).starts_with("3 functions, worst first · findings: "));
