@@ -355,18 +355,20 @@ impl Report {
         }
     }
 
-    /// Every result for SARIF: the findings of each case (failing or not), the broken limits, and
+    /// Every result for SARIF and the Code Quality report: the findings of each case (failing or not), the broken limits, and
     /// the unreadable cases, each with the file it is about.
     pub fn results(&self) -> Vec<crate::render::sarif::Result<'_>> {
         use crate::render::sarif::Result as R;
         let mut out = Vec::new();
         for c in &self.cases {
+            let case = if self.tree { c.case.as_str() } else { "" };
             for x in &c.findings {
                 let fails = c.violations.iter().any(|v| v == x);
                 // A finding about the whole dump (its backend, its level) points at its first line.
                 let line = Some(x.line.unwrap_or(1));
                 out.push(R {
                     file: &c.dump,
+                    case,
                     line,
                     finding: x.clone(),
                     fails,
@@ -376,6 +378,7 @@ impl Report {
             for v in c.violations.iter().filter(|v| !c.findings.contains(v)) {
                 out.push(R {
                     file: &c.dump,
+                    case,
                     line: Some(v.line.unwrap_or(1)),
                     finding: v.clone(),
                     fails: true,
@@ -386,7 +389,7 @@ impl Report {
         for u in &self.unreadable {
             let mut x = dump_wide("unreadable", format!("{}: {}", u.case, u.error));
             x.function = None;
-            out.push(R { file: &u.path, line: None, finding: x, fails: true, suppressed: false });
+            out.push(R { file: &u.path, case: &u.case, line: None, finding: x, fails: true, suppressed: false });
         }
         out
     }

@@ -346,8 +346,9 @@ struct CheckArgs {
     /// Never fail on this code (repeatable), e.g. `--allow conflict`.
     #[arg(long = "allow", value_name = "CODE")]
     allow: Vec<String>,
-    /// `text` (one line per violation and per warning), `json` or `sarif` (SARIF 2.1.0).
-    #[arg(long = "format", value_name = "text|json|sarif", default_value = "text")]
+    /// `text` (one line per violation and per warning), `json`, `sarif` (SARIF 2.1.0) or
+    /// `codequality` (a GitLab Code Quality report, paths relative to the working folder).
+    #[arg(long = "format", value_name = "text|json|sarif|codequality", default_value = "text")]
     format: String,
     /// Also list the notes in the text report (they are counted either way).
     #[arg(long = "show", value_name = "notes")]
@@ -968,8 +969,11 @@ fn check(args: &CheckArgs) -> Result<bool> {
         gate.allow(a)?;
     }
     let format = args.format.as_str();
-    if !["text", "json", "sarif"].contains(&format) {
-        return Err(Error::new(ErrorKind::Usage, format!("unknown check format '{format}'; use text, json or sarif")));
+    if !["text", "json", "sarif", "codequality"].contains(&format) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!("unknown check format '{format}'; use text, json, sarif or codequality"),
+        ));
     }
     let show_notes = match args.show.as_deref() {
         None => false,
@@ -986,6 +990,10 @@ fn check(args: &CheckArgs) -> Result<bool> {
     let out = match format {
         "json" => format!("{}\n", report.json()),
         "sarif" => pto_memory_map::render::sarif::render(&report.results()),
+        "codequality" => {
+            let cwd = std::env::current_dir().ok();
+            pto_memory_map::render::codequality::render(&report.results(), cwd.as_deref())
+        }
         _ => report.text_showing(show_notes),
     };
     write_output(Path::new("-"), out.as_bytes())?;

@@ -28,6 +28,7 @@ __all__ = [
     "draw",
     "load",
     "check",
+    "code_quality",
     "options",
     "assert_fits",
     "Drawing",
@@ -87,7 +88,7 @@ def find_binary() -> str:
 
 
 # Below find_binary, which the API looks up when it is called.
-from .api import Drawing, check, draw, load, options  # noqa: E402
+from .api import Drawing, check, code_quality, draw, load, options  # noqa: E402
 from .errors import DumpError, PtoMemoryMapError, UsageError  # noqa: E402
 from .model import CheckReport, Finding, Function, MemoryMap, Space, Tile  # noqa: E402
 from .testing import assert_fits  # noqa: E402

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from .errors import PtoMemoryMapError, UsageError, error_from_json
 from .model import CheckReport, MemoryMap
 
-__all__ = ["Drawing", "draw", "load", "check", "options", "Option"]
+__all__ = ["Drawing", "draw", "load", "check", "code_quality", "options", "Option"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -399,17 +399,40 @@ def check(
     unknown code, a limit out of range) and :class:`DumpError` when a single dump cannot be read.
     """
     binary = _binary()
-    args = ["check", *_ERRORS, "--format", "json"]
+    args = _check_args(
+        "json", "check", path, max_occupancy, deny, allow, max_hwm, backend, pass_name, soc
+    )
+    # Exit 1 with a report on standard output is a failed gate, not an error.
+    out = _run(binary, args, timeout, ok=(0, 1))
+    if out.returncode == 1 and not out.stdout.strip():
+        raise _error(out, [binary, *args])
+    return CheckReport.from_json(_json(out.stdout, "pto-memory-map check --format json", [binary, *args]))
+
+
+def _check_args(
+    fmt: str,
+    caller: str,
+    path: PathLike,
+    max_occupancy: Optional[float],
+    deny: Union[str, Sequence[str], None],
+    allow: Union[str, Sequence[str], None],
+    max_hwm: Union[Mapping[str, Union[int, str]], Sequence[str], str, None],
+    backend: Optional[str],
+    pass_name: Optional[str],
+    soc: Union[PathLike, Sequence[PathLike], None],
+) -> List[str]:
+    """The arguments of ``pto-memory-map check --format FMT`` for :func:`check` and :func:`code_quality`."""
+    args = ["check", *_ERRORS, "--format", fmt]
     if max_occupancy is not None:
         if isinstance(max_occupancy, bool) or not isinstance(max_occupancy, (int, float)):
-            raise UsageError(f"check(): max_occupancy={max_occupancy!r} is not a number (percent, 0-100)")
+            raise UsageError(f"{caller}(): max_occupancy={max_occupancy!r} is not a number (percent, 0-100)")
         if not (math.isfinite(max_occupancy) and 0 <= max_occupancy <= 100):
-            raise UsageError(f"check(): max_occupancy={max_occupancy!r} is outside 0..100 (percent of capacity)")
+            raise UsageError(f"{caller}(): max_occupancy={max_occupancy!r} is outside 0..100 (percent of capacity)")
         args += ["--max-occupancy", str(max_occupancy)]
     for flag, name, value in (("--deny", "deny", deny), ("--allow", "allow", allow)):
         for item in [value] if isinstance(value, str) else list(value or ()):
             if not isinstance(item, str) or not item:
-                raise UsageError(f"check(): {name}={item!r} is not a code, 'warnings' or 'notes'")
+                raise UsageError(f"{caller}(): {name}={item!r} is not a code, 'warnings' or 'notes'")
             args += [flag, item]
     if isinstance(max_hwm, Mapping):
         caps = [f"{space}={limit}" for space, limit in max_hwm.items()]
@@ -420,8 +443,29 @@ def check(
     if backend is not None:
         args += ["--backend", str(backend)]
     args += [*_input_args(pass_name, soc), "--", os.fspath(path)]
-    # Exit 1 with a report on standard output is a failed gate, not an error.
+    return args
+
+
+def code_quality(
+    path: PathLike,
+    *,
+    max_occupancy: Optional[float] = None,
+    deny: Union[str, Sequence[str], None] = None,
+    allow: Union[str, Sequence[str], None] = None,
+    max_hwm: Union[Mapping[str, Union[int, str]], Sequence[str], str, None] = None,
+    backend: Optional[str] = None,
+    pass_name: Optional[str] = None,
+    soc: Union[PathLike, Sequence[PathLike], None] = None,
+    timeout: Optional[float] = None,
+) -> List[Dict[str, Any]]:
+    """The GitLab Code Quality entries of :func:`check` with the same arguments: the binary's
+    ``check --format codequality`` (paths relative to the working folder), whether or not the gate
+    passed."""
+    binary = _binary()
+    args = _check_args(
+        "codequality", "code_quality", path, max_occupancy, deny, allow, max_hwm, backend, pass_name, soc
+    )
     out = _run(binary, args, timeout, ok=(0, 1))
     if out.returncode == 1 and not out.stdout.strip():
         raise _error(out, [binary, *args])
-    return CheckReport.from_json(_json(out.stdout, "pto-memory-map check --format json", [binary, *args]))
+    return list(_json(out.stdout, "pto-memory-map check --format codequality", [binary, *args]))

@@ -1,5 +1,6 @@
 //! Back ends: one file per output format. Each draws what it is given and decides nothing.
 
+pub mod codequality;
 pub mod diff;
 pub mod digest;
 pub mod html;

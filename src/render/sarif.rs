@@ -11,6 +11,8 @@ use crate::model::Finding;
 pub struct Result<'a> {
     /// The dump (or, for an unreadable case, the case folder) as a path.
     pub file: &'a str,
+    /// The case of a tree it belongs to, as the user would name it; empty for one dump.
+    pub case: &'a str,
     /// The line the result points at; `None` for a folder (an unreadable case).
     pub line: Option<u32>,
     /// What was found.
