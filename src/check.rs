@@ -28,6 +28,8 @@ pub struct Gate {
     pub max_occupancy: Option<f64>,
     /// Highest high-water mark allowed per space, in bytes.
     pub max_hwm: Vec<(String, i64)>,
+    /// Most bytes allowed per space between the high-water mark and the packer's placement.
+    pub max_waste: Vec<(String, i64)>,
 }
 
 impl Default for Gate {
@@ -38,6 +40,7 @@ impl Default for Gate {
             allow: Vec::new(),
             max_occupancy: None,
             max_hwm: Vec::new(),
+            max_waste: Vec::new(),
         }
     }
 }
@@ -85,7 +88,9 @@ impl Gate {
         if known.is_empty() {
             return Ok(()); // nothing was readable: the unreadable cases fail the gate anyway
         }
-        for (space, _) in &self.max_hwm {
+        let named =
+            self.max_hwm.iter().map(|g| ("--max-hwm", g)).chain(self.max_waste.iter().map(|g| ("--max-waste", g)));
+        for (option, (space, _)) in named {
             if !known.contains(space.as_str()) {
                 let mut names: Vec<&str> = known.iter().copied().collect();
                 names.sort_by_key(|s| space_rank(s));
@@ -97,7 +102,7 @@ impl Gate {
                 let backends: BTreeSet<&str> = maps.iter().map(|m| m.backend.name.as_str()).collect();
                 let backends: Vec<&str> = backends.into_iter().collect();
                 return Err(usage(format!(
-                    "--max-hwm: no space '{space}' in this map or its backend ({}){hint}; known spaces: {}",
+                    "{option}: no space '{space}' in this map or its backend ({}){hint}; known spaces: {}",
                     backends.join(", "),
                     names.join(", ")
                 )));
@@ -176,6 +181,23 @@ pub fn violations(map: &MemoryMap, gate: &Gate) -> Vec<Finding> {
             for (space, max) in &gate.max_hwm {
                 if *space == s.space && s.hwm > *max {
                     out.push(limit(f, s, "max-hwm", format!("high-water mark {} B exceeds {max} B", s.hwm)));
+                }
+            }
+            for (space, max) in &gate.max_waste {
+                // A space with no packing (nothing the packer could move) wastes nothing it can name.
+                let Some(p) = s.packing.as_ref().filter(|_| *space == s.space) else { continue };
+                let waste = s.hwm - p.bytes;
+                if waste > *max {
+                    let how = if p.proven_optimal { "optimal" } else { "best found" };
+                    out.push(limit(
+                        f,
+                        s,
+                        "max-waste",
+                        format!(
+                            "high-water mark {} B is {waste} B above a packing of {} B ({how}); the limit is {max} B",
+                            s.hwm, p.bytes
+                        ),
+                    ));
                 }
             }
         }
@@ -408,6 +430,11 @@ pub fn violation_line(v: &Finding) -> String {
     parts.push(v.code.clone());
     parts.push(v.message.clone());
     parts.join(": ")
+}
+
+/// `Vec=4KB` or `Vec=0` for `--max-waste`.
+pub fn parse_max_waste(s: &str) -> Result<(String, i64)> {
+    crate::units::parse_space_limit(s, "--max-waste", 0)
 }
 
 /// `Vec=96KB` or `Vec=98304` for `--max-hwm`.

@@ -177,6 +177,15 @@ pub const CODES: &[CodeInfo] = &[
         remedy: "Reduce what the space holds at its peak, or raise the limit if the growth is intended.",
     },
     CodeInfo {
+        code: "max-waste",
+        severity: Severity::Error,
+        title: "placement wastes more than the gate allows",
+        meaning: "check --max-waste: a space's high-water mark is more bytes above the packer's placement of \
+                  the same tiles over the same lifetimes (spaces[].packing) than the gate allows.",
+        remedy: "Look at the packed placement (spaces[].packing.placement in the JSON) for the order that \
+                 fits; try memory_planner=DSA_RP, or raise the limit if the waste is accepted.",
+    },
+    CodeInfo {
         code: "unreadable",
         severity: Severity::Error,
         title: "case that cannot be read",

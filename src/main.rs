@@ -340,6 +340,9 @@ struct CheckArgs {
     /// Fail when a space's high-water mark is above BYTES (`Vec=96KB`; repeatable).
     #[arg(long = "max-hwm", value_name = "SPACE=BYTES")]
     max_hwm: Vec<String>,
+    /// Fail when a space's high-water mark is more than BYTES above its packing (`Vec=4KB`; repeatable).
+    #[arg(long = "max-waste", value_name = "SPACE=BYTES")]
+    max_waste: Vec<String>,
     /// Also fail on `warnings`, on `notes`, or on one code (repeatable). Errors always fail.
     #[arg(long = "deny", value_name = "warnings|notes|CODE")]
     deny: Vec<String>,
@@ -957,6 +960,7 @@ fn check(args: &CheckArgs) -> Result<bool> {
     let mut gate = Gate {
         max_occupancy: args.max_occupancy,
         max_hwm: args.max_hwm.iter().map(|s| check::parse_max_hwm(s)).collect::<Result<_>>()?,
+        max_waste: args.max_waste.iter().map(|s| check::parse_max_waste(s)).collect::<Result<_>>()?,
         ..Gate::default()
     };
     if args.deny_conflicts {

@@ -60,10 +60,16 @@ pub fn parse_bytes(s: &str) -> Option<i64> {
 /// `SPACE=BYTES` (`Vec=96KB`), as `--max-hwm` takes it; `what` names the option in the message.
 /// The space is returned as written: whether the map knows it is the caller's question.
 pub fn parse_space_bytes(s: &str, what: &str) -> Result<(String, i64)> {
+    parse_space_limit(s, what, 1)
+}
+
+/// `SPACE=BYTES` with at least `least` bytes: `--max-waste Vec=0` (no waste at all) is a limit,
+/// where a high-water mark of 0 is not.
+pub fn parse_space_limit(s: &str, what: &str, least: i64) -> Result<(String, i64)> {
     let bad = || Error::new(ErrorKind::Usage, format!("{what} '{s}' is not SPACE=BYTES, for example Vec=96KB"));
     let (space, bytes) = s.split_once('=').ok_or_else(bad)?;
     let space = space.trim();
-    let bytes = parse_bytes(bytes).filter(|&b| b > 0).ok_or_else(bad)?;
+    let bytes = parse_bytes(bytes).filter(|&b| b >= least).ok_or_else(bad)?;
     if space.is_empty() {
         return Err(bad());
     }
@@ -138,5 +144,7 @@ mod tests {
         assert!(parse_space_bytes("Vec96KB", "--max-hwm").is_err());
         assert!(parse_space_bytes("=1KB", "--max-hwm").is_err());
         assert!(parse_space_bytes("Vec=0", "--max-hwm").is_err());
+        assert_eq!(parse_space_limit("Vec=0", "--max-waste", 0).unwrap(), ("Vec".to_string(), 0));
+        assert!(parse_space_limit("Vec=-1", "--max-waste", 0).is_err());
     }
 }

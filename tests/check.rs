@@ -242,3 +242,31 @@ fn text_report_and_summary_line() {
     assert!(std::fs::read_to_string(&out).unwrap().starts_with("memory map of find_overflow.py"));
     let _ = std::fs::remove_file(out);
 }
+
+/// `--max-waste` gates on the bytes between the high-water mark and the packing: the fixture's
+/// `wasteful` function places 16 KB of Vec where 8 KB pack (tests/lifetimes.rs checks the packing).
+#[test]
+fn max_waste_gates_on_the_packing() {
+    let dump = fixture("lifetimes.py");
+    // The fixture's `broken` function has a conflict on purpose; allowed, the gate alone decides.
+    let run =
+        |limit: &str| bin(&["check", &dump, "--backend", "Ascend910B", "--allow", "conflict", "--max-waste", limit]);
+    let over = run("Vec=8191");
+    assert_eq!(over.status.code(), Some(1), "{}", stderr(&over));
+    let text = stdout(&over);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("wasteful: Vec: L") && l.contains(": max-waste: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.ends_with("high-water mark 16384 B is 8192 B above a packing of 8192 B (optimal); the limit is 8191 B"),
+        "{line}"
+    );
+    // At the waste itself the gate holds, as it did without it; 0 means no waste allowed at all.
+    assert_eq!(run("Vec=8KB").status.code(), Some(0), "{}", stdout(&run("Vec=8KB")));
+    assert_eq!(run("Vec=0").status.code(), Some(1));
+    for bad in ["vec=1KB", "Vec=-1", "Vec"] {
+        assert_eq!(run(bad).status.code(), Some(2), "{bad}");
+    }
+    assert!(stderr(&run("vec=1KB")).contains("--max-waste: no space 'vec'"), "{}", stderr(&run("vec=1KB")));
+}
