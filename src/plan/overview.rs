@@ -79,6 +79,9 @@ pub struct Row {
     pub spaces: Vec<Option<Occupancy>>,
     /// The fullest space's peak (`Vec 180 KB L123`) and its bytes; `None` without spaces.
     pub peak: Option<(String, i64)>,
+    /// The space where the packer saves the most (`Vec 16 KB → 8 KB`) and the bytes it saves;
+    /// `None` where every space is packed as tightly as the compiler placed it.
+    pub could_pack: Option<(String, i64)>,
     /// Errors, warnings and notes about the function.
     pub counts: (usize, usize, usize),
 }
@@ -117,6 +120,7 @@ impl Overview {
                     })
                     .collect(),
                 peak: peak(f),
+                could_pack: could_pack(f),
                 counts: counts.get(f.name.as_str()).copied().unwrap_or_default(),
             })
             .collect();
@@ -134,4 +138,17 @@ fn peak(f: &FunctionMap) -> Option<(String, i64)> {
     let fullest =
         f.spaces.iter().max_by(|a, b| a.occupancy().total_cmp(&b.occupancy()).then(a.peak.bytes.cmp(&b.peak.bytes)))?;
     Some((format!("{} {} L{}", fullest.space, fmt_bytes(fullest.peak.bytes), fullest.peak.line), fullest.peak.bytes))
+}
+
+/// The space of `f` whose high-water mark is the most above its packing: `Vec 16 KB → 8 KB` (with
+/// `best found` where the packing is not proven optimal), and the bytes saved.
+pub fn could_pack(f: &FunctionMap) -> Option<(String, i64)> {
+    let (s, p, saved) = f
+        .spaces
+        .iter()
+        .filter_map(|s| s.packing.as_ref().map(|p| (s, p, s.hwm - p.bytes)))
+        .filter(|&(_, _, saved)| saved > 0)
+        .max_by_key(|&(s, _, saved)| (saved, std::cmp::Reverse(space_rank(&s.space))))?;
+    let how = if p.proven_optimal { "" } else { " (best found)" };
+    Some((format!("{} {} → {}{how}", s.space, fmt_bytes(s.hwm), fmt_bytes(p.bytes)), saved))
 }

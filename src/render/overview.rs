@@ -26,6 +26,8 @@ pub fn table(x: &mut Xml, overview: &Overview) {
         x.close();
     }
     x.element("th", &[("title", "most bytes live at once in the fullest space, and where".into())], "peak");
+    let title = "the space whose high-water mark is the most above a packing of the same tiles over the same lifetimes";
+    x.element("th", &[("title", title.into())], "could pack");
     for (th, title) in [("E", "errors"), ("W", "warnings"), ("N", "notes")] {
         x.element("th", &[("title", title.into())], th);
     }
@@ -69,7 +71,7 @@ struct Cell {
 }
 
 /// A function's row of the table, cell by cell: name, type, each space's occupancy, the fullest
-/// space's peak, its findings by severity.
+/// space's peak, what a packing would save, its findings by severity.
 fn cells(r: &Row) -> Vec<Cell> {
     let mut row =
         vec![Cell { text: r.name.clone(), ..Cell::default() }, Cell { text: r.ftype.clone(), ..Cell::default() }];
@@ -81,6 +83,10 @@ fn cells(r: &Row) -> Vec<Cell> {
     }
     row.push(match &r.peak {
         Some((text, bytes)) => Cell { text: text.clone(), class: None, value: Some(*bytes) },
+        None => Cell::default(),
+    });
+    row.push(match &r.could_pack {
+        Some((text, saved)) => Cell { text: text.clone(), class: None, value: Some(*saved) },
         None => Cell::default(),
     });
     let (e, w, n) = r.counts;

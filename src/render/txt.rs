@@ -80,20 +80,25 @@ fn overview(map: &MemoryMap, out: &mut String) {
     let order = crate::plan::overview::worst_first(map);
     let mut head = vec!["function".to_string(), "type".into(), "worst".into()];
     head.extend(spaces.iter().map(|s| s.to_string()));
-    head.extend(["errors".into(), "warnings".into(), "notes".into()]);
+    head.extend(["could pack".into(), "errors".into(), "warnings".into(), "notes".into()]);
     let mut rows = vec![head];
     for f in order {
         let mut row = vec![f.name.clone(), f.ftype.clone(), format!("{:.1}%", worst(f))];
         for space in &spaces {
             row.push(f.spaces.iter().find(|s| s.space == *space).map_or("-".into(), occupancy_text));
         }
+        row.push(crate::plan::overview::could_pack(f).map_or("-".into(), |(text, _)| text));
         let mine: Vec<Finding> =
             map.findings.iter().filter(|x| x.function.as_deref() == Some(&f.name)).cloned().collect();
         let (e, w, n) = counts(&mine);
         row.extend([e.to_string(), w.to_string(), n.to_string()]);
         rows.push(row);
     }
-    section("OVERVIEW (occupancy = high-water mark / capacity; worst first: errors, warnings, occupancy)", out);
+    section(
+        "OVERVIEW (occupancy = high-water mark / capacity; could pack = the space whose high-water mark is the \
+         most above a packing of the same tiles; worst first: errors, warnings, occupancy)",
+        out,
+    );
     table(&rows, 2, out);
 }
 
@@ -167,6 +172,7 @@ fn function(f: &FunctionMap, out: &mut String) {
         ]);
     }
     table(&rows, 2, out);
+    packing(f, out);
     out.push('\n');
     let mut rows = vec![["function", "space", "peak line", "live tile", "bytes", "range"].map(String::from).to_vec()];
     for s in &f.spaces {
@@ -182,6 +188,30 @@ fn function(f: &FunctionMap, out: &mut String) {
         }
     }
     table(&rows, 4, out);
+}
+
+/// Each space's high-water mark beside the packer's placement of the same tiles over the same
+/// lifetimes and the bound no placement beats: how much the compiler's placement leaves.
+fn packing(f: &FunctionMap, out: &mut String) {
+    if f.spaces.iter().all(|s| s.packing.is_none()) {
+        return;
+    }
+    out.push('\n');
+    let head = ["function", "space", "hwm", "packing", "lower bound", "waste", "packing is"];
+    let mut rows = vec![head.map(String::from).to_vec()];
+    for s in &f.spaces {
+        let Some(p) = &s.packing else { continue };
+        rows.push(vec![
+            f.name.clone(),
+            s.space.clone(),
+            fmt_bytes(s.hwm),
+            fmt_bytes(p.bytes),
+            fmt_bytes(p.lower_bound),
+            fmt_bytes(s.hwm - p.bytes),
+            if p.proven_optimal { "optimal".into() } else { "best found".into() },
+        ]);
+    }
+    table(&rows, 2, out);
 }
 
 fn section(title: &str, out: &mut String) {
