@@ -162,6 +162,10 @@ struct RenderArgs {
     /// Print nothing on success: no `wrote` lines, no summary (errors still go to standard error).
     #[arg(short, long)]
     quiet: bool,
+    /// Instead of drawing, write each function's spaces as MiniMalloc instances (what the packing
+    /// packs), `<function>.<space>.csv` in FOLDER, for `pto-memory-map pack` or MiniMalloc.
+    #[arg(long = "export-csv", value_name = "FOLDER")]
+    export_csv: Option<PathBuf>,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
@@ -686,10 +690,20 @@ fn render(args: &RenderArgs) -> Result<()> {
         (None, None) => Format::CLI_DEFAULT,
     };
     let opts = chosen.render_options(format);
+    if is_tree && args.export_csv.is_some() {
+        return Err(Error::new(ErrorKind::Usage, "--export-csv takes one dump or case folder, not a folder of cases"));
+    }
     if is_tree {
         return draw_tree(path, args, opts);
     }
     let map = load_input(path, &args.input, opts.backend.as_deref())?;
+    if let Some(dir) = &args.export_csv {
+        let written = pto_memory_map::pack::export::write_all(&map, dir)?;
+        if !args.quiet {
+            say_err(format_args!("wrote {} instances to {}", written.len(), dir.display()));
+        }
+        return Ok(());
+    }
     if matches!(format, Format::Svg | Format::Png) {
         warn_if_wide(&map, &opts.view);
     }

@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, ErrorKind, Result};
 
 pub mod csv;
+pub mod export;
 pub mod space;
 
 /// One block to place.

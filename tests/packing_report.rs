@@ -3,11 +3,13 @@
 
 mod common;
 
-use pto_memory_map::MemoryMap;
-use pto_memory_map::load;
+use std::process::Command;
+
+use pto_memory_map::pack::{self, export};
 use pto_memory_map::plan::overview::Overview;
 use pto_memory_map::render::txt;
 use pto_memory_map::units::fmt_bytes;
+use pto_memory_map::{MemoryMap, load};
 
 fn map() -> MemoryMap {
     load(&common::fixtures().join("lifetimes.py"), "AllocateMemoryAddr", Some("Ascend910B")).unwrap()
@@ -66,4 +68,64 @@ fn the_overview_names_the_space_that_saves_most() {
     let w = o.rows.iter().find(|r| r.name == "wasteful").unwrap();
     assert_eq!(w.could_pack, Some(("Vec 16 KB → 8 KB".to_string(), 8192)));
     assert!(o.rows.iter().any(|r| r.could_pack.is_none()), "for_loop packs no tighter than its hwm");
+}
+
+/// The exported instance of each space is what the map's packing packed: packed again by the
+/// library, it reaches the same peak and bound (or, where the map kept the compiler's placement,
+/// no lower than it), and its placement is valid, checked here apart from the solver.
+#[test]
+fn exported_instances_pack_as_the_map_did() {
+    let m = map();
+    let all = export::instances(&m);
+    assert!(all.len() >= 8, "{}", all.len());
+    for (function, space, instance) in &all {
+        let f = m.functions.iter().find(|f| &f.name == function).unwrap();
+        let s = f.spaces.iter().find(|s| &s.space == space).unwrap();
+        let p = s.packing.as_ref().unwrap();
+        // Written and read back: the same instance.
+        let mut text = Vec::new();
+        pack::csv::write_instance(&mut text, instance).unwrap();
+        let back = pack::csv::read(std::str::from_utf8(&text).unwrap(), "x.csv").unwrap();
+        assert_eq!(&back, instance);
+        let options = pack::PackOptions { align: 32, capacity: None, deadline: None };
+        let again = pack::pack(&back.blocks, &options).unwrap();
+        assert_eq!(again.lower_bound as i64, p.lower_bound, "{function} {space}");
+        let kept_compilers = p.bytes == s.hwm && again.peak as i64 > s.hwm;
+        assert!(again.peak as i64 == p.bytes || kept_compilers, "{function} {space}: {} vs {}", again.peak, p.bytes);
+        // Independent check: aligned, pinned rows where pinned, no two live rows on shared bytes.
+        let b = &back.blocks;
+        for (i, x) in b.iter().enumerate() {
+            let o = again.offsets[i];
+            assert!(
+                x.fixed.is_none_or(|f| f == o) && (x.fixed.is_some() || o.is_multiple_of(32)),
+                "{function} {space}"
+            );
+            for (j, y) in b.iter().enumerate().skip(i + 1) {
+                let live = x.lower < y.upper && y.lower < x.upper;
+                let q = again.offsets[j];
+                let bytes = o < q + y.size && q < o + x.size;
+                assert!(!(live && bytes), "{function} {space}: {} and {}", back.ids[i], back.ids[j]);
+            }
+        }
+    }
+}
+
+/// `--export-csv` writes files that `pack` reads and solves to the map's packing.
+#[test]
+fn the_export_round_trips_through_the_pack_command() {
+    let bin = env!("CARGO_BIN_EXE_pto-memory-map");
+    let dir = std::env::temp_dir().join(format!("pmm-export-{}", std::process::id()));
+    let dump = common::fixtures().join("lifetimes.py");
+    let o = Command::new(bin).arg(&dump).args(["-b", "Ascend910B", "--export-csv"]).arg(&dir).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = dir.join("wasteful.Vec.csv");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("id,lower,upper,size,offset\n"), "{text}");
+    let o = Command::new(bin).arg("pack").arg(&file).args(["--align", "32"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("peak 8192") && stderr.contains("proven optimal"), "{stderr}");
+    let tree = Command::new(bin).arg(common::fixtures()).arg("--export-csv").arg(&dir).output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(tree.status.code(), Some(2), "{}", String::from_utf8_lossy(&tree.stderr));
 }

@@ -162,6 +162,17 @@ pub fn write(out: &mut dyn Write, instance: &Instance, offsets: &[u64]) -> std::
     Ok(())
 }
 
+/// Writes `instance` as an input: `id,lower,upper,size,offset`, the offset only where a block is
+/// pinned (`fixed`), empty where the packer may place it.
+pub fn write_instance(out: &mut dyn Write, instance: &Instance) -> std::io::Result<()> {
+    writeln!(out, "id,lower,upper,size,offset")?;
+    for (id, b) in instance.ids.iter().zip(&instance.blocks) {
+        let offset = b.fixed.map(|o| o.to_string()).unwrap_or_default();
+        writeln!(out, "{id},{},{},{},{offset}", b.lower, b.upper, b.size)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,11 +41,20 @@ fn stays(b: &Block) -> bool {
     b.tile.pinned || b.tile.slots.is_some() || b.tile.op == "system.reserve_buffer"
 }
 
-/// Packs `boxes` (one space's boxes, windows and whole slotted allocations) with offsets aligned
-/// to `align`, giving the search at most `deadline`. `None` when there is nothing to pack (no box
-/// with bytes at a non-negative offset) or the instance is refused (too large).
-pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<SpacePacking> {
-    let boxes: Vec<&Block> = boxes.iter().copied().filter(|b| b.tile.size > 0 && b.tile.offset >= 0).collect();
+/// What moves together and over which half lines: one [`Item`] per unit.
+struct Units<'a> {
+    /// The boxes with bytes at a placed offset.
+    boxes: Vec<&'a Block>,
+    /// The unit of each box.
+    unit_of: Vec<usize>,
+    /// Per unit: offset, stop, first and last line held, whether it stays.
+    units: Vec<(i64, i64, u32, u32, bool)>,
+    /// Per unit: the packer's block.
+    items: Vec<Item>,
+}
+
+fn units<'a>(boxes: &[&'a Block]) -> Option<Units<'a>> {
+    let boxes: Vec<&'a Block> = boxes.iter().copied().filter(|b| b.tile.size > 0 && b.tile.offset >= 0).collect();
     if boxes.is_empty() {
         return None;
     }
@@ -95,6 +104,38 @@ pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<Sp
             if fixed { Item::fixed(lower, upper, size, offset as u64) } else { Item::new(lower, upper, size) }
         })
         .collect();
+    Some(Units { boxes, unit_of, units, items })
+}
+
+/// The packer's instance of one space's `boxes`, as `pack` reads it: a row per unit, named by its
+/// first box, over half lines (`[2 first, 2 last + 1)`, so a line's last read and its write can
+/// meet), the units that stay pinned at the compiler's offset. `None` when nothing has bytes.
+pub fn instance(boxes: &[&Block]) -> Option<super::csv::Instance> {
+    let u = units(boxes)?;
+    let mut ids: Vec<String> = vec![String::new(); u.units.len()];
+    for (i, b) in u.boxes.iter().enumerate() {
+        let id = &mut ids[u.unit_of[i]];
+        if id.is_empty() {
+            id.clone_from(&b.tile.name);
+        }
+    }
+    // A comma or newline in a name would break the row; two units may not share an id either.
+    let mut seen = std::collections::HashSet::new();
+    for (k, id) in ids.iter_mut().enumerate() {
+        *id = id.replace([',', '\n', '\r'], "_");
+        if !seen.insert(id.clone()) {
+            *id = format!("{id}#{k}");
+            seen.insert(id.clone());
+        }
+    }
+    Some(super::csv::Instance { ids, blocks: u.items })
+}
+
+/// Packs `boxes` (one space's boxes, windows and whole slotted allocations) with offsets aligned
+/// to `align`, giving the search at most `deadline`. `None` when there is nothing to pack (no box
+/// with bytes at a non-negative offset) or the instance is refused (too large).
+pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<SpacePacking> {
+    let Units { boxes, unit_of, units, items } = units(boxes)?;
     let options = PackOptions { align: align.max(1), capacity: None, deadline: Some(deadline) };
     let packed = super::pack(&items, &options).ok()?;
     let hwm = boxes.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
