@@ -302,20 +302,29 @@ const PACK_BUDGET_BYTES_PER_US: u64 = 200;
 /// spent the rest get their greedy placement alone (`proven_optimal` then says whether it is).
 pub struct PackBudget {
     left_us: std::sync::atomic::AtomicU64,
+    per_space_us: u64,
 }
 
 impl PackBudget {
-    /// The budget of a dump of `bytes`.
+    /// The budget of a dump of `bytes`, with the run's `--pack-deadline`.
     pub fn for_dump(bytes: usize) -> PackBudget {
+        PackBudget::with_deadline(bytes, crate::budget::limits().pack_deadline_ms)
+    }
+
+    /// The budget of a dump of `bytes` where each space may search `per_space_ms` (default 50 ms).
+    pub fn with_deadline(bytes: usize, per_space_ms: Option<u64>) -> PackBudget {
         let us = (bytes as u64 / PACK_BUDGET_BYTES_PER_US).max(PACK_BUDGET_FLOOR_US);
-        PackBudget { left_us: std::sync::atomic::AtomicU64::new(us) }
+        let per_space_us = per_space_ms.map_or(PACK_DEADLINE_US, |ms| ms.saturating_mul(1000));
+        // A deadline asked for is given whole to the first space that needs it.
+        let us = if per_space_ms.is_some() { us.max(per_space_us) } else { us };
+        PackBudget { left_us: std::sync::atomic::AtomicU64::new(us), per_space_us }
     }
 
     /// The packing of one space's boxes (with its windows and declared allocations, which stay).
     fn pack(&self, boxes: &[&Block]) -> Option<crate::model::SpacePacking> {
         use std::sync::atomic::Ordering::Relaxed;
         let left = self.left_us.load(Relaxed);
-        let deadline = std::time::Duration::from_micros(left.min(PACK_DEADLINE_US));
+        let deadline = std::time::Duration::from_micros(left.min(self.per_space_us));
         let packed = crate::pack::space::pack_space(boxes, PACK_ALIGN, deadline)?;
         let spent = packed.us;
         let _ = self.left_us.fetch_update(Relaxed, Relaxed, |l| Some(l.saturating_sub(spent)));

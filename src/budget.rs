@@ -38,6 +38,9 @@ pub struct Limits {
     pub tokens_per_function: usize,
     /// Bytes of one output (`--max-output-bytes`).
     pub output_bytes: usize,
+    /// Milliseconds the packer may search one space (`--pack-deadline`). `None`: 50 ms within the
+    /// map's own packing budget; given, the map's budget is at least that, so one hard space gets it.
+    pub pack_deadline_ms: Option<u64>,
 }
 
 impl Default for Limits {
@@ -48,6 +51,7 @@ impl Default for Limits {
             tokens_per_statement: 20_000,
             tokens_per_function: 5_000_000,
             output_bytes: 512 * 1024 * 1024,
+            pack_deadline_ms: None,
         }
     }
 }

@@ -89,6 +89,10 @@ struct LimitArgs {
     /// Largest output, in bytes [default: 536870912, 512 MiB].
     #[arg(long = "max-output-bytes", value_name = "N")]
     max_output_bytes: Option<usize>,
+    /// Most milliseconds the packer searches one space for `spaces[].packing` [default: 50, within
+    /// the map's packing budget; given, the map's budget is at least this].
+    #[arg(long = "pack-deadline", value_name = "MS")]
+    pack_deadline: Option<u64>,
 }
 
 impl LimitArgs {
@@ -100,6 +104,7 @@ impl LimitArgs {
             tokens_per_statement: self.max_statement_tokens.unwrap_or(d.tokens_per_statement),
             tokens_per_function: self.max_tokens.unwrap_or(d.tokens_per_function),
             output_bytes: self.max_output_bytes.unwrap_or(d.output_bytes),
+            pack_deadline_ms: self.pack_deadline,
         }
     }
 }

@@ -129,3 +129,30 @@ fn the_export_round_trips_through_the_pack_command() {
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(tree.status.code(), Some(2), "{}", String::from_utf8_lossy(&tree.stderr));
 }
+
+/// `--pack-deadline 0` leaves the packer its greedy placements alone: every space still has a
+/// packing between its bound and its high-water mark. A deadline that is not a number is refused.
+#[test]
+fn a_pack_deadline_bounds_the_search_not_the_answer() {
+    let bin = env!("CARGO_BIN_EXE_pto-memory-map");
+    let dump = common::fixtures().join("lifetimes.py");
+    let run = |ms: &str| {
+        Command::new(bin).arg(&dump).args(["-b", "Ascend910B", "-f", "json", "-o", "-", "--pack-deadline", ms]).output()
+    };
+    let o = run("0").unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut spaces = 0;
+    for f in v["functions"].as_array().unwrap() {
+        for s in f["spaces"].as_array().unwrap() {
+            let p = &s["packing"];
+            let (bytes, bound, hwm) =
+                (p["bytes"].as_i64().unwrap(), p["lower_bound"].as_i64().unwrap(), s["hwm"].as_i64().unwrap());
+            assert!(bound <= bytes, "{s}");
+            assert!(bytes <= hwm || f["name"] == "broken", "{s}");
+            spaces += 1;
+        }
+    }
+    assert!(spaces >= 8, "{spaces}");
+    assert_eq!(run("soon").unwrap().status.code(), Some(2));
+}
