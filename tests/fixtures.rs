@@ -139,3 +139,35 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// The page tests' case (tests/browser/cases.mjs reads these figures off the page): what each of its
+/// functions was written to have.
+#[test]
+fn the_page_case_has_what_the_page_tests_read() {
+    let m = map("fx_page_case");
+    assert_eq!((m.backend.name.as_str(), m.backend.arch.as_str(), m.backend.detected), ("Ascend910B", "a2a3", true));
+    let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["fx_copy_in", "fx_mm_down", "fx_mm_gate", "fx_mm_key_projection", "fx_softmax", "fx_rotary", "fx_norm"]
+    );
+    assert_eq!(m.functions.iter().map(|f| f.blocks.len()).sum::<usize>(), 118);
+    // The main cube card: Mat x blocks of 4 KB and w blocks of 128 KB from 8 KB, two 512 B Left
+    // pieces, two 32 KB Right pieces (full), one 64 KB accumulator with its chain as aliases.
+    let down = function(&m, "fx_mm_down");
+    assert_eq!(spaces(down), ["Mat", "Left", "Right", "Acc"]);
+    let figures: Vec<(i64, i64, u32)> = down.spaces.iter().map(|s| (s.hwm, s.limit, s.peak.line)).collect();
+    assert_eq!(figures, [(270_336, 524_288, 55), (1024, 65_536, 39), (65_536, 65_536, 40), (65_536, 131_072, 35)]);
+    assert!(block(down, "dn_acc__init").aliases.len() >= 3);
+    assert_eq!(block(down, "dn_w_k__tile").tile.offset, 139_264);
+    assert_eq!(spaces(function(&m, "fx_mm_gate")), ["Mat", "Left", "Right", "Acc"]);
+    // The long vector card: one Vec lane, far taller than a plot, boxes from 64 B to 32 KB.
+    let softmax = function(&m, "fx_softmax");
+    assert_eq!(spaces(softmax), ["Vec"]);
+    assert!(softmax.src_end - softmax.src_start > 60);
+    let sizes: Vec<i64> = softmax.blocks.iter().map(|b| b.tile.size).collect();
+    assert!(sizes.contains(&64) && sizes.contains(&32_768), "{sizes:?}");
+    // The norm: reshapes are views, in-place steps aliases.
+    let norm = function(&m, "fx_norm");
+    assert!(norm.blocks.iter().any(|b| b.view) && norm.blocks.iter().any(|b| !b.aliases.is_empty()));
+}

@@ -35,6 +35,8 @@ export function pageUrl(name, hash = '') {
  * `init` runs in the page before its own script; `wait: false` returns before the page is ready.
  */
 export async function open(name, { hash = '', viewport = { width: 1400, height: 900 }, javaScriptEnabled = true, colorScheme = 'light', reducedMotion = 'reduce', init = null, wait = true } = {}) {
+  // Before a browser is started: a missing page must fail the test, not leave a browser running.
+  const url = pageUrl(name, hash);
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'pmm-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,
@@ -61,7 +63,7 @@ export async function open(name, { hash = '', viewport = { width: 1400, height: 
   watch(page);
   context.on('page', watch);
   if (init) await context.addInitScript(init);
-  await page.goto(pageUrl(name, hash));
+  await page.goto(url);
   if (javaScriptEnabled && wait) await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
   const close = async () => {
     try {
@@ -124,15 +126,6 @@ export function countIdentifiers(lines, names) {
 
 export function near(actual, expected, tol, msg) {
   assert.ok(Math.abs(actual - expected) <= tol, `${msg}: ${actual} vs ${expected} (tolerance ${tol})`);
-}
-
-/**
- * Options for a test that opens pages rendered from the shared corpus: skipped, saying why, when
- * run.sh found no corpus and so rendered only the fixture pages.
- */
-export function needsCorpus(...names) {
-  const missing = names.filter((n) => !existsSync(path.join(pagesDir, `${n}.html`)));
-  return missing.length ? { skip: `corpus not found (set PMM_CORPUS): no ${missing.join(', ')} page` } : {};
 }
 
 /**

@@ -1,12 +1,11 @@
 // Every box named in the page too (plan/labels.rs, applied by labels.js at the reader's zoom): at
-// zoom 1, after a zoom step out and in, and with the IR source open, each box of the decode case's
+// zoom 1, after a zoom step out and in, and with the IR source open, each box of the chosen cards
 // cards shows its name or its key, inside it or beside it on its lane; each key is in the card's key
 // list with the box's name; a box keeps its key whatever the zoom; and no two labels overlap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withPage, openCard, needsCorpus } from './helpers.mjs';
-
-const DECODE = 'decode_fwd_layers';
+import { withPage, openCard } from './helpers.mjs';
+import { pageCases, titled } from './cases.mjs';
 
 /** What the card shows for each box, in the page: its label texts and their rectangles. */
 function seen(root) {
@@ -52,43 +51,47 @@ function check(where, s) {
   assert.deepEqual(s.overlaps, [], `${where}: labels overlap`);
 }
 
-test('every box of the decode case is named in the page at any zoom and with the source open', needsCorpus(DECODE), async () => {
-  await withPage(DECODE, {}, async ({ page }) => {
-    for (const name of ['rope_qkv', 'online_softmax', 'down_proj']) {
-      const c = await openCard(page, name);
-      const at1 = await c.evaluate(seen);
-      check(`${name} zoom 1`, at1);
-      const keys = Object.fromEntries(at1.boxes.filter((b) => b.key).map((b) => [b.name, b.key]));
-      await c.locator('.zoom-out').click();
-      const out = await c.evaluate(seen);
-      check(`${name} zoomed out`, out);
-      await c.locator('.zoom-in').click();
-      await c.locator('.zoom-in').click();
-      check(`${name} zoomed in`, await c.evaluate(seen));
-      await c.locator('.zoom-level').click();
-      await c.getByRole('button', { name: 'Show IR source' }).click();
-      const src = await c.evaluate(seen);
-      check(`${name} with the source open`, src);
-      // A box's key is the plan's: the same number whatever the zoom.
-      for (const b of [...out.boxes, ...src.boxes].filter((x) => x.key && keys[x.name])) {
-        assert.equal(b.key, keys[b.name], `${name}: ${b.name} keeps its key`);
+for (const k of pageCases()) {
+  test(titled('every box of the chosen cards is named in the page at any zoom and with the source open', k), async () => {
+    await withPage(k.page, {}, async ({ page }) => {
+      for (const name of k.labelled) {
+        const c = await openCard(page, name);
+        const at1 = await c.evaluate(seen);
+        check(`${name} zoom 1`, at1);
+        const keys = Object.fromEntries(at1.boxes.filter((b) => b.key).map((b) => [b.name, b.key]));
+        await c.locator('.zoom-out').click();
+        const out = await c.evaluate(seen);
+        check(`${name} zoomed out`, out);
+        await c.locator('.zoom-in').click();
+        await c.locator('.zoom-in').click();
+        check(`${name} zoomed in`, await c.evaluate(seen));
+        await c.locator('.zoom-level').click();
+        await c.getByRole('button', { name: 'Show IR source' }).click();
+        const src = await c.evaluate(seen);
+        check(`${name} with the source open`, src);
+        // A box's key is the plan's: the same number whatever the zoom.
+        for (const b of [...out.boxes, ...src.boxes].filter((x) => x.key && keys[x.name])) {
+          assert.equal(b.key, keys[b.name], `${name}: ${b.name} keeps its key`);
+        }
+        assert.ok(at1.boxes.some((b) => b.beside), `${name}: some label beside its box`);
       }
-      assert.ok(at1.boxes.some((b) => b.beside), `${name}: some label beside its box`);
-    }
+    });
   });
-});
+}
 
-test('a long key-list entry runs on over more lines in the page, never cut', needsCorpus(DECODE), async () => {
-  await withPage(DECODE, {}, async ({ page }) => {
-    const c = await openCard(page, 'k_proj');
-    const entries = await c.locator('.key-list li').evaluateAll((lis) => lis.map((li) => ({
-      text: li.textContent,
-      cut: li.scrollWidth > li.clientWidth + 0.5,
-      high: li.getBoundingClientRect().height,
-    })));
-    assert.ok(entries.length > 0, 'k_proj has a key list');
-    for (const e of entries) assert.ok(!e.cut, `"${e.text}" is cut`);
-    const one = Math.min(...entries.map((e) => e.high));
-    assert.ok(entries.some((e) => e.high > 1.5 * one), 'an alias chain takes more than one line');
+for (const k of pageCases()) {
+  test(titled('a long key-list entry runs on over more lines in the page, never cut', k), async () => {
+    await withPage(k.page, {}, async ({ page }) => {
+      const c = await openCard(page, k.wide);
+      const entries = await c.locator('.key-list li').evaluateAll((lis) => lis.map((li) => ({
+        text: li.textContent,
+        cut: li.scrollWidth > li.clientWidth + 0.5,
+        high: li.getBoundingClientRect().height,
+      })));
+      assert.ok(entries.length > 0, 'k_proj has a key list');
+      for (const e of entries) assert.ok(!e.cut, `"${e.text}" is cut`);
+      const one = Math.min(...entries.map((e) => e.high));
+      assert.ok(entries.some((e) => e.high > 1.5 * one), 'an alias chain takes more than one line');
+    });
   });
-});
+}

@@ -1,12 +1,12 @@
 // One layout, every back end: the interactive page draws the boxes exactly where the static SVG does.
 //
-// Over every shared corpus dump that the tool draws (refused ones are skipped), and the repo's own
-// layout_* fixtures (a Vec lane past its capacity, a 1 KiB Bias lane that sets the byte scale), this
-// opens every card of the page and compares each box with the SVG the CLI writes for the same
-// options: its rectangle relative to its lane (x, width, height within 0.75 px; its top on the same
-// dump line), its label texts and its tooltip lines, on the `limit` axis, on the `used` axis, and
-// after one zoom step. Pages and SVGs are rendered once, with the project's binary; one browser
-// serves every page.
+// Over every shared corpus dump that the tool draws (refused ones are skipped), the repo's own
+// layout_* fixtures (a Vec lane past its capacity, a 1 KiB Bias lane that sets the byte scale) and
+// the page tests' case (fx_page_case), this opens every card of the page and compares each box with
+// the SVG the CLI writes for the same options: its rectangle relative to its lane (x, width, height
+// within 0.75 px; its top on the same dump line), its label texts and its tooltip lines, on the
+// `limit` axis, on the `used` axis, and after one zoom step. Pages and SVGs are rendered once, with
+// the project's binary; one browser serves every page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -37,6 +37,7 @@ function inputs() {
   }
   const fixtures = path.join(repoRoot, 'tests', 'fixtures');
   for (const f of readdirSync(fixtures).filter((f) => f.startsWith('layout_') && f.endsWith('.py'))) add(`fixture_${f}`, path.join(fixtures, f));
+  add('fixture_fx_page_case', path.join(fixtures, 'fx_page_case'));
   return out;
 }
 

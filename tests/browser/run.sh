@@ -56,14 +56,16 @@ render demo_case "$root/examples/demo_case"
 cargo run --quiet -- diff "$root/examples/demo_case" "$root/examples/demo_change" -f html -o "$PMM_PAGES/diff_demo.html"
 render fx_a2a3_case "$root/tests/fixtures/fx_a2a3_case"
 render fx_a5_case "$root/tests/fixtures/fx_a5_case"
-# The shared corpus of real dumps, where there is one ($PMM_CORPUS, default ../shared/corpus); the
-# tests of its pages are skipped, saying so, where there is none.
+# The page tests' own case (tests/browser/cases.mjs says what each test reads of it).
+render fx_page_case "$root/tests/fixtures/fx_page_case"
+# The shared corpus of real dumps, where there is one ($PMM_CORPUS, default ../shared/corpus): its
+# decode and layer-norm cases are run by the same tests as the fixture's, as further cases.
 corpus="${PMM_CORPUS:-$root/../shared/corpus}"
 if [[ -d "$corpus" ]]; then
   render decode_fwd_layers "$corpus/cases/decode_fwd_layers"
   render test_layer_norm_core "$corpus/generated/Ascend910B/test_layer_norm_core"
 else
-  echo "run.sh: corpus not found at $corpus (set PMM_CORPUS): its page tests are skipped" >&2
+  echo "run.sh: corpus not found at $corpus (set PMM_CORPUS): the page tests run on tests/fixtures/fx_page_case alone" >&2
 fi
 # A Vec tile past its capacity: the overflow drawn (capacity line, hatching).
 render find_overflow "$root/tests/fixtures/find_overflow.py"
