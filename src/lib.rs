@@ -156,6 +156,17 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
         let view = ViewOptions { fits: Vec::new(), ..opts.view.clone() };
         return write_map(&answered, &RenderOptions { view, ..opts.clone() }, out);
     }
+    // Refused before anything is planned or drawn when even its least size is past the limit.
+    let least = least_output_bytes(map, opts);
+    let limit = budget::limits().output_bytes;
+    if let Some(least) = least.filter(|&least| least > limit) {
+        return Err(budget::Limits::refuse(
+            "bytes of output, at the least (counted from the map before drawing)",
+            least,
+            limit,
+            budget::Limit::OutputBytes,
+        ));
+    }
     if opts.format == Format::Html {
         return write_page(map, &opts.view, out);
     }
@@ -163,6 +174,26 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
     // A builder past the deadline stopped early: what it made is not the output.
     budget::checkpoint()?;
     out.write_all(&bytes).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+}
+
+/// The least bytes `map` rendered as `opts` asks can take ([`render::least`]): its boxes, their
+/// names and its lines, counted over the functions it draws (every one in the page, which has a
+/// card for each) without the hidden spaces' boxes. `None` for a format with no such bound (PNG,
+/// bounded by its pixels; the text report).
+pub fn least_output_bytes(map: &MemoryMap, opts: &RenderOptions) -> Option<usize> {
+    let view = &opts.view;
+    let every = opts.format == Format::Html;
+    let mut c = render::least::Counts::default();
+    for f in map.functions.iter().filter(|f| every || view.draws(&f.name)) {
+        c.lines += f.src_end.saturating_sub(f.src_start) as usize + 1;
+        c.line_bytes += f.source.iter().map(str::len).sum::<usize>();
+        for b in f.blocks.iter().filter(|b| !view.hidden.contains(&b.tile.space)) {
+            c.boxes += 1;
+            c.names += b.tile.name.len();
+            c.others += b.tile.base.len() + b.aliases.iter().map(String::len).sum::<usize>();
+        }
+    }
+    render::least::bytes(opts.format, &c)
 }
 
 /// Maps with up to this many boxes have their page's card plans made once and held (some 35 MB of

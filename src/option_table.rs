@@ -107,8 +107,10 @@ impl Chosen {
 
 /// At most this many names in `hide` or `function`, and fit questions: a dump has a handful.
 const MAX_LIST: usize = 256;
-/// Longest accepted name (a space, a function, the dump's file name).
-pub const MAX_NAME: usize = 200;
+/// Longest accepted name in bytes (a space, a function, a backend, the dump's file name), wherever it
+/// enters: the command line, a query, a form, an upload's file name, a stored map's metadata. Any
+/// file name fits (255 bytes on Linux and macOS); a longer one is a drawing's amplifier, not a name.
+pub const MAX_NAME: usize = 256;
 
 /// The names of a clap value enum's values, for [`OptionKind::Choice`].
 fn words<E: ValueEnum>() -> Vec<String> {
@@ -134,7 +136,11 @@ fn number(option: &'static str, value: &str, range: Range) -> Result<f64> {
 fn push_names(option: &'static str, list: &mut Vec<String>, value: &str) -> Result<()> {
     for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         if item.len() > MAX_NAME || item.chars().any(char::is_control) {
-            return Err(Error::bad_value(option, item, format!("a name of at most {MAX_NAME} printable characters")));
+            return Err(Error::bad_value(
+                option,
+                &shown(item),
+                format!("a name of at most {MAX_NAME} bytes, printable"),
+            ));
         }
         if list.len() >= MAX_LIST {
             return Err(Error::bad_value(option, item, format!("at most {MAX_LIST} names")));
@@ -146,17 +152,32 @@ fn push_names(option: &'static str, list: &mut Vec<String>, value: &str) -> Resu
 
 /// A display name: a file name, not a path, printable, not too long.
 pub fn check_name(value: &str) -> Result<String> {
-    if value.is_empty()
-        || value.chars().count() > MAX_NAME
-        || value.chars().any(|c| c.is_control() || c == '/' || c == '\\')
-    {
+    if value.is_empty() || value.len() > MAX_NAME || value.chars().any(|c| c.is_control() || c == '/' || c == '\\') {
         return Err(Error::bad_value(
             "name",
-            value,
-            format!("a file name of 1 to {MAX_NAME} printable characters, no slashes"),
+            &shown(value),
+            format!("a file name of 1 to {MAX_NAME} bytes, printable, no slashes"),
         ));
     }
     Ok(value.to_string())
+}
+
+/// A name as a message quotes it: whole up to [`MAX_NAME`] bytes, else its start and its length, so
+/// a refused megabyte of name does not come back in the answer.
+fn shown(value: &str) -> String {
+    if value.len() <= MAX_NAME {
+        return value.to_string();
+    }
+    format!("{}... ({} bytes)", truncated(value, 32), value.len())
+}
+
+/// The longest start of `value` of at most `bytes` bytes that ends on a character boundary.
+pub fn truncated(value: &str, bytes: usize) -> &str {
+    let mut end = bytes.min(value.len());
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    &value[..end]
 }
 
 /// The output format.
@@ -187,6 +208,9 @@ pub const BACKEND: OptionSpec = OptionSpec {
     // A built-in backend by its canonical name, whatever case was given; another name may be a SoC
     // file's (command line only), which is looked up when the dump is loaded.
     apply: |c, v| {
+        if v.len() > MAX_NAME {
+            return Err(Error::bad_value("backend", &shown(v), format!("a name of at most {MAX_NAME} bytes")));
+        }
         c.backend = Some(backend::by_name(v).map_or_else(|_| v.to_string(), |b| b.name));
         Ok(())
     },
@@ -530,6 +554,20 @@ pub fn widening_note(spaces: &[String], shell: Shell) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_bounded_in_bytes_wherever_they_enter() {
+        let at = |o: &OptionSpec, v: &str| o.apply(&mut Chosen::default(), v);
+        for o in [&NAME, &FUNCTION, &HIDE, &BACKEND] {
+            assert!(at(o, &"a".repeat(MAX_NAME)).is_ok(), "{}", o.http);
+            let err = at(o, &"a".repeat(100 * MAX_NAME)).unwrap_err();
+            // The message says the bound and quotes the start of the value, not all of it.
+            assert!(err.message.contains("256 bytes") && err.message.len() < 300, "{}: {err}", o.http);
+            // Bytes, not characters: 128 two-byte letters are 256 bytes, 129 are past the bound.
+            assert!(at(o, &"é".repeat(128)).is_ok() && at(o, &"é".repeat(129)).is_err(), "{}", o.http);
+        }
+        assert_eq!((truncated("aé", 2), truncated("aé", 3), truncated("a", 9)), ("a", "aé", "a"));
+    }
 
     #[test]
     fn every_option_reads_its_default_and_refuses_nonsense() {

@@ -386,3 +386,82 @@ fn many_tiles_reusing_one_address_take_linear_time() {
     let ratio = t_large.as_secs_f64() / t_small.as_secs_f64();
     assert!(ratio < 8.0, "10k tiles {t_small:?}, 40k tiles {t_large:?}: ratio {ratio:.1}");
 }
+
+/// A dump whose one function binds `n` tiles named with `name_bytes` letters each: the picture of a
+/// small dump made large by its names.
+fn long_names(n: usize, name_bytes: usize) -> String {
+    let mut text = String::from(
+        "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n",
+    );
+    for i in 0..n {
+        let name = format!("t{i}_{}", "n".repeat(name_bytes));
+        text.push_str(&format!(
+            "        {name}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {}, 64), pl.Mem.Vec] = pl.tile.load(x)\n",
+            i * 64
+        ));
+    }
+    text.push_str("        return x\n");
+    text
+}
+
+/// The least size the output limit is checked against before drawing is never more than what the
+/// writers write: on every fixture, the corpus where there is one, dumps of many small functions and
+/// of long names; whole, with one function chosen, and with a space hidden.
+#[test]
+fn the_least_output_size_is_a_lower_bound() {
+    let mut maps: Vec<(String, pto_memory_map::MemoryMap)> = common::drawable_fixtures()
+        .into_iter()
+        .chain(common::drawable_corpus())
+        .map(|(p, m)| (p.display().to_string(), m))
+        .collect();
+    maps.push(("many functions".into(), map_of(&common::many_functions(300)).unwrap()));
+    maps.push(("long names".into(), map_of(&long_names(40, 20_000)).unwrap()));
+    let mut tightest = f64::MAX;
+    for (name, map) in &maps {
+        let first = &map.functions[0];
+        let views = [
+            pto_memory_map::ViewOptions::default(),
+            pto_memory_map::ViewOptions { functions: vec![first.name.clone()], ..Default::default() },
+            pto_memory_map::ViewOptions { hidden: vec![first.spaces[0].space.clone()], ..Default::default() },
+        ];
+        for view in views.iter().filter(|v| v.validate(map).is_ok()) {
+            for format in [Format::Svg, Format::Html, Format::Json] {
+                let opts = RenderOptions { format, view: view.clone(), ..Default::default() };
+                let least = pto_memory_map::least_output_bytes(map, &opts).unwrap();
+                let written = render_map(map, &opts).unwrap().len();
+                assert!(least <= written, "{name} {format:?} {view:?}: least {least} > {written} written");
+                tightest = tightest.min(written as f64 / least.max(1) as f64);
+            }
+        }
+    }
+    // A bound that is not far below what is written, or it would refuse nothing.
+    assert!(tightest < 3.0, "the least size is never within 3x of the output: {tightest:.1}x at best");
+    eprintln!("least output size: written/least {tightest:.2}x at best over {} maps", maps.len());
+}
+
+/// A render whose least size is past the output limit is refused before it is drawn, with that
+/// figure, and in a small part of the time the drawing takes.
+#[test]
+fn a_render_past_the_limit_is_refused_before_it_is_drawn() {
+    let map = map_of(&long_names(400, 20_000)).unwrap();
+    for format in [Format::Svg, Format::Html, Format::Json] {
+        let opts = RenderOptions { format, ..Default::default() };
+        let least = pto_memory_map::least_output_bytes(&map, &opts).unwrap();
+        assert!(least > 400 * 20_000, "{format:?}: every name counted: {least}");
+        let started = Instant::now();
+        let written = render_map(&map, &opts).unwrap().len();
+        let drawn = started.elapsed();
+        let limit = Limits { output_bytes: least - 1, ..Limits::default() };
+        let started = Instant::now();
+        let err = budget::run(Budget { limits: limit, ..Budget::default() }, || render_map(&map, &opts)).unwrap_err();
+        let refused = started.elapsed();
+        assert_eq!(err.kind, ErrorKind::OverLimit, "{format:?}: {err}");
+        assert!(err.message.contains(&format!("at the least (counted from the map before drawing): {least}")), "{err}");
+        assert!(cli(&err).contains("--max-output-bytes"), "{err}");
+        assert!(refused * 20 < drawn, "{format:?}: refused in {refused:?}, drawn ({written} bytes) in {drawn:?}");
+        // At the least size itself, the writers run (and stop where the output passes the limit).
+        let at = Limits { output_bytes: least, ..Limits::default() };
+        let err = budget::run(Budget { limits: at, ..Budget::default() }, || render_map(&map, &opts)).unwrap_err();
+        assert!(!err.message.contains("at the least"), "{format:?}: {err}");
+    }
+}

@@ -377,3 +377,38 @@ fn readers_that_never_read_hold_the_answer_budget_and_are_cut_off() {
 /// Functions in [`readers_that_never_read_hold_the_answer_budget_and_are_cut_off`]'s dump: a picture
 /// of some 30 MB.
 const STALLED_FUNCTIONS: usize = 5000;
+
+/// A picture whose least size is past the output limit is refused before it is drawn (422, the figure
+/// in the message, at once), and a name past 256 bytes is refused at the door, counted in bytes.
+#[test]
+fn a_picture_past_the_output_limit_is_refused_up_front_and_names_are_bounded() {
+    let dir = TempDir::new("least");
+    let s = Server::start(&dir.0, &["--max-output-bytes", "2000000"], None);
+    // 300 tiles named with 8 KB each: 2.4 MB of names, which the SVG carries twice.
+    let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
+    text.push_str("    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n");
+    for i in 0..300 {
+        let name = format!("t{i}_{}", "n".repeat(8192));
+        text.push_str(&format!(
+            "        {name}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {}, 64), pl.Mem.Vec] = pl.tile.load(x)\n",
+            i * 64
+        ));
+    }
+    text.push_str("        return x\n");
+    let started = Instant::now();
+    let r = request(&s.addr, "POST", "/render?format=svg", &[("Content-Type", "text/plain")], text.as_bytes());
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("at the least (counted from the map before drawing)"), "{}", r.text());
+    assert!(started.elapsed() < Duration::from_secs(10), "refused after {:?}", started.elapsed());
+    // Names: 128 two-byte letters (256 bytes) are a name; 129 are not.
+    let name = |n: usize| "%C3%A9".repeat(n);
+    let target = |n: usize| format!("/render?format=json&name={}", name(n));
+    let ok = request(&s.addr, "POST", &target(128), &[("Content-Type", "text/plain")], &dump());
+    assert_eq!(ok.status, 200, "{}", ok.text());
+    let refused = request(&s.addr, "POST", &target(129), &[("Content-Type", "text/plain")], &dump());
+    assert_eq!(refused.status, 400, "{}", refused.text());
+    assert!(refused.text().contains("256 bytes"), "{}", refused.text());
+    let huge = request(&s.addr, "POST", &format!("/render?function={}", "f".repeat(4000)), &[], &dump());
+    assert_eq!(huge.status, 400, "{}", huge.text());
+    assert!(huge.body.len() < 1000, "the refusal does not echo the name: {} bytes", huge.body.len());
+}

@@ -5,6 +5,7 @@ pub mod diff;
 pub mod digest;
 pub mod html;
 pub mod json;
+pub mod least;
 pub mod md;
 pub mod overview;
 pub mod png;

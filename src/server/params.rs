@@ -131,8 +131,9 @@ fn bad(message: String) -> ApiError {
 /// nothing usable is left, so the default name applies instead of an error.
 pub fn name_from_upload(filename: &str) -> Option<String> {
     let base = filename.rsplit(['/', '\\']).next().unwrap_or("");
-    let clean: String = base.chars().filter(|c| !c.is_control()).take(crate::option_table::MAX_NAME).collect();
-    let clean = clean.trim().to_string();
+    let clean: String = base.chars().filter(|c| !c.is_control()).collect();
+    // Cut at the bound in bytes, on a character boundary, as every other name is bounded.
+    let clean = crate::option_table::truncated(clean.trim(), crate::option_table::MAX_NAME).trim().to_string();
     if clean.is_empty() || clean == "." || clean == ".." { None } else { Some(clean) }
 }
 
@@ -181,6 +182,10 @@ mod tests {
     fn upload_names_lose_their_directories() {
         assert_eq!(name_from_upload("C:\\x\\35_after_A.py").as_deref(), Some("35_after_A.py"));
         assert_eq!(name_from_upload("../"), None);
+        // Bounded in bytes as every name is: cut on a character boundary.
+        let long = name_from_upload(&format!("x/{}", "é".repeat(200))).unwrap();
+        assert_eq!(long, "é".repeat(128));
+        assert!(crate::option_table::check_name(&long).is_ok());
         assert_eq!(percent_encode("a b/é"), "a%20b%2F%C3%A9");
     }
 }

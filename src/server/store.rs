@@ -132,8 +132,8 @@ pub struct MapMeta {
 /// so the unit is still a dump.
 const META_MARK: &[u8] = b"#pto-memory-map ";
 
-/// Longest metadata line a unit read back may have: a name of `MAX_NAME` characters (4 bytes
-/// each at most, escaped JSON at most 6 bytes a character) and a backend name fit well within it.
+/// Longest metadata line a unit read back may have: a name and a backend of `MAX_NAME` bytes each
+/// (escaped JSON at most 6 bytes a byte: 3 KiB together) fit within it.
 const MAX_META_LINE: usize = 4096;
 
 /// The unit stored for `dump` with `meta`.
