@@ -188,7 +188,7 @@ pub fn violations(map: &MemoryMap, gate: &Gate) -> Vec<Finding> {
                 let Some(p) = s.packing.as_ref().filter(|_| *space == s.space) else { continue };
                 let waste = s.hwm - p.bytes;
                 if waste > *max {
-                    let how = if p.proven_optimal { "optimal" } else { "best found" };
+                    let how = p.verdict();
                     out.push(limit(
                         f,
                         s,

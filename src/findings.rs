@@ -225,7 +225,6 @@ fn in_function(mut x: Finding, f: &FunctionMap, space: &str, tiles: Vec<String>,
     x
 }
 
-/// Every finding of `map`, worst first (then in dump order). `hint` names the backend the dump's
 /// Builds the memory map of `dump` with its findings, scaled by the capacities of `choice` (or of
 /// the built-in backend its spaces imply, when `choice` was only assumed); refuses a dump with
 /// nothing to draw.
@@ -245,6 +244,7 @@ pub fn build_with(
     Ok(map)
 }
 
+/// Every finding of `map`, worst first (then in dump order). `hint` names the backend the dump's
 /// spaces point to, where they point to one.
 pub fn compute(map: &MemoryMap, hint: Option<&str>) -> Vec<Finding> {
     let mut out = backend_findings(&map.backend, hint);

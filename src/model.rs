@@ -340,6 +340,13 @@ pub struct SpacePacking {
     pub placement: Vec<Placed>,
 }
 
+impl SpacePacking {
+    /// How sure the packing is, in the reports' words: `optimal` or `best found`.
+    pub fn verdict(&self) -> &'static str {
+        if self.proven_optimal { "optimal" } else { "best found" }
+    }
+}
+
 fn micros_as_ms<S: serde::Serializer>(us: &u64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(*us as f64 / 1000.0)
 }

@@ -168,16 +168,7 @@ fn shown(value: &str) -> String {
     if value.len() <= MAX_NAME {
         return value.to_string();
     }
-    format!("{}... ({} bytes)", truncated(value, 32), value.len())
-}
-
-/// The longest start of `value` of at most `bytes` bytes that ends on a character boundary.
-pub fn truncated(value: &str, bytes: usize) -> &str {
-    let mut end = bytes.min(value.len());
-    while !value.is_char_boundary(end) {
-        end -= 1;
-    }
-    &value[..end]
+    format!("{}... ({} bytes)", crate::units::truncated(value, 32), value.len())
 }
 
 /// The output format.
@@ -566,7 +557,10 @@ mod tests {
             // Bytes, not characters: 128 two-byte letters are 256 bytes, 129 are past the bound.
             assert!(at(o, &"é".repeat(128)).is_ok() && at(o, &"é".repeat(129)).is_err(), "{}", o.http);
         }
-        assert_eq!((truncated("aé", 2), truncated("aé", 3), truncated("a", 9)), ("a", "aé", "a"));
+        assert_eq!(
+            (crate::units::truncated("aé", 2), crate::units::truncated("aé", 3), crate::units::truncated("a", 9)),
+            ("a", "aé", "a")
+        );
     }
 
     #[test]

@@ -90,6 +90,15 @@ pub fn percent_encode(s: &str, keep: &[u8]) -> String {
     out
 }
 
+/// The longest start of `value` of at most `bytes` bytes that ends on a character boundary.
+pub fn truncated(value: &str, bytes: usize) -> &str {
+    let mut end = bytes.min(value.len());
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    &value[..end]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -398,15 +398,18 @@ def check(
     ``report.violations`` for what failed it). Raises :class:`UsageError` for a wrong argument (an
     unknown code, a limit out of range) and :class:`DumpError` when a single dump cannot be read.
     """
+    args = _check_args("json", "check", path, max_occupancy, deny, allow, max_hwm, backend, pass_name, soc)
+    return CheckReport.from_json(_run_check(args, timeout))
+
+
+def _run_check(args: List[str], timeout: Optional[float]) -> Any:
+    """The JSON a ``check`` run writes: exit 1 with a report on standard output is a failed gate,
+    not an error."""
     binary = _binary()
-    args = _check_args(
-        "json", "check", path, max_occupancy, deny, allow, max_hwm, backend, pass_name, soc
-    )
-    # Exit 1 with a report on standard output is a failed gate, not an error.
     out = _run(binary, args, timeout, ok=(0, 1))
     if out.returncode == 1 and not out.stdout.strip():
         raise _error(out, [binary, *args])
-    return CheckReport.from_json(_json(out.stdout, "pto-memory-map check --format json", [binary, *args]))
+    return _json(out.stdout, f"pto-memory-map check --format {args[args.index('--format') + 1]}", [binary, *args])
 
 
 def _check_args(
@@ -461,11 +464,7 @@ def code_quality(
     """The GitLab Code Quality entries of :func:`check` with the same arguments: the binary's
     ``check --format codequality`` (paths relative to the working folder), whether or not the gate
     passed."""
-    binary = _binary()
     args = _check_args(
         "codequality", "code_quality", path, max_occupancy, deny, allow, max_hwm, backend, pass_name, soc
     )
-    out = _run(binary, args, timeout, ok=(0, 1))
-    if out.returncode == 1 and not out.stdout.strip():
-        raise _error(out, [binary, *args])
-    return list(_json(out.stdout, "pto-memory-map check --format codequality", [binary, *args]))
+    return list(_run_check(args, timeout))

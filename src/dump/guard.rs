@@ -372,8 +372,7 @@ fn placed(text: &str, file: &str, at: usize, err: Error) -> Error {
 }
 
 fn place(text: &str, at: usize) -> (usize, usize) {
-    let at = (0..=at.min(text.len())).rev().find(|&k| text.is_char_boundary(k)).unwrap_or(0);
-    super::line_col(&text.as_bytes()[..at])
+    super::line_col(crate::units::truncated(text, at).as_bytes())
 }
 
 #[cfg(test)]

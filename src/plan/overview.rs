@@ -149,6 +149,6 @@ pub fn could_pack(f: &FunctionMap) -> Option<(String, i64)> {
         .filter_map(|s| s.packing.as_ref().map(|p| (s, p, s.hwm - p.bytes)))
         .filter(|&(_, _, saved)| saved > 0)
         .max_by_key(|&(s, _, saved)| (saved, std::cmp::Reverse(space_rank(&s.space))))?;
-    let how = if p.proven_optimal { "" } else { " (best found)" };
+    let how = if p.proven_optimal { String::new() } else { format!(" ({})", p.verdict()) };
     Some((format!("{} {} → {}{how}", s.space, fmt_bytes(s.hwm), fmt_bytes(p.bytes)), saved))
 }

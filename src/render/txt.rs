@@ -208,7 +208,7 @@ fn packing(f: &FunctionMap, out: &mut String) {
             fmt_bytes(p.bytes),
             fmt_bytes(p.lower_bound),
             fmt_bytes(s.hwm - p.bytes),
-            if p.proven_optimal { "optimal".into() } else { "best found".into() },
+            p.verdict().into(),
         ]);
     }
     table(&rows, 2, out);

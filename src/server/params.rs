@@ -133,7 +133,7 @@ pub fn name_from_upload(filename: &str) -> Option<String> {
     let base = filename.rsplit(['/', '\\']).next().unwrap_or("");
     let clean: String = base.chars().filter(|c| !c.is_control()).collect();
     // Cut at the bound in bytes, on a character boundary, as every other name is bounded.
-    let clean = crate::option_table::truncated(clean.trim(), crate::option_table::MAX_NAME).trim().to_string();
+    let clean = crate::units::truncated(clean.trim(), crate::option_table::MAX_NAME).trim().to_string();
     if clean.is_empty() || clean == "." || clean == ".." { None } else { Some(clean) }
 }
 
