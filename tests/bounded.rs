@@ -411,7 +411,7 @@ fn long_names(n: usize, name_bytes: usize) -> String {
 fn the_least_output_size_is_a_lower_bound() {
     let mut maps: Vec<(String, pto_memory_map::MemoryMap)> = common::drawable_fixtures()
         .into_iter()
-        .chain(common::drawable_corpus())
+        .chain(common::drawable_corpus_if_any())
         .map(|(p, m)| (p.display().to_string(), m))
         .collect();
     maps.push(("many functions".into(), map_of(&common::many_functions(300)).unwrap()));

@@ -186,12 +186,6 @@ fn a_tile_renamed_in_the_same_slot_is_the_same_tile() {
     assert!(markdown(&d).contains("`t__tile_4` (was `t__tile_3`) size:"), "{}", markdown(&d));
 }
 
-/// The corpus, or `None` (said once per test binary) when it is not beside the repo nor at
-/// `$PMM_CORPUS`.
-fn corpus_or_skip(_test: &str) -> Option<std::path::PathBuf> {
-    common::corpus()
-}
-
 /// `text` with a comment line after every line ending in `:` and before every fifth line.
 fn with_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
@@ -210,7 +204,7 @@ fn with_comments(text: &str) -> String {
 
 #[test]
 fn every_corpus_dump_against_itself_with_comments_inserted_changes_no_tile() {
-    let Some(corpus) = corpus_or_skip("every_corpus_dump_against_itself") else { return };
+    let Some(corpus) = common::corpus() else { return };
     let mut files = Vec::new();
     common::walk_py(&corpus, &mut files);
     let mut compared = 0;
@@ -394,7 +388,7 @@ fn grow_top_tile(text: &str, space: &str) -> String {
 
 #[test]
 fn a_tree_diff_of_two_build_trees_reads_as_one_report() {
-    let Some(corpus) = corpus_or_skip("a_tree_diff_of_two_build_trees") else { return };
+    let Some(corpus) = common::corpus() else { return };
     let generated = corpus.join("generated");
     let dir = std::env::temp_dir().join(format!("pmm-tree-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -312,7 +312,7 @@ fn the_page_script_places_labels_as_the_layout_does() {
     let mut dumps = common::drawable_fixtures();
     let path = common::fixtures().join("fx_labels_crowded.py");
     dumps.push((path.clone(), pto_memory_map::load(&path, "AllocateMemoryAddr", None).unwrap()));
-    dumps.extend(common::drawable_corpus().into_iter().take(12));
+    dumps.extend(common::drawable_corpus_if_any().into_iter().take(12));
     for (_, map) in &dumps {
         for (width, zoom) in [(1180.0, 1.0), (300.0, 1.0), (1180.0, 0.4), (1180.0, 2.5)] {
             label_cases(map, &ViewOptions { width, zoom, ..Default::default() }, &mut cases, &mut axes);

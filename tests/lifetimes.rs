@@ -269,7 +269,7 @@ fn peaks_count_reserved_windows_and_their_live_lists_add_up() {
         let m = load(&common::fixtures().join(name), "AllocateMemoryAddr", None).unwrap();
         check_live_lists(&m, name);
     }
-    for (path, m) in common::drawable_corpus() {
+    for (path, m) in common::drawable_corpus_if_any() {
         check_live_lists(&m, &path.display().to_string());
     }
 }
@@ -461,7 +461,7 @@ fn a_wasteful_placement_gets_its_packing_and_a_note() {
 #[test]
 fn every_corpus_space_packs_between_its_bound_and_its_hwm() {
     let mut maps = vec![(fixture(), map())];
-    maps.extend(common::drawable_corpus());
+    maps.extend(common::drawable_corpus_if_any());
     let mut spaces = 0;
     for (path, m) in &maps {
         for f in &m.functions {

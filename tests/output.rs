@@ -27,7 +27,7 @@ fn dev_null_stays_a_device() {
     use std::os::unix::fs::FileTypeExt;
     if !std::fs::metadata("/dev/null").is_ok_and(|m| m.file_type().is_char_device()) {
         // Something else on this machine already made it a file: nothing to test here.
-        eprintln!("note: /dev/null is not a device here; the device test is skipped");
+        common::skipped("/dev/null is not a device here");
         return;
     }
     let out = draw_to(Path::new("/dev/null"), "svg");
@@ -52,7 +52,7 @@ fn a_fifo_is_written_through_and_stays_a_fifo() {
     let fifo = dir.0.join("pipe.svg");
     let made = Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("note: no mkfifo here; the FIFO test is skipped");
+        common::skipped("no mkfifo here");
         return;
     }
     let reader = {
@@ -119,7 +119,7 @@ fn a_site_on_a_full_disk_holds_whole_pages_or_none() {
     let page = run(&[dump().as_os_str(), "-q".as_ref(), "-f".as_ref(), "svg".as_ref(), "-o".as_ref(), "-".as_ref()]);
     let kb = page.stdout.len() * 5 / 2 / 1024;
     if !tiny_disk(&site, kb) {
-        eprintln!("note: cannot mount a tmpfs here (not root?); the full-disk test is skipped");
+        common::skipped("cannot mount a tmpfs here (not root?)");
         return;
     }
     let out = run(&[tree.as_os_str(), "-f".as_ref(), "svg".as_ref(), "-o".as_ref(), site.as_os_str()]);

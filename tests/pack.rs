@@ -272,7 +272,7 @@ fn shared_pack() -> Option<PathBuf> {
     if dir.join("pypto/optimal.csv").is_file() {
         return Some(dir);
     }
-    eprintln!("note: packing instances not found at {} (set PMM_PACK): the corpus tests are skipped", dir.display());
+    common::skipped(&format!("packing instances not found at {} (set PMM_PACK)", dir.display()));
     None
 }
 

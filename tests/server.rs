@@ -30,7 +30,7 @@ fn fixture(rel: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// A corpus dump, or `None` without a corpus (the test then returns: skipped, said once).
+/// A corpus dump, or `None` without a corpus (the test then returns, saying it skipped).
 fn corpus(rel: &str) -> Option<Vec<u8>> {
     let path = common::corpus()?.join(rel);
     Some(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
