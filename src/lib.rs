@@ -39,6 +39,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use findings::build;
 pub use model::MemoryMap;
 
+use scene::digest::Heading;
 use std::path::Path;
 
 pub use plan::ViewOptions;
@@ -251,6 +252,21 @@ pub fn layout(map: &MemoryMap, view: &ViewOptions) -> scene::Scene {
     scene::layout(&plan::Picture::of(map, view, &planner.panels()), &plans)
 }
 
+/// How a PNG of `map` drawn as `whole` lays out a scene for its view: as [`layout`], and for a
+/// digest of the whole dump with a header that counts all of it (see [`scene::digest`]).
+pub fn png_layout<'a>(
+    map: &'a MemoryMap,
+    whole: &'a ViewOptions,
+) -> impl Fn(&ViewOptions, Heading) -> scene::Scene + 'a {
+    move |view, heading| {
+        let planner = plan::Planner::new(map, view);
+        let plans = planner.cards(0..planner.len());
+        let picture = plan::Picture::of(map, view, &planner.panels());
+        let picture = if heading == Heading::Digest { picture.as_digest(map, whole) } else { picture };
+        scene::layout(&picture, &plans)
+    }
+}
+
 /// The scene of the diff `d` of `old` and `new` drawn as `view` asks: the pairs planned, then
 /// placed in pixels.
 pub fn diff_layout(old: &MemoryMap, new: &MemoryMap, d: &compare::MapDiff, view: &ViewOptions) -> scene::Scene {
@@ -290,7 +306,7 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
             // The picture's size is known from the scene (or from the line counts) before any SVG
             // text or pixel: one past the limit is refused then, or a whole dump gets its digest.
             let overview = plan::overview::Overview::of(map);
-            let lay = |view: &ViewOptions| layout(map, view);
+            let lay = png_layout(map, &opts.view);
             let scene =
                 render::digest::png_scene(&overview, &lay, &opts.view, opts.scale).map_err(|e| advise(e, map, opts))?;
             budget::checkpoint()?;

@@ -276,7 +276,7 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
     ]);
     let view = ViewOptions::default();
     let overview = pto_memory_map::plan::overview::Overview::of(&map);
-    let scene = digest::png_scene(&overview, &|v| layout(&map, v), &view, 1.0).unwrap();
+    let scene = digest::png_scene(&overview, &pto_memory_map::png_layout(&map, &view), &view, 1.0).unwrap();
     assert!(png::fits(scene.width, scene.height, 1.0));
     let texts: Vec<&str> = scene
         .header
@@ -287,6 +287,12 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
         })
         .collect();
     assert!(texts.iter().any(|t| t.starts_with("4 functions, worst first")), "{texts:?}");
+    // The header counts the whole dump, not the cards drawn, and says how each function is drawn.
+    let full = scene.cards.len();
+    let how = format!("4: {full} in full, {} summarised", 4 - full);
+    assert!(texts.contains(&how.as_str()), "{how} not in {texts:?}");
+    let tiles: usize = map.functions.iter().map(|f| f.blocks.len()).sum();
+    assert!(texts.contains(&tiles.to_string().as_str()), "{tiles} tiles not in {texts:?}");
     let said = texts.iter().find(|t| t.starts_with("Too large for one PNG: the ")).expect("what follows");
     let advice = texts.iter().find(|t| t.starts_with("Draw ")).expect("advice");
     for way in ["--function NAME", "--split", "function=NAME"] {
@@ -329,9 +335,9 @@ fn the_digest_stops_at_the_first_worst_card_that_does_not_fit() {
     let map = one_tile_functions(&[("full", 180 * 1024, 100), ("mid", 100 * 1024, 130), ("calm", 1024, 4)]);
     let view = ViewOptions::default();
     let overview = pto_memory_map::plan::overview::Overview::of(&map);
-    let lay = |v: &ViewOptions| layout(&map, v);
+    let lay = pto_memory_map::png_layout(&map, &view);
     let card_h = |name: &str| {
-        let s = lay(&ViewOptions { functions: vec![name.to_string()], ..view.clone() });
+        let s = layout(&map, &ViewOptions { functions: vec![name.to_string()], ..view.clone() });
         s.cards[0].frame.h
     };
     // A budget with room for "full" and then "calm", not "mid": 80 px past the first two.
@@ -355,7 +361,7 @@ fn the_decode_case_whole_gets_a_digest_png() {
     assert!(img.width as u64 * img.height as u64 <= pto_memory_map::render::png::MAX_PIXELS);
     // The cards drawn are the worst first, in that order.
     let overview = pto_memory_map::plan::overview::Overview::of(&map);
-    let lay = |v: &pto_memory_map::ViewOptions| layout(&map, v);
+    let lay = pto_memory_map::png_layout(&map, &opts.view);
     let scene = pto_memory_map::render::digest::png_scene(&overview, &lay, &opts.view, 2.0).unwrap();
     let order: Vec<String> = pto_memory_map::plan::overview::worst_first(&map).iter().map(|f| f.name.clone()).collect();
     let at: Vec<usize> = scene.cards.iter().map(|c| order.iter().position(|n| *n == c.function).unwrap()).collect();
@@ -420,7 +426,7 @@ fn a_dump_too_large_by_its_least_size_is_not_laid_out_whole() {
     let overview = pto_memory_map::plan::overview::Overview::of(&map);
     let view = ViewOptions::default();
     let wholes = RefCell::new(0);
-    let lay = |v: &ViewOptions| {
+    let lay = |v: &ViewOptions, _: pto_memory_map::scene::digest::Heading| {
         if v.functions.is_empty() {
             *wholes.borrow_mut() += 1;
         }

@@ -362,6 +362,71 @@ fn reserved_windows_are_drawn_hatched_and_named_down_their_function() {
     assert!(!svg(&map("unsafe_band.py")).contains("reserved window (system"));
 }
 
+/// Every reserved window drawn in `svg` names itself and its size on a pill, in text whose colour
+/// against the pill has a contrast of at least 4.5:1, and the pill stays inside the SVG; returns
+/// how many it checked.
+fn windows_named_legibly(svg: &str, at: &str) -> usize {
+    let ink = attr(&svg[..svg.find('>').unwrap()], "fill").expect("the picture's ink");
+    let mut n = 0;
+    for part in svg.split("<g class=\"reserved\" data-name=\"").skip(1) {
+        let group = &part[..part.find("</g>").unwrap()];
+        let name = &group[..group.find('"').unwrap()];
+        let title = &group[group.find("<title>").unwrap() + 7..group.find("</title>").unwrap()];
+        // `NAME: 16 KB of Vec reserved ...`: the size as the tooltip words it.
+        let size = title[name.len() + 2..].split(" of ").next().unwrap();
+        let label = format!(">{name} · {size}</text>");
+        let text_at = group.find(&label).unwrap_or_else(|| panic!("{at}: {name} is not named and sized: {group}"));
+        let tag_start = group[..text_at].rfind("<text").unwrap();
+        let fg = attr(&group[tag_start..text_at], "fill").unwrap_or(ink.clone());
+        let pill_start = group[..tag_start].rfind("<rect").expect("a pill under the name");
+        let pill = &group[pill_start..tag_start];
+        let bg = attr(pill, "fill").expect("a filled pill");
+        let ratio = contrast(&fg, &bg);
+        assert!(ratio >= 4.5, "{at}: {name}: {fg} on {bg} is {ratio:.2}:1");
+        let num = |k: &str| attr(pill, k).unwrap().parse::<f64>().unwrap();
+        assert!(num("x") >= 0.0 && num("width") > 0.0, "{at}: {pill}");
+        n += 1;
+    }
+    n
+}
+
+fn attr(tag: &str, name: &str) -> Option<String> {
+    let key = format!(" {name}=\"");
+    let at = tag.find(&key)? + key.len();
+    Some(tag[at..at + tag[at..].find('"')?].to_string())
+}
+
+/// WCAG's contrast ratio of two `#rrggbb` colours.
+fn contrast(a: &str, b: &str) -> f64 {
+    let lum = |c: &str| {
+        let ch = |i: usize| {
+            let v = u8::from_str_radix(&c[1 + 2 * i..3 + 2 * i], 16).unwrap() as f64 / 255.0;
+            if v <= 0.04045 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
+        };
+        0.2126 * ch(0) + 0.7152 * ch(1) + 0.0722 * ch(2)
+    };
+    let (x, y) = (lum(a), lum(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+#[test]
+fn every_reserved_window_names_itself_and_its_size_legibly() {
+    // The fixture's 16 KB window is far narrower than its name: the pill reaches past it.
+    let m = map("reserve_windows.py");
+    assert_eq!(windows_named_legibly(&svg(&m), "reserve_windows.py"), 3);
+    let view = pto_memory_map::plan::ViewOptions { theme: pto_memory_map::plan::Theme::Dark, ..Default::default() };
+    let dark =
+        String::from_utf8(render_map(&m, &RenderOptions { format: Format::Svg, view, ..Default::default() }).unwrap());
+    assert_eq!(windows_named_legibly(&dark.unwrap(), "dark"), 3);
+    let mut windows = 0;
+    for (path, m) in common::drawable_corpus_if_any() {
+        windows += windows_named_legibly(&svg(&m), &path.display().to_string());
+    }
+    if common::corpus_dir().is_dir() {
+        assert!(windows >= 10, "only {windows} windows in the corpus");
+    }
+}
+
 #[test]
 fn the_unsafe_band_is_drawn_where_a_tile_reaches_it_and_flagged_otherwise() {
     let m = map_with("unsafe_band.py", Some("Ascend910B"));

@@ -529,15 +529,26 @@ pub struct MarkText {
     pub content: String,
     /// The dump line whose row it is drawn in.
     pub line: u32,
-    /// Its width in px at the small size: a drawer shows it only where its host is this wide.
+    /// Its width in px at the small size: a drawer shows it only where its host is this wide,
+    /// unless it is a pill.
     pub w: f64,
+    /// Drawn always, on a backing pill in the ink colour: where its host is narrower the pill
+    /// reaches past it, kept inside the lane (a reserved window names itself and its size
+    /// whatever its width, legible over its hatching).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pill: bool,
 }
 
 impl MarkText {
     /// `content` in the row of dump line `line`, measured.
     pub fn new(content: String, line: u32) -> MarkText {
         let w = measured(&content, px_rules().small);
-        MarkText { content, line, w }
+        MarkText { content, line, w, pill: false }
+    }
+
+    /// `content` on a pill (see [`MarkText::pill`]).
+    pub fn pill(content: String, line: u32) -> MarkText {
+        MarkText { pill: true, ..MarkText::new(content, line) }
     }
 }
 

@@ -93,6 +93,21 @@ impl Picture {
     }
 }
 
+impl Picture {
+    /// The picture as the digest of the whole dump `view` asked for: its header counts every
+    /// function and tile and every finding, and says how many functions are drawn in full (its
+    /// cards) and how many are summarised (a row of the digest's table alone), so the header of a
+    /// digest never describes only the cards it could fit.
+    pub fn as_digest(mut self, map: &MemoryMap, whole: &ViewOptions) -> Picture {
+        let all = map.functions.iter().filter(|f| whole.draws(&f.name)).count();
+        let full = self.cards.len();
+        self.header = Header::of(map, whole);
+        self.header.functions = format!("{all}: {full} in full, {} summarised", all - full);
+        self.findings = Findings::of(&drawn_findings(map, whole));
+        self
+    }
+}
+
 impl Findings {
     fn of(findings: &[&crate::model::Finding]) -> Findings {
         let owned: Vec<crate::model::Finding> = findings.iter().map(|f| (*f).clone()).collect();

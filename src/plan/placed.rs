@@ -28,7 +28,7 @@ pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
             bytes: Some([offset, r.size]),
             lines: None,
             at: Vec::new(),
-            text: Some(MarkText::new(r.name.clone(), f.src_start)),
+            text: Some(MarkText::pill(format!("{} · {}", r.name, fmt_bytes(r.size)), f.src_start)),
             tip: Some(MarkTip {
                 name: r.name.clone(),
                 text: format!(

@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::plan::overview::{Overview, Row};
 use crate::plan::{RULES, ViewOptions};
 use crate::scene::Scene;
-use crate::scene::digest::{Layout, body_height, digest};
+use crate::scene::digest::{Heading, Layout, body_height, digest};
 
 use super::png;
 
@@ -39,7 +39,7 @@ pub fn png_scene(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f
         return digest_png(overview, lay, view, scale);
     }
     crate::budget::checkpoint()?;
-    let scene = lay(view);
+    let scene = lay(view, Heading::Drawn);
     crate::budget::checkpoint()?;
     match png::pixels(scene.width, scene.height, scale) {
         Ok(_) => Ok(scene),

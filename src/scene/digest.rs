@@ -26,7 +26,16 @@ const NAME_CHARS: usize = 48;
 const HEAD: f64 = 92.0;
 
 /// Lays out the dump's scene as a view asks (the scene's `layout` of the one map).
-pub type Layout<'a> = dyn Fn(&ViewOptions) -> Scene + 'a;
+pub type Layout<'a> = dyn Fn(&ViewOptions, Heading) -> Scene + 'a;
+
+/// What the header of a laid-out scene speaks of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heading {
+    /// The cards drawn.
+    Drawn,
+    /// The whole dump, of which the cards drawn are the worst (the digest).
+    Digest,
+}
 
 /// A function's lines, as tall as its card draws them: the least its card can be.
 pub fn body_height(r: &Row) -> f64 {
@@ -60,7 +69,7 @@ pub fn digest(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f64,
             break;
         }
         crate::budget::checkpoint()?;
-        let alone = lay(&ViewOptions { functions: vec![f.name.clone()], ..view.clone() });
+        let alone = lay(&ViewOptions { functions: vec![f.name.clone()], ..view.clone() }, Heading::Digest);
         let Some(card) = alone.cards.first() else { continue };
         let (w, h) = (alone.width.max(width), card.frame.h + GAP);
         header = card.frame.y;
@@ -90,7 +99,7 @@ fn compose(lay: &Layout, view: &ViewOptions, pal: &Palette, table: &Table, order
     // With no card to draw, the view names a function no dump has (a Python name is never empty):
     // the header alone is laid out.
     let functions = if names.is_empty() { vec![String::new()] } else { names };
-    let mut scene = lay(&ViewOptions { functions, ..view.clone() });
+    let mut scene = lay(&ViewOptions { functions, ..view.clone() }, Heading::Digest);
     let mut cards = std::mem::take(&mut scene.cards);
     // The header ends a gap above the first card; with none, a margin above the page's end.
     let header_bottom = cards.first().map_or(scene.height - MARGIN, |c| c.frame.y - GAP);

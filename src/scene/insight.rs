@@ -213,7 +213,22 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
             stroke: None,
         })),
     }
-    if let Some(t) = &m.text
+    if let Some(t) = m.text.as_ref().filter(|t| t.pill) {
+        // Its own width, inside the lane: starting at the mark, moved left where it would pass
+        // the lane's end, never left of the lane.
+        let tx = (x + px.inset).min(lane_x + lane_w - t.w - px.inset).max(lane_x + 1.0);
+        let top = row(t.line) + 2.0;
+        out.push(Shape::Rect(Rect {
+            x: tx - 3.0,
+            y: top,
+            w: t.w + 6.0,
+            h: 13.0,
+            radius: 3.0,
+            fill: Some(pal.card),
+            stroke: Some(Stroke { color: tone, width: 0.75, dash: None }),
+        }));
+        out.push(text_at(tx, row(t.line) + 12.0, px.small, pal.text, &t.content));
+    } else if let Some(t) = &m.text
         && text::width(&t.content, px.small) + 2.0 * px.inset <= w
     {
         let color = if m.style.tone == Tone::Wash { pal.muted } else { tone };

@@ -185,7 +185,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     else node.style.height = `${(to - from + 1) * PX.line}px`;
     for (const u of m.at || []) node.append(el('i', { style: `top:${(u - from + 0.5) * PX.line - 1}px` }));
     const text = m.text ? el('span', {
-      class: `mk-text tone-${st.tone}`, text: m.text.content, 'aria-hidden': 'true',
+      class: `mk-text tone-${st.tone}${m.text.pill ? ' mk-pill' : ''}`, text: m.text.content, 'aria-hidden': 'true',
       style: `top:${(m.text.line - firstLine) * PX.line}px`,
     }) : null;
     return { m, st, node, text };
@@ -194,7 +194,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   /** The generic draw of a mark: `host` is its box's [x, w] (or the lane's), in its parent's px. */
   function placeMark({ m, st, node, text }, host, axis, laneW) {
     let [x, w] = m.bytes ? pmmLabels.placeOn(axis, m.bytes[0], m.bytes[1], laneW, PX.min_box) : host;
-    if (text) {
+    if (text && m.text.pill) {
+      text.style.left = `${Math.max(Math.min(x + PX.inset, laneW - m.text.w - PX.inset), 1)}px`;
+    } else if (text) {
       text.hidden = m.text.w + 2 * PX.inset > w;
       text.style.left = `${x + PX.inset}px`;
     }
