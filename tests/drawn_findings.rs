@@ -181,6 +181,19 @@ fn the_page_opens_with_every_function_worst_first_and_badges_its_errors() {
     }
     let badges = page.matches("class=\"badge err\"").count();
     assert!(badges >= 1 && badges <= count(&map, Severity::Error));
+    // The worst function's card is the one open (the example's worst is its second function),
+    // and the cards keep the dump's order.
+    assert_ne!(rows[0], map.functions[0].name);
+    let open: Vec<&str> = page
+        .split("<section class=\"card\" data-function=\"")
+        .skip(1)
+        .filter(|s| s[..s.find("</summary>").unwrap()].contains("<details class=\"card-details\" open"))
+        .map(|s| s.split('"').next().unwrap())
+        .collect();
+    assert_eq!(open, [rows[0]]);
+    let order: Vec<&str> =
+        page.split("<section class=\"card\" data-function=\"").skip(1).map(|s| s.split('"').next().unwrap()).collect();
+    assert_eq!(order, map.functions.iter().map(|f| f.name.as_str()).collect::<Vec<_>>());
 }
 
 #[test]

@@ -101,6 +101,9 @@ pub struct Page<'a> {
     pub overview: Overview,
     /// The head of each function's card, in dump order.
     pub cards: Vec<CardHead>,
+    /// The card the page opens with, the others collapsed: the worst function's (the overview's
+    /// first row: most errors, else most warnings, else the fullest space of known capacity).
+    pub opens: usize,
     /// The map's data for the script (see [`PageData`]).
     pub data: PageData<'a>,
 }
@@ -109,10 +112,14 @@ impl<'a> Page<'a> {
     /// The page of `map`: every function gets a card, so the page can show any of them.
     pub fn of(map: &'a MemoryMap) -> Page<'a> {
         let every = ViewOptions { functions: Vec::new(), hidden: Vec::new(), ..ViewOptions::default() };
+        let overview = Overview::of(map);
+        let cards: Vec<CardHead> = map.functions.iter().map(|f| CardHead::of(map, f)).collect();
+        let worst = overview.rows.first().map(|r| r.name.as_str());
         Page {
             header: Header::of(map, &every),
-            overview: Overview::of(map),
-            cards: map.functions.iter().map(|f| CardHead::of(map, f)).collect(),
+            opens: cards.iter().position(|c| Some(c.name.as_str()) == worst).unwrap_or(0),
+            overview,
+            cards,
             data: page_data(map),
         }
     }

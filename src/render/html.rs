@@ -354,7 +354,7 @@ fn write_body(
             let view = views.get(i - range.start);
             let pills = view.map_or(&[][..], |v| &v.pills[..]);
             let notes = view.map_or(&[][..], |v| &v.notes[..]);
-            card(&mut x, i, f, view.and_then(|v| v.svg.as_ref()), pills, notes);
+            card(&mut x, i, i == page.opens, f, view.and_then(|v| v.svg.as_ref()), pills, notes);
             // Out a card at a time: the page's buffer stays the size of one card.
             x.drain_to(out).map_err(io)?;
         }
@@ -477,7 +477,7 @@ fn header(x: &mut Xml, head: &Header) {
     x.newline();
 }
 
-fn card(x: &mut Xml, index: usize, f: &CardHead, svg: Option<&Markup>, pills: &[Pill], notes: &[String]) {
+fn card(x: &mut Xml, index: usize, open: bool, f: &CardHead, svg: Option<&Markup>, pills: &[Pill], notes: &[String]) {
     let id = format!("fn-{}", f.name);
     x.open(
         "section",
@@ -488,9 +488,10 @@ fn card(x: &mut Xml, index: usize, f: &CardHead, svg: Option<&Markup>, pills: &[
             ("id", id.as_str().into()),
         ],
     );
-    // The first card starts open (as in PyPTO's page); <details> keeps cards collapsible without scripts.
+    // The worst card starts open, the others collapsed; <details> keeps cards collapsible without
+    // scripts.
     let mut details: Vec<(&'static str, Attr)> = vec![("class", "card-details".into())];
-    if index == 0 {
+    if open {
         details.push(("open", "".into()));
     }
     x.open("details", &details);
@@ -510,14 +511,14 @@ fn card(x: &mut Xml, index: usize, f: &CardHead, svg: Option<&Markup>, pills: &[
     // A closed card's picture is for readers without scripts: with scripts, the browser keeps it
     // as unparsed text (a page of hundreds of cards opens in a fraction of the time), and the
     // script draws the card from the plan when it is opened.
-    if index > 0 {
+    if !open {
         x.open("noscript", &[]);
     }
     match svg {
         Some(svg) => x.markup(svg),
         None => x.element("p", &[("class", "empty".into())], "No static image for this function."),
     }
-    if index > 0 {
+    if !open {
         x.close();
     }
     x.close();

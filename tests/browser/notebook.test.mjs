@@ -18,13 +18,15 @@ test('the page runs inside the sandboxed notebook frame and is cut off from the 
     });
     assert.equal(reach, 'blocked');
     assert.equal(await frame.evaluate(() => window.origin), 'null');
-    // And the page answers: the first card's zoom works as on its own.
-    const c = frame.locator('section.card[data-function="qk_matmul"]');
+    // And the page answers: the open card's zoom works as on its own. The notebook around the
+    // frame did not scroll to it.
+    const c = frame.locator('section.card[data-function="row_softmax"]');
     await c.locator('.live-view .plot').waitFor();
     const reset = c.getByRole('button', { name: 'Reset zoom' });
     assert.equal(await reset.innerText(), '1.0×');
     await c.getByRole('button', { name: 'Zoom in' }).click();
     assert.equal(await reset.innerText(), '1.6×');
+    assert.equal(await page.evaluate(() => window.scrollY), 0, 'the notebook stays where it was');
     const box = await iframe.boundingBox();
     assert.ok(box.height >= 880, `the frame keeps its height (${box.height})`);
   });

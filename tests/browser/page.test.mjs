@@ -19,13 +19,14 @@ for (const k of pageCases()) {
 }
 
 for (const k of pageCases()) {
-  test(titled('without JavaScript the header and the first cardâ€™s static SVG are readable', k), async () => {
+  test(titled('without JavaScript the header and the worst cardâ€™s static SVG are readable', k), async () => {
     await withPage(k.page, { javaScriptEnabled: false }, async ({ page }) => {
       await assertHeader(page, k);
-      const first = page.locator('section.card').first();
-      assert.equal(await first.getAttribute('data-function'), k.first);
-      const svg = first.locator('.card-body svg').first();
-      assert.ok(await svg.isVisible(), 'static svg of the first card is visible');
+      // Cards keep the dump's order; the worst function's is the one open.
+      assert.equal(await page.locator('section.card').first().getAttribute('data-function'), k.first);
+      assert.deepEqual(await page.locator('section.card:has(details[open])').evaluateAll((s) => s.map((e) => e.dataset.function)), [k.opens]);
+      const svg = card(page, k.opens).locator('.card-body svg').first();
+      assert.ok(await svg.isVisible(), 'static svg of the worst card is visible');
       const box = await svg.boundingBox();
       assert.ok(box.width > 100 && box.height > 50, `static svg has a real size (${box.width}x${box.height})`);
       // The other cards are closed but present, each with its own static image.
@@ -54,10 +55,14 @@ for (const k of pageCases()) {
   test(titled('with JavaScript: no console error, no network, cards built lazily', k), async () => {
     await withPage(k.page, {}, async ({ page }) => {
       await assertHeader(page, k);
-      // Only the open first card is interactive; every closed card still holds its static SVG, for
+      // Only the open worst card is interactive; every closed card still holds its static SVG, for
       // readers without scripts: with them, it stays unparsed text (a <noscript>).
       assert.equal(await page.locator('.live-view').count(), 1);
-      assert.equal(await card(page, k.first).locator('.static-map').count(), 0);
+      assert.equal(await card(page, k.opens).locator('.static-map').count(), 0);
+      // It opens at the top of the view, the header and the overview a scroll above it.
+      const top = await card(page, k.opens).evaluate((e) => e.getBoundingClientRect().top);
+      assert.ok(Math.abs(top) <= 1, `the worst card's top is at ${top} px`);
+      assert.ok(await page.evaluate(() => window.scrollY) > 0);
       assert.equal(await page.locator('section.card .static-map svg').count(), 0);
       const kept = await page.locator('section.card .static-map > noscript').evaluateAll((ns) => ns.map((n) => n.textContent));
       assert.equal(kept.length, k.functions - 1);
@@ -94,14 +99,15 @@ for (const k of pageCases()) {
     await withPage(k.page, {}, async ({ page }) => {
       const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       const light = await bg();
-      const laneLight = await card(page, k.first).locator('.lane-head').first().evaluate((e) => getComputedStyle(e).getPropertyValue('--c').trim());
+      const laneLight = await card(page, k.opens).locator('.lane-head').first().evaluate((e) => getComputedStyle(e).getPropertyValue('--c').trim());
       await page.emulateMedia({ colorScheme: 'dark' });
       const dark = await bg();
       assert.notEqual(dark, light, 'background changes with prefers-color-scheme');
-      const laneDark = await card(page, k.first).locator('.lane-head').first().evaluate((e) => getComputedStyle(e).getPropertyValue('--c').trim());
+      const laneDark = await card(page, k.opens).locator('.lane-head').first().evaluate((e) => getComputedStyle(e).getPropertyValue('--c').trim());
       const { rules } = await pageData(page);
-      assert.equal(laneLight, rules.colors.light.Vec);
-      assert.equal(laneDark, rules.colors.dark.Vec);
+      const space = await card(page, k.opens).locator('.lane-head').first().getAttribute('data-space');
+      assert.equal(laneLight, rules.colors.light[space]);
+      assert.equal(laneDark, rules.colors.dark[space]);
       // The toggle overrides the system, and is remembered.
       const toggle = page.locator('.theme-toggle');
       assert.ok(await toggle.isVisible());
@@ -132,8 +138,8 @@ for (const k of pageCases()) {
       assert.equal(await c.locator('.pin-chip b').innerText(), pinned);
       assert.ok(await c.locator('.pin-chip').isVisible());
       assert.ok(await c.evaluate((e) => e.classList.contains('src-open')), 'a pin opens the source');
-      // The default-open first card stepped aside: the link shows exactly its card.
-      assert.equal(await card(page, k.first).locator('details.card-details').evaluate((d) => d.open), false);
+      // The link shows exactly its card: any other open by default stepped aside.
+      assert.equal(await page.locator('details.card-details[open]').count(), 1);
       // The lanes are the same width they would be after clicking to that state (shared factor, x=used).
       const w = await laneWidths(c);
       const { rules } = await pageData(page);
@@ -252,7 +258,7 @@ test('conflicts are outlined in the critical colour; motion follows the readerâ€
     assert.equal(await c.locator('.box').first().evaluate((e) => getComputedStyle(e).transitionDuration), '0s');
   });
   await withPage('demo_case', { reducedMotion: 'no-preference' }, async ({ page }) => {
-    const c = page.locator('section.card').first();
+    const c = page.locator('section.card:has(details[open])');
     assert.notEqual(await c.locator('.box').first().evaluate((e) => getComputedStyle(e).transitionDuration), '0s');
   });
 });
@@ -260,7 +266,7 @@ test('conflicts are outlined in the critical colour; motion follows the readerâ€
 for (const k of pageCases()) {
   test(titled('keyboard: Tab reaches boxes with a visible focus ring; Enter pins, Esc unpins', k), async () => {
     await withPage(k.page, {}, async ({ page }) => {
-      const c = card(page, k.first);
+      const c = card(page, k.opens);
       const first = c.locator('.box').first();
       await first.focus();
       await page.keyboard.press('Shift+Tab');

@@ -306,13 +306,13 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   function isDefaultView(card) {
     const s = card.state;
-    return card === cards[0] && s.zoom === 1 && s.axis === 'limit' && !s.hidden.size && s.pin === null && !s.src;
+    return card === opening && s.zoom === 1 && s.axis === 'limit' && !s.hidden.size && s.pin === null && !s.src;
   }
 
   function writeHash(card) {
     activeCard = card;
     let hash = '';
-    // The page as it opens (first card, default view) needs no fragment: a bare URL already says it.
+    // The page as it opens (the worst card, default view) needs no fragment: a bare URL says it.
     if (card && card.details.open && !isDefaultView(card)) {
       const s = card.state;
       const enc = encodeURIComponent;
@@ -1272,6 +1272,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     });
   }
 
+  // The card the page opens with (the worst function's, open in the HTML).
+  const opening = cards.find((c) => c.details.open) || null;
+
   function applyHash(scroll) {
     const st = readHash();
     if (!st) return false;
@@ -1373,6 +1376,12 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   if (!applyHash(true)) {
     for (const card of cards) if (card.details.open) card.build();
+    // The worst card opens at the top of the view, unless it is the first card (under the
+    // overview already) or the reader has scrolled meanwhile. This window only: in a notebook's
+    // frame, the notebook around it stays where it is.
+    if (opening && opening !== cards[0] && window.scrollY === 0) {
+      window.scrollTo(0, opening.el.getBoundingClientRect().top);
+    }
   }
   root.dataset.ready = '1';
   if (window.performance && performance.mark) performance.mark('pmm-ready');
