@@ -4,7 +4,7 @@
 //! a writer that stops at the output limit has still laid out and drawn everything up to it. The
 //! number of boxes and lines and the bytes of the names each box carries are known from the map, and
 //! each writer puts a fixed markup around each of them; so the output's least size is known up front,
-//! and a render past the limit is refused then, with that figure (`lib.rs`).
+//! and a render past the limit is refused then, with that figure (`pipeline.rs`).
 //!
 //! Each figure is a lower bound, never an estimate: only what a writer always writes is counted (a
 //! box's element with its name, base and aliases; a line's number in the gutter), with every number
