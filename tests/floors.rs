@@ -112,7 +112,7 @@ fn reached_from(code: &str, prefix: &str) -> Vec<String> {
 /// The back ends that draw pictures (in `render/`): they take the plan and the scene and nothing
 /// else, so what a picture says of the dump is worded once, in the plan, and two back ends cannot
 /// word it differently. The text reports (json, txt, md, sarif) are reports of the model by design.
-const PICTURES: &[&str] = &["svg", "png", "raster", "html", "digest", "overview"];
+const PICTURES: &[&str] = &["svg", "png", "raster", "coverage", "glyphs", "html", "digest", "overview"];
 
 /// What in `code` (a picture back end's) reaches past the plan and the scene: what
 /// [`scene_past_the_plan`] finds, or a `super::` path to anything but another picture back end or the

@@ -1,8 +1,10 @@
 //! Back ends: one file per output format. Each draws what it is given and decides nothing.
 
 pub mod codequality;
+mod coverage;
 pub mod diff;
 pub mod digest;
+mod glyphs;
 pub mod html;
 pub mod json;
 pub mod least;
