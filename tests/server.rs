@@ -201,7 +201,7 @@ fn render_defaults_to_svg() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// POST /maps and GET /maps/...
+// Errors
 
 #[test]
 fn unreadable_and_undrawable_dumps() {

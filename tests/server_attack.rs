@@ -2,126 +2,16 @@
 //! TCP. Idle and slow uploads, bodies that never end, concurrent identical uploads, and the headers
 //! every answer carries. Inputs are generated here.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+mod serve;
+
+use serve::{Resp, Server, exchange, read_answer, request, sha256_hex};
 
 use common::TempDir;
-
-/// The binary serving on 127.0.0.1:0, under `ulimit -v` of `vm_kb` when given; killed when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-    log: PathBuf,
-}
-
-impl Server {
-    fn start(dir: &Path, flags: &[&str], vm_kb: Option<u64>) -> Server {
-        Server::start_with(dir, flags, vm_kb, &[])
-    }
-
-    fn start_with(dir: &Path, flags: &[&str], vm_kb: Option<u64>, env: &[(&str, &str)]) -> Server {
-        let log = dir.join("server.log");
-        let bin = env!("CARGO_BIN_EXE_pto-memory-map");
-        let mut cmd = Command::new("sh");
-        let limit = vm_kb.map(|kb| format!("ulimit -v {kb} && ")).unwrap_or_default();
-        cmd.arg("-c").arg(format!("{limit}exec \"$0\" \"$@\"")).arg(bin);
-        cmd.args(["serve", "--bind", "127.0.0.1:0", "--render-threads", "2", "--data-dir"]).arg(dir.join("data"));
-        cmd.envs(env.iter().copied());
-        cmd.args(flags)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()));
-        let mut child = cmd.spawn().expect("the binary starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let Some(addr) = line.trim().strip_prefix("listening on http://") else {
-            let _ = child.kill();
-            panic!("no address printed; got {line:?}; log: {}", std::fs::read_to_string(&log).unwrap_or_default());
-        };
-        Server { addr: addr.to_string(), child, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// The resident set of the server process in bytes, where the system reports it.
-    fn rss(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-        Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
-    }
-
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().is_ok_and(|s| s.is_none())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// An answer: status, headers, body.
-#[derive(Debug)]
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-/// Sends `raw` and reads the answer to the end of the connection.
-fn exchange(addr: &str, raw: &[u8]) -> Resp {
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    read_answer(&mut stream, raw)
-}
-
-fn read_answer(stream: &mut TcpStream, raw: &[u8]) -> Resp {
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let _ = stream.write_all(raw);
-    let mut buf = Vec::new();
-    let _ = stream.read_to_end(&mut buf);
-    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| panic!("no answer: {buf:?}"));
-    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-    let mut lines = head.lines();
-    let status = lines.next().and_then(|l| l.split_whitespace().nth(1)).and_then(|s| s.parse().ok()).unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    Resp { status, headers, body: buf[end + 4..].to_vec() }
-}
-
-fn request(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
-    let mut raw = format!("{method} {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
-    if method == "POST" && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-length")) {
-        raw.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    for (k, v) in headers {
-        raw.push_str(&format!("{k}: {v}\r\n"));
-    }
-    raw.push_str("\r\n");
-    let mut raw = raw.into_bytes();
-    raw.extend_from_slice(body);
-    exchange(addr, &raw)
-}
 
 fn dump() -> Vec<u8> {
     std::fs::read(common::fixtures().join("fx_a2a3_case/passes_dump/35_after_AllocateMemoryAddr.py")).unwrap()
@@ -136,7 +26,7 @@ fn healthy(addr: &str) {
 fn a_thousand_idle_uploads_reserve_nothing() {
     let dir = TempDir::new("idle");
     // 4 GB of address space: each connection reserving its declared 32 MiB would need 32 GB.
-    let mut server = Server::start(&dir.0, &["--read-timeout-ms", "20000"], Some(4 << 20));
+    let mut server = Server::start(&dir.0, &["--read-timeout-ms", "20000"], Some(4 << 20), &[]);
     let head =
         "POST /render?format=json HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 33554000\r\n\r\n";
     let mut idle = Vec::new();
@@ -162,7 +52,7 @@ fn a_thousand_idle_uploads_reserve_nothing() {
 fn bodies_in_flight_share_one_budget() {
     let dir = TempDir::new("crowd");
     // Bodies up to 100 kB: the service holds at most eight of them (800 kB) at once.
-    let server = Server::start(&dir.0, &["--max-body-bytes", "100000", "--read-timeout-ms", "20000"], None);
+    let server = Server::start(&dir.0, &["--max-body-bytes", "100000", "--read-timeout-ms", "20000"], None, &[]);
     let head =
         "POST /render?format=json HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n";
     let part = vec![b'#'; 90_000];
@@ -178,7 +68,7 @@ fn bodies_in_flight_share_one_budget() {
     let mut ninth = TcpStream::connect(&server.addr).unwrap();
     let mut raw = head.as_bytes().to_vec();
     raw.extend_from_slice(&part);
-    let r = read_answer(&mut ninth, &raw);
+    let r = read_answer(&mut ninth, &raw).unwrap();
     assert_eq!(r.status, 503, "{}", r.text());
     assert!(r.text().contains("\"busy\""), "{}", r.text());
     assert_eq!(r.header("retry-after"), Some("1"));
@@ -192,7 +82,7 @@ fn bodies_in_flight_share_one_budget() {
 #[test]
 fn a_multipart_body_without_its_closing_boundary_is_refused_when_it_ends() {
     let dir = TempDir::new("multipart");
-    let server = Server::start(&dir.0, &["--read-timeout-ms", "10000"], None);
+    let server = Server::start(&dir.0, &["--read-timeout-ms", "10000"], None, &[]);
     let mut body = b"--BBBBBB\r\nContent-Disposition: form-data; name=\"dump\"; filename=\"d.py\"\r\n\r\n".to_vec();
     body.extend_from_slice(&dump());
     body.extend_from_slice(b"\r\n"); // and no closing --BBBBBB--
@@ -219,7 +109,7 @@ fn assert_secured(r: &Resp, what: &str) {
 #[test]
 fn every_answer_carries_the_security_headers_and_the_token_is_exact() {
     let dir = TempDir::new("headers");
-    let server = Server::start_with(&dir.0, &[], None, &[("PMM_WRITE_TOKEN", "s3cret")]);
+    let server = Server::start(&dir.0, &[], None, &[("PMM_WRITE_TOKEN", "s3cret")]);
     let addr = &server.addr;
     let plain = [("Content-Type", "text/plain")];
     let answers = [
@@ -252,15 +142,10 @@ fn every_answer_carries_the_security_headers_and_the_token_is_exact() {
     assert_eq!(with("Bearer s3cret"), 201);
 }
 
-fn sha256_hex(data: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[test]
 fn twenty_identical_uploads_at_once_store_one_map() {
     let dir = TempDir::new("race");
-    let server = Server::start(&dir.0, &[], None);
+    let server = Server::start(&dir.0, &[], None, &[]);
     let body = dump();
     let statuses: Vec<u16> = std::thread::scope(|s| {
         let runs: Vec<_> = (0..20)
@@ -281,7 +166,7 @@ fn an_evicted_map_is_gone_from_memory_too() {
     let (a, b) = (dump(), [dump(), b"\n# another dump\n".to_vec()].concat());
     // Room for one map.
     let quota = (a.len() * 3 / 2).to_string();
-    let server = Server::start(&dir.0, &["--max-store-bytes", &quota], None);
+    let server = Server::start(&dir.0, &["--max-store-bytes", &quota], None, &[]);
     let addr = &server.addr;
     // (status, id)
     let store = |body: &[u8], query: &str| {
@@ -320,7 +205,7 @@ fn an_evicted_map_is_gone_from_memory_too() {
 fn readers_that_never_read_hold_the_answer_budget_and_are_cut_off() {
     let dir = TempDir::new("stalled");
     let big = common::many_functions(STALLED_FUNCTIONS).into_bytes();
-    let s = Server::start(&dir.0, &["--cache-bytes", "268435456", "--max-answer-bytes", "100000000"], None);
+    let s = Server::start(&dir.0, &["--cache-bytes", "268435456", "--max-answer-bytes", "100000000"], None, &[]);
     let stored = request(&s.addr, "POST", "/maps", &[("Content-Type", "text/plain")], &big);
     assert_eq!(stored.status, 201, "{}", stored.text());
     let id = stored.text().split('"').nth(3).unwrap().to_string();
@@ -383,7 +268,7 @@ const STALLED_FUNCTIONS: usize = 5000;
 #[test]
 fn a_picture_past_the_output_limit_is_refused_up_front_and_names_are_bounded() {
     let dir = TempDir::new("least");
-    let s = Server::start(&dir.0, &["--max-output-bytes", "2000000"], None);
+    let s = Server::start(&dir.0, &["--max-output-bytes", "2000000"], None, &[]);
     // 300 tiles named with 8 KB each: 2.4 MB of names, which the SVG carries twice.
     let mut text = String::from("import pypto.language as pl\n\n@pl.program\nclass p:\n");
     text.push_str("    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n");

@@ -1,7 +1,6 @@
 //! The HTTP service's stored maps end to end (see `serve/` for the harness): content-addressed
 //! storing, links, restarts, eviction, the token, diffs of stored maps.
 
-use std::path::Path;
 use std::process::Command;
 
 use std::time::Duration;
@@ -184,19 +183,13 @@ fn maps_survive_a_restart_and_kill_9() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Errors
+// Diffs, and what a stored map keeps
 
 #[test]
 fn diffs_of_posted_and_stored_dumps() {
     let (s, _dir) = server(&[], &[]);
-    let old = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case/passes_dump/32_after_AllocateMemoryAddr.py"),
-    )
-    .unwrap();
-    let new = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_change/passes_dump/32_after_AllocateMemoryAddr.py"),
-    )
-    .unwrap();
+    let old = example("demo_case");
+    let new = example("demo_change");
     // POST /diff: Markdown by default, the verdict first.
     let (ct, body) = multipart(&[("old", Some("a.py"), &old), ("new", Some("b.py"), &gzip(&new))]);
     let r = s.post("/diff", &ct, &body);
@@ -241,14 +234,8 @@ fn diffs_of_posted_and_stored_dumps() {
 #[test]
 fn stored_maps_keep_their_name_and_backend_and_diffs_take_a_backend_per_side() {
     let (s, _dir) = server(&[], &[]);
-    let dump = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_case/passes_dump/32_after_AllocateMemoryAddr.py"),
-    )
-    .unwrap();
-    let other = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo_change/passes_dump/32_after_AllocateMemoryAddr.py"),
-    )
-    .unwrap();
+    let dump = example("demo_case");
+    let other = example("demo_change");
     let (_, a) = store(&s, "/maps?name=kernel_v1.py&backend=Ascend950", &dump);
     let (_, b) = store(&s, "/maps?name=kernel_v2.py", &other);
     let (a, b) = (a["id"].as_str().unwrap().to_string(), b["id"].as_str().unwrap().to_string());

@@ -36,6 +36,15 @@ pub fn corpus(rel: &str) -> Option<Vec<u8>> {
     Some(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
+/// The dump of one of the repository's examples (`demo_case`, `demo_change`).
+pub fn example(case: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(case)
+        .join("passes_dump/32_after_AllocateMemoryAddr.py");
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 pub fn gzip(data: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     enc.write_all(data).unwrap();
@@ -59,9 +68,16 @@ pub struct Server {
 impl Server {
     /// A server with its data in `dir`, extra flags and environment.
     pub fn start_in(dir: &Path, flags: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::start(dir, flags, None, env)
+    }
+
+    /// [`Server::start_in`], under `ulimit -v` of `vm_kb` when given (what memory bounds mean).
+    pub fn start(dir: &Path, flags: &[&str], vm_kb: Option<u64>, env: &[(&str, &str)]) -> Server {
         static STARTS: AtomicUsize = AtomicUsize::new(0);
         let log = dir.join(format!("server-{}.log", STARTS.fetch_add(1, Ordering::Relaxed)));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pto-memory-map"));
+        let mut cmd = Command::new("sh");
+        let limit = vm_kb.map(|kb| format!("ulimit -v {kb} && ")).unwrap_or_default();
+        cmd.arg("-c").arg(format!("{limit}exec \"$0\" \"$@\"")).arg(env!("CARGO_BIN_EXE_pto-memory-map"));
         cmd.args(["serve", "--bind", "127.0.0.1:0", "--data-dir"]).arg(dir.join("data"));
         if !flags.contains(&"--render-threads") {
             cmd.args(["--render-threads", "2"]);
@@ -81,6 +97,21 @@ impl Server {
             panic!("no address printed; got {line:?}; log: {}", std::fs::read_to_string(&log).unwrap_or_default());
         };
         Server { addr: addr.to_string(), child, log }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The resident set of the server process in bytes, where the system reports it.
+    pub fn rss(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+    }
+
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().is_ok_and(|s| s.is_none())
     }
 
     pub fn get(&self, target: &str) -> Resp {
@@ -200,6 +231,11 @@ pub fn request(addr: &str, method: &str, target: &str, headers: &[(&str, &str)],
 /// and closed) is not an error: the answer is what counts.
 pub fn exchange(addr: &str, raw: &[u8]) -> Resp {
     let mut stream = TcpStream::connect(addr).expect("connect");
+    read_answer(&mut stream, raw).unwrap_or_else(|e| panic!("no answer from {addr}: {e}"))
+}
+
+/// [`exchange`] on a connection already open (to a server that answered it early, say).
+pub fn read_answer(stream: &mut TcpStream, raw: &[u8]) -> std::io::Result<Resp> {
     stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     stream.set_write_timeout(Some(Duration::from_secs(60))).unwrap();
     let _ = stream.write_all(raw);
@@ -209,11 +245,11 @@ pub fn exchange(addr: &str, raw: &[u8]) -> Resp {
         match stream.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e) if buf.is_empty() => panic!("no answer from {addr}: {e}"),
+            Err(e) if buf.is_empty() => return Err(e),
             Err(_) => break,
         }
     }
-    parse_response(&buf)
+    Ok(parse_response(&buf))
 }
 
 pub fn parse_response(buf: &[u8]) -> Resp {
