@@ -6,7 +6,6 @@
 //! the server nothing.
 
 use actix_web::web;
-use serde::Serialize;
 
 use crate::Format;
 use crate::backend;
@@ -74,39 +73,12 @@ impl Params {
     }
 
     /// One string per distinct picture: what the ETag and the render cache are keyed on. Defaults are
-    /// already filled in and lists sorted, so equivalent requests give the same string.
+    /// already filled in and lists sorted, so equivalent requests give the same string. It is every
+    /// field of the options as they were read (their `Debug` form), so an option added to the
+    /// table keys the picture with no edit here.
     pub fn canonical(&self, format: Format, name: &str) -> String {
-        #[derive(Serialize)]
-        struct Canonical<'a> {
-            format: &'a str,
-            backend: Option<&'a str>,
-            x_axis: String,
-            zoom: f64,
-            hide: &'a [String],
-            function: &'a [String],
-            theme: String,
-            scale: f64,
-            width: f64,
-            name: &'a str,
-            fit: Vec<String>,
-            scale_mode: String,
-        }
-        let v = &self.view;
-        let c = Canonical {
-            format: format.extension(),
-            backend: self.backend.as_deref(),
-            x_axis: format!("{:?}", v.x_axis),
-            zoom: v.zoom,
-            hide: &v.hidden,
-            function: &v.functions,
-            theme: format!("{:?}", v.theme),
-            scale: self.scale,
-            width: v.width,
-            name,
-            fit: v.fits.iter().map(|f| format!("{f:?}")).collect(),
-            scale_mode: format!("{:?}", v.scale_mode),
-        };
-        serde_json::to_string(&c).unwrap_or_default()
+        let keyed = Params { format: Some(format), name: Some(name.to_string()), ..self.clone() };
+        format!("{keyed:?}")
     }
 
     /// The part of a stored map's identity that is not in the dump itself (its name and backend), as
@@ -167,6 +139,37 @@ mod tests {
         let b = Params::from_pairs(&pairs("hide=Vec&hide=Mat&hide=Vec")).unwrap();
         assert_eq!(a.canonical(Format::Svg, "d.py"), b.canonical(Format::Svg, "d.py"));
         assert_ne!(a.canonical(Format::Svg, "d.py"), a.canonical(Format::Png, "d.py"));
+    }
+
+    /// Every option of the table, set away from its default, gives another key: a new option that
+    /// is not here fails this test until it has a sample value.
+    #[test]
+    fn every_option_keys_the_picture() {
+        let samples = [
+            ("backend", "Ascend950"),
+            ("x_axis", "used"),
+            ("zoom", "2"),
+            ("hide", "Vec"),
+            ("function", "f"),
+            ("theme", "dark"),
+            ("scale_mode", "Strict"),
+            ("scale", "3"),
+            ("width", "900"),
+            ("fit", "Vec=32KB"),
+        ];
+        // The format and the name are the key's own arguments.
+        let keyed: Vec<&str> = OPTIONS.iter().map(|o| o.http).filter(|h| !["format", "name"].contains(h)).collect();
+        let mut sampled: Vec<&str> = samples.iter().map(|(k, _)| *k).collect();
+        sampled.sort_unstable();
+        let mut all = keyed.clone();
+        all.sort_unstable();
+        assert_eq!(sampled, all, "a sample value for every option");
+        let base = Params::default().canonical(Format::Svg, "d.py");
+        for (key, value) in samples {
+            let p = Params::from_pairs(&pairs(&format!("{key}={value}"))).unwrap();
+            assert_ne!(p.canonical(Format::Svg, "d.py"), base, "{key}={value} does not key the picture");
+        }
+        assert_ne!(Params::default().canonical(Format::Svg, "e.py"), base);
     }
 
     #[test]
