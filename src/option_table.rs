@@ -2,7 +2,7 @@
 //! form field, a command-line flag), a short label and a line of help, the values it takes, its
 //! default, and the code that reads one value of it into [`Chosen`].
 //!
-//! The command line (`main.rs`, through clap's builder) and the service (`server/params.rs`) both
+//! The command line (`cli/args.rs`, through clap's builder) and the service (`server/params.rs`) both
 //! loop over [`OPTIONS`] and call [`OptionSpec::apply`], so a value is parsed and checked in one
 //! place, the same way in both shells. The upload page, `--help` and the README's table are made
 //! from the same rows. Adding an option is one row here plus its `apply` function; the shells, the

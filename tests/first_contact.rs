@@ -198,7 +198,7 @@ fn a_whole_dump_png_that_is_a_digest_says_so_and_how_to_get_every_card() {
 
 /// Every kind of error the command line can meet, as one JSON object on one line of standard error,
 /// with the code its kind names, the place when it points into a dump, and a remedy. (The eighth
-/// kind, `cancelled`, is the service's render deadline; `main.rs`'s tests cover its JSON.)
+/// kind, `cancelled`, is the service's render deadline; `cli/usage.rs`'s tests cover its JSON.)
 #[test]
 fn every_kind_of_error_is_one_json_line_with_error_format_json() {
     let dir = scratch("json");

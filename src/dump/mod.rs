@@ -1,12 +1,16 @@
 //! Reading pass dumps: finding the file, checking it is text, and walking its syntax tree.
 
+mod annotation;
 mod flow;
+mod function;
 mod guard;
 mod parse;
 mod resolve;
+mod walk;
 
+pub use function::ParsedFunction;
+pub use parse::parse;
 pub(crate) use parse::worth_spreading;
-pub use parse::{ParsedFunction, parse};
 pub use resolve::{DEFAULT_PASS, resolve};
 
 use std::path::{Path, PathBuf};
