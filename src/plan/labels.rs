@@ -159,15 +159,16 @@ pub fn place_lane_around(
     }
     // Then beside, in reading order, each on the nearest free spot.
     beside.sort_by_key(|&i| (boxes[i].key, i));
+    let mut rows_in = Rows { boxes: &boxes_in, sorted: vec![None; if beside.is_empty() { 0 } else { rows }] };
     for i in beside {
         let b = &boxes[i];
         let name = &b.label.name;
-        let near = find_spot(b, b.label.w.name, lane_w, line, &boxes_in, &labels_in)
+        let near = find_spot(b, b.label.w.name, lane_w, line, &mut rows_in, &labels_in)
             .filter(|s| s.cost <= NAME_NEAR)
             .map(|s| (s, name.clone(), false));
         let chosen = near.or_else(|| {
             let key = b.key.to_string();
-            find_spot(b, b.label.w.key, lane_w, line, &boxes_in, &labels_in).map(|s| (s, key, true))
+            find_spot(b, b.label.w.key, lane_w, line, &mut rows_in, &labels_in).map(|s| (s, key, true))
         });
         let Some((s, text, keyed)) = chosen else { continue };
         labels_in[s.row].push((s.x, s.x + s.w));
@@ -217,6 +218,26 @@ struct Found {
     cost: f64,
 }
 
+/// Each row's boxes as [`find_spot`] reads them: as placed, and (once a row is first searched)
+/// widened by the gap and sorted by their left edge. The boxes do not move while the labels beside
+/// them are placed, so each row is sorted once rather than once per label that looks at it (a lane
+/// of a thousand long-lived tiles spent half its time re-sorting the same rows).
+struct Rows<'a> {
+    boxes: &'a [Vec<(f64, f64)>],
+    sorted: Vec<Option<Vec<(f64, f64)>>>,
+}
+
+impl Rows<'_> {
+    fn sorted(&mut self, row: usize) -> &[(f64, f64)] {
+        let boxes = &self.boxes[row];
+        self.sorted[row].get_or_insert_with(|| {
+            let mut v: Vec<(f64, f64)> = boxes.iter().map(|&(a, z)| (a - GAP, z + GAP)).collect();
+            v.sort_by(|a, z| a.0.total_cmp(&z.0));
+            v
+        })
+    }
+}
+
 /// The cheapest spot within [`REACH`] rows of `b` where a text `w` px wide touches no box and no
 /// label: near in px across, in rows, and with no box between it and its leader's end.
 fn find_spot(
@@ -224,9 +245,10 @@ fn find_spot(
     w: f64,
     lane_w: f64,
     line: f64,
-    boxes_in: &[Vec<(f64, f64)>],
+    rows_in: &mut Rows,
     labels_in: &[Vec<(f64, f64)>],
 ) -> Option<Found> {
+    let boxes_in = rows_in.boxes;
     let rows = boxes_in.len();
     let (r0, r1) = (b.rows.0.min(rows - 1), b.rows.1.min(rows - 1));
     let mut best: Option<Found> = None;
@@ -238,15 +260,26 @@ fn find_spot(
         if best.as_ref().is_some_and(|f| d as f64 * ROW_COST > f.cost) {
             break;
         }
-        let mut taken: Vec<(f64, f64)> = boxes_in[row]
+        // What a text must avoid in this row, by left edge: the row's boxes (sorted once) merged
+        // with its few labels and the lane's two ends. Among equal left edges the order does not
+        // matter: after the first, the stretch before them is already past.
+        let mut extra: Vec<(f64, f64)> = labels_in[row]
             .iter()
-            .chain(&labels_in[row])
             .map(|&(a, z)| (a - GAP, z + GAP))
             .chain([(f64::NEG_INFINITY, 1.0), (lane_w - 1.0, f64::INFINITY)])
             .collect();
-        taken.sort_by(|a, z| a.0.total_cmp(&z.0));
+        extra.sort_by(|a, z| a.0.total_cmp(&z.0));
+        let sorted = rows_in.sorted(row);
+        let (mut i, mut j) = (0, 0);
         let mut reach = f64::NEG_INFINITY;
-        for &(a, z) in &taken {
+        while i < sorted.len() || j < extra.len() {
+            let (a, z) = if j == extra.len() || (i < sorted.len() && sorted[i].0 <= extra[j].0) {
+                i += 1;
+                sorted[i - 1]
+            } else {
+                j += 1;
+                extra[j - 1]
+            };
             if a - reach >= w {
                 // A free stretch [reach, a): the text goes at its end nearest the box.
                 let x = if reach >= b.x + b.w {
