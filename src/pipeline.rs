@@ -210,9 +210,7 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
 /// The scene of `map` drawn as `view` asks (validated against it): the map planned, then the plan
 /// placed in pixels. The scene reads the plan alone.
 pub fn layout(map: &MemoryMap, view: &ViewOptions) -> scene::Scene {
-    let planner = plan::Planner::new(map, view);
-    let plans = planner.cards(0..planner.len());
-    scene::layout(&plan::Picture::of(map, view, &planner.panels()), &plans)
+    png_layout(map, view)(view, Heading::Drawn)
 }
 
 /// How a PNG of `map` drawn as `whole` lays out a scene for its view: as [`layout`], and for a
