@@ -51,9 +51,21 @@ impl Default for RenderOptions {
 
 /// Renders a dump that arrived as bytes (a request body); `name` is how messages refer to it.
 pub fn render_bytes(name: &str, bytes: Vec<u8>, opts: &RenderOptions) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    render_bytes_to(name, bytes, opts, &mut out)?;
+    Ok(out)
+}
+
+/// [`render_bytes`] into `out`, as the output is made (the service spools large answers to disk).
+pub(crate) fn render_bytes_to(
+    name: &str,
+    bytes: Vec<u8>,
+    opts: &RenderOptions,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
     let dump = Dump::from_bytes(name, bytes)?;
     let map = build(&dump, backend::choose(opts.backend.as_deref(), None)?)?;
-    render_map(&map, opts)
+    render_map_to(&map, opts, out)
 }
 
 /// Renders a memory map in the requested format, within the run's output limit (see [`budget`]).

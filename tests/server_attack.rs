@@ -259,6 +259,58 @@ fn readers_that_never_read_hold_the_answer_budget_and_are_cut_off() {
     assert_eq!((again.status, again.body.len()), (200, size));
 }
 
+/// Answers no cache keeps are spooled to disk as they are drawn: eight clients that never read
+/// a large picture hold the answer budget's count of bytes, but not that much memory, and the
+/// picture comes out whole to a client that reads it.
+#[test]
+fn large_answers_are_spooled_not_held_in_memory() {
+    let dir = TempDir::new("spooled");
+    let big = common::many_functions(STALLED_FUNCTIONS).into_bytes();
+    // A cache too small to keep the picture: every GET renders, and spools, its own answer.
+    let s = Server::start(&dir.0, &["--cache-bytes", "1048576", "--max-answer-bytes", "2000000000"], None, &[]);
+    let stored = request(&s.addr, "POST", "/maps", &[("Content-Type", "text/plain")], &big);
+    assert_eq!(stored.status, 201, "{}", stored.text());
+    let id = stored.text().split('"').nth(3).unwrap().to_string();
+    let target = format!("/maps/{id}.svg");
+    let whole = request(&s.addr, "GET", &target, &[], b"");
+    assert_eq!(whole.status, 200);
+    let size = whole.body.len();
+    assert!(size > 24 << 20, "the picture must be larger than a socket's buffers: {size} bytes");
+    // What one render of it leaves resident (the allocator keeps some of what it freed).
+    let drawn = s.rss().unwrap();
+    let raw = format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n");
+    // One at a time (a render this large may not take every render thread): each answer drawn and
+    // held before the next is asked for; the budget counts them all.
+    let mut stalled = Vec::new();
+    for n in 1..=8 {
+        let mut c = TcpStream::connect(&s.addr).unwrap();
+        c.write_all(raw.as_bytes()).unwrap();
+        stalled.push(c);
+        let started = Instant::now();
+        while s.metric("pto_answer_bytes_held") < (n * size) as f64 {
+            assert!(started.elapsed() < Duration::from_secs(60), "held {}", s.metric("pto_answer_bytes_held"));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    // Held in memory, the answers alone would add 8 times the picture.
+    let rss = s.rss().unwrap();
+    assert!(
+        rss < drawn + 2 * size as u64,
+        "{rss} bytes resident while 8 answers of {size} bytes are held, {drawn} after one render"
+    );
+    // Another client reads the same picture whole, from its own spool.
+    let again = request(&s.addr, "GET", &target, &[], b"");
+    assert_eq!(again.status, 200);
+    assert!(again.body == whole.body, "a spooled answer differs from the first one");
+    drop(stalled);
+    let freed = Instant::now();
+    while s.metric("pto_answer_bytes_held") > 0.0 {
+        assert!(freed.elapsed() < Duration::from_secs(30), "held {}", s.metric("pto_answer_bytes_held"));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!("spooled: 8 answers of {size} bytes held with {rss} bytes resident, {drawn} after one render");
+}
+
 /// Functions in [`readers_that_never_read_hold_the_answer_budget_and_are_cut_off`]'s dump: a picture
 /// of some 30 MB.
 const STALLED_FUNCTIONS: usize = 5000;

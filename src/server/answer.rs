@@ -15,8 +15,15 @@
 //! Why slices: actix-http copies each chunk a body yields into the connection's write buffer, and
 //! asks for the next only once that buffer has drained; yielding the answer whole would copy it
 //! whole (twice the memory). Slices of a shared `Bytes` copy nothing until they are written.
+//!
+//! Why a spool: a render's output stays in memory only up to [`SPOOL_AT`] bytes (or as much as the
+//! render cache would keep); past that it goes on, as it is drawn, into an unnamed temporary file
+//! ([`Spool`]), which the body reads a slice at a time. A client that never reads a 240 MB answer
+//! then holds a file and one slice of memory, not the answer. The budget counts spooled bytes too,
+//! so it bounds the disk the answers take as it bounded their memory.
 
-use std::convert::Infallible;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, Write};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,6 +40,96 @@ const SLICE: usize = 64 * 1024;
 
 /// The largest answer that may use the reserve above the budget.
 pub const SMALL: usize = 1024 * 1024;
+
+/// Output bytes a render keeps in memory before it spools the rest to a temporary file.
+pub const SPOOL_AT: usize = 4 * 1024 * 1024;
+
+/// An answer's bytes: in memory (shared with the render cache, if it keeps them), or in a spool
+/// file.
+pub enum Answer {
+    Memory(Bytes),
+    Spooled { file: File, len: u64 },
+}
+
+impl Answer {
+    pub fn len(&self) -> u64 {
+        match self {
+            Answer::Memory(b) => b.len() as u64,
+            Answer::Spooled { len, .. } => *len,
+        }
+    }
+
+    /// The bytes in memory, when they are there (what the render cache may keep).
+    pub fn in_memory(&self) -> Option<&Bytes> {
+        match self {
+            Answer::Memory(b) => Some(b),
+            Answer::Spooled { .. } => None,
+        }
+    }
+}
+
+impl From<Bytes> for Answer {
+    fn from(bytes: Bytes) -> Answer {
+        Answer::Memory(bytes)
+    }
+}
+
+/// A render's output as it is written: in memory up to `keep` bytes, then in an unnamed file in
+/// the system's temporary folder (`TMPDIR`), unlinked as soon as it is made, so that it is gone
+/// with the answer however the process ends.
+pub struct Spool {
+    keep: usize,
+    memory: Vec<u8>,
+    file: Option<BufWriter<File>>,
+    len: u64,
+}
+
+impl Spool {
+    pub fn new(keep: usize) -> Spool {
+        Spool { keep, memory: Vec::new(), file: None, len: 0 }
+    }
+
+    pub fn finish(self) -> io::Result<Answer> {
+        match self.file {
+            None => Ok(Answer::Memory(Bytes::from(self.memory))),
+            Some(writer) => {
+                let mut file = writer.into_inner().map_err(|e| e.into_error())?;
+                file.rewind()?;
+                Ok(Answer::Spooled { file, len: self.len })
+            }
+        }
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.file.is_none() && self.memory.len() + buf.len() > self.keep {
+            let mut file = BufWriter::with_capacity(SLICE, spool_file()?);
+            file.write_all(&std::mem::take(&mut self.memory))?;
+            self.file = Some(file);
+        }
+        match &mut self.file {
+            Some(file) => file.write_all(buf)?,
+            None => self.memory.extend_from_slice(buf),
+        }
+        self.len += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.as_mut().map_or(Ok(()), |f| f.flush())
+    }
+}
+
+/// A new file for one answer, already unlinked: only its handle reaches it.
+fn spool_file() -> io::Result<File> {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("pto-memory-map-{}-{}.spool", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let path = std::env::temp_dir().join(name);
+    let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(file)
+}
 
 /// The answer bytes all clients hold at once, and the most they may.
 pub struct AnswerBudget {
@@ -73,10 +170,11 @@ impl AnswerBudget {
         Ok(())
     }
 
-    /// `bytes` as a body that holds its share of the budget until it is dropped; 503 when it does
+    /// `answer` as a body that holds its share of the budget until it is dropped; 503 when it does
     /// not fit beside what the other answers hold (a small one: within the reserve too).
-    pub fn body(&self, bytes: Bytes) -> Result<Budgeted, ApiError> {
-        let size = bytes.len();
+    pub fn body(&self, answer: impl Into<Answer>) -> Result<Budgeted, ApiError> {
+        let answer = answer.into();
+        let size = usize::try_from(answer.len()).unwrap_or(usize::MAX);
         let limit = if size <= SMALL { self.ceiling() } else { self.cap };
         let mut held = self.held.load(Ordering::Acquire);
         loop {
@@ -90,7 +188,8 @@ impl AnswerBudget {
                 Err(now) => held = now,
             }
         }
-        Ok(Budgeted { total: size as u64, rest: bytes, held: self.held.clone(), size })
+        let total = answer.len();
+        Ok(Budgeted { total, rest: answer, held: self.held.clone(), size })
     }
 }
 
@@ -107,7 +206,8 @@ fn full(held: usize, cap: usize) -> ApiError {
 /// An answer's bytes, given out in slices, holding their share of the budget while alive.
 pub struct Budgeted {
     total: u64,
-    rest: Bytes,
+    /// What is left to give: the bytes not yet given, or the spool file at the next slice.
+    rest: Answer,
     held: Arc<AtomicUsize>,
     size: usize,
 }
@@ -119,19 +219,30 @@ impl Drop for Budgeted {
 }
 
 impl MessageBody for Budgeted {
-    type Error = Infallible;
+    type Error = io::Error;
 
     fn size(&self) -> BodySize {
         BodySize::Sized(self.total)
     }
 
-    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Bytes, Infallible>>> {
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Bytes, io::Error>>> {
         let this = self.get_mut();
-        if this.rest.is_empty() {
+        let n = this.rest.len().min(SLICE as u64) as usize;
+        if n == 0 {
             return Poll::Ready(None);
         }
-        let n = this.rest.len().min(SLICE);
-        Poll::Ready(Some(Ok(this.rest.split_to(n))))
+        Poll::Ready(Some(match &mut this.rest {
+            Answer::Memory(bytes) => Ok(bytes.split_to(n)),
+            // Read on the connection's worker: a slice of a file just written, so from the page
+            // cache; a failed read ends the connection, as a failed write would.
+            Answer::Spooled { file, len } => {
+                let mut slice = vec![0; n];
+                file.read_exact(&mut slice).map(|()| {
+                    *len -= n as u64;
+                    Bytes::from(slice)
+                })
+            }
+        }))
     }
 }
 
@@ -201,6 +312,33 @@ mod tests {
                 slices += 1;
             }
             assert_eq!((got.as_slice(), slices), (&bytes[..], 4));
+        });
+    }
+
+    #[test]
+    fn a_spool_keeps_small_answers_in_memory_and_gives_large_ones_from_a_file() {
+        let text: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let mut small = Spool::new(text.len());
+        small.write_all(&text).unwrap();
+        assert!(small.finish().unwrap().in_memory().is_some_and(|b| b[..] == text[..]));
+        let mut large = Spool::new(1000);
+        for piece in text.chunks(7_000) {
+            large.write_all(piece).unwrap();
+        }
+        let answer = large.finish().unwrap();
+        assert!(matches!(answer, Answer::Spooled { len: 300_000, .. }), "spooled past 1000 bytes");
+        actix_web::rt::System::new().block_on(async {
+            let budget = AnswerBudget::new(1 << 20);
+            let body = budget.body(answer).unwrap();
+            assert_eq!((body.size(), budget.held()), (BodySize::Sized(300_000), 300_000));
+            let mut body = std::pin::pin!(body);
+            let mut got = Vec::new();
+            while let Some(chunk) = std::future::poll_fn(|cx| body.as_mut().poll_next(cx)).await {
+                let chunk = chunk.unwrap();
+                assert!(chunk.len() <= SLICE);
+                got.extend_from_slice(&chunk);
+            }
+            assert!(got == text, "the file gives back what was written, in order");
         });
     }
 

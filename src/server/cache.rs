@@ -94,8 +94,13 @@ impl RenderCache {
 
     /// Keeps `bytes`, drawn from the stored `maps`, unless it alone would take more than a quarter
     /// of the budget (one huge map should not flush everything else).
+    /// The largest render [`RenderCache::put`] keeps.
+    pub fn largest(&self) -> usize {
+        self.budget / 4
+    }
+
     pub fn put(&self, key: String, maps: &[&str], bytes: Bytes) {
-        if bytes.len() > self.budget / 4 {
+        if bytes.len() > self.largest() {
             return;
         }
         let mut inner = self.lock();

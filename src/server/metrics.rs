@@ -96,11 +96,11 @@ pub fn method_label(method: &actix_web::http::Method) -> &'static str {
 impl Metrics {
     /// Runs one render (a map's or a diff's) and records its time and outcome under `format`:
     /// every render the service does goes through here, so every one reaches the metrics.
-    pub(super) fn timed(
+    pub(super) fn timed<T>(
         &self,
         format: &str,
-        work: impl FnOnce() -> crate::Result<Vec<u8>>,
-    ) -> Result<Vec<u8>, super::errors::ApiError> {
+        work: impl FnOnce() -> crate::Result<T>,
+    ) -> Result<T, super::errors::ApiError> {
         let started = std::time::Instant::now();
         let result = work();
         self.observe_render(format, started.elapsed(), result.is_ok());

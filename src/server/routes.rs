@@ -3,9 +3,10 @@
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::web::{self, Bytes};
+use actix_web::web;
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 
+use super::answer::{Answer, SPOOL_AT, Spool};
 use super::conditional::{IMMUTABLE, contains, etag_of, first_missing, no_such_map, none_match};
 use super::errors::{ApiError, clip};
 use super::metrics::{Gauges, Metrics};
@@ -140,15 +141,29 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// Renders on the calling render thread and records how long it took.
-pub(super) fn timed_render(
+pub(super) fn timed_render_to(
     metrics: &Metrics,
     name: &str,
     dump: Vec<u8>,
     opts: &RenderOptions,
-) -> Result<Vec<u8>, ApiError> {
+    out: &mut dyn std::io::Write,
+) -> Result<(), ApiError> {
     super::answer::within_output_for(dump.len(), || {
-        metrics.timed(opts.format.extension(), || crate::render_bytes(name, dump, opts))
+        metrics.timed(opts.format.extension(), || crate::pipeline::render_bytes_to(name, dump, opts, out))
     })
+}
+
+/// [`timed_render_to`] into an answer: kept in memory up to `keep` bytes, spooled past them.
+fn timed_render(
+    metrics: &Metrics,
+    name: &str,
+    dump: Vec<u8>,
+    opts: &RenderOptions,
+    keep: usize,
+) -> Result<Answer, ApiError> {
+    let mut spool = Spool::new(keep);
+    timed_render_to(metrics, name, dump, opts, &mut spool)?;
+    spool.finish().map_err(ApiError::internal)
 }
 
 /// Reads a dump request: query options checked first (no body is read for a bad option), then
@@ -205,11 +220,11 @@ async fn render_map(
     // Inflated first, so that a large dump is known as one however small it came.
     let dump = state.pool.run(move || body::dump_bytes(bytes, gzip, limit)).await??;
     state.answers.check_for(dump.len())?;
-    let out = state.pool.run_sized(dump.len(), move || timed_render(&metrics, &name, dump, &opts)).await??;
+    let out = state.pool.run_sized(dump.len(), move || timed_render(&metrics, &name, dump, &opts, SPOOL_AT)).await??;
     Ok(picture(StatusCode::OK, format)
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((header::CONTENT_DISPOSITION, format!("inline; filename=\"{file}\"")))
-        .body(state.answers.body(Bytes::from(out))?))
+        .body(state.answers.body(out)?))
 }
 
 /// `35_after_AllocateMemoryAddr.memory_map.svg`, kept to characters that need no quoting.
@@ -265,7 +280,8 @@ async fn store_map(
         let unit = state
             .pool
             .run_sized(dump.len(), move || -> Result<Vec<u8>, ApiError> {
-                timed_render(&metrics, meta.name.as_deref().unwrap_or(DEFAULT_NAME), dump.clone(), &opts)?;
+                let name = meta.name.as_deref().unwrap_or(DEFAULT_NAME);
+                timed_render_to(&metrics, name, dump.clone(), &opts, &mut std::io::sink())?;
                 Ok(store::encode(&meta, &dump))
             })
             .await??;
@@ -412,15 +428,18 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     state.answers.check_for(unit.len())?;
     let (metrics, owned_id) = (state.metrics.clone(), id.to_string());
     let name = params.name.clone();
+    // What the cache would keep stays in memory, to be kept; the rest is spooled.
+    let keep = state.cache.largest().max(SPOOL_AT);
     let out = state
         .pool
-        .run_sized(unit.len(), move || -> Result<Vec<u8>, ApiError> {
+        .run_sized(unit.len(), move || -> Result<Answer, ApiError> {
             let (_, dump) = store::decode(&owned_id, &unit).ok_or_else(|| no_such_map(&owned_id))?;
             let name = name.unwrap_or_else(|| format!("{}.py", &owned_id[..12]));
-            timed_render(&metrics, &name, dump.to_vec(), &opts)
+            timed_render(&metrics, &name, dump.to_vec(), &opts, keep)
         })
         .await??;
-    let bytes = Bytes::from(out);
-    state.cache.put(etag.clone(), &[id], bytes.clone());
-    Ok(cached(StatusCode::OK).body(state.answers.body(bytes)?))
+    if let Some(bytes) = out.in_memory() {
+        state.cache.put(etag.clone(), &[id], bytes.clone());
+    }
+    Ok(cached(StatusCode::OK).body(state.answers.body(out)?))
 }
