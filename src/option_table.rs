@@ -112,6 +112,14 @@ const MAX_LIST: usize = 256;
 /// file name fits (255 bytes on Linux and macOS); a longer one is a drawing's amplifier, not a name.
 pub const MAX_NAME: usize = 256;
 
+/// A character a name may not hold: a control character, or an invisible one that hides or
+/// reorders the text around it (zero-width spaces and joiners, bidirectional overrides and
+/// isolates, the byte-order mark), so that a name drawn on a map reads as what it is.
+pub fn unfit_in_name(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
 /// The names of a clap value enum's values, for [`OptionKind::Choice`].
 fn words<E: ValueEnum>() -> Vec<String> {
     E::value_variants().iter().filter_map(|v| v.to_possible_value()).map(|p| p.get_name().to_string()).collect()
@@ -135,7 +143,7 @@ fn number(option: &'static str, value: &str, range: Range) -> Result<f64> {
 /// Adds the comma-separated names in `value` to `list`.
 fn push_names(option: &'static str, list: &mut Vec<String>, value: &str) -> Result<()> {
     for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if item.len() > MAX_NAME || item.chars().any(char::is_control) {
+        if item.len() > MAX_NAME || item.chars().any(unfit_in_name) {
             return Err(Error::bad_value(
                 option,
                 &shown(item),
@@ -152,7 +160,7 @@ fn push_names(option: &'static str, list: &mut Vec<String>, value: &str) -> Resu
 
 /// A display name: a file name, not a path, printable, not too long.
 pub fn check_name(value: &str) -> Result<String> {
-    if value.is_empty() || value.len() > MAX_NAME || value.chars().any(|c| c.is_control() || c == '/' || c == '\\') {
+    if value.is_empty() || value.len() > MAX_NAME || value.chars().any(|c| unfit_in_name(c) || c == '/' || c == '\\') {
         return Err(Error::bad_value(
             "name",
             &shown(value),
@@ -199,8 +207,12 @@ pub const BACKEND: OptionSpec = OptionSpec {
     // A built-in backend by its canonical name, whatever case was given; another name may be a SoC
     // file's (command line only), which is looked up when the dump is loaded.
     apply: |c, v| {
-        if v.len() > MAX_NAME {
-            return Err(Error::bad_value("backend", &shown(v), format!("a name of at most {MAX_NAME} bytes")));
+        if v.len() > MAX_NAME || v.chars().any(unfit_in_name) {
+            return Err(Error::bad_value(
+                "backend",
+                &shown(v),
+                format!("a name of at most {MAX_NAME} bytes, printable"),
+            ));
         }
         c.backend = Some(backend::by_name(v).map_or_else(|_| v.to_string(), |b| b.name));
         Ok(())
@@ -545,6 +557,17 @@ pub fn widening_note(spaces: &[String], shell: Shell) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_hide_or_reorder_their_text_are_refused() {
+        let at = |o: &OptionSpec, v: &str| o.apply(&mut Chosen::default(), v);
+        for o in [&NAME, &FUNCTION, &HIDE, &BACKEND] {
+            for bad in ["abc\u{202E}fdp.py", "a\u{200B}b", "\u{FEFF}x", "x\u{2066}y"] {
+                assert!(at(o, bad).is_err(), "{}: {bad:?}", o.http);
+            }
+            assert!(at(o, "résumé_é.py").is_ok(), "{}", o.http);
+        }
+    }
 
     #[test]
     fn names_are_bounded_in_bytes_wherever_they_enter() {

@@ -311,6 +311,31 @@ fn large_answers_are_spooled_not_held_in_memory() {
     eprintln!("spooled: 8 answers of {size} bytes held with {rss} bytes resident, {drawn} after one render");
 }
 
+/// Gzipped dumps posted to `/diff` count as large as they inflate: with two render threads, one
+/// large render runs at a time, and a second large diff meanwhile is told to come back at once.
+#[test]
+fn gzipped_diffs_count_as_large_as_they_inflate() {
+    let dir = TempDir::new("diffgz");
+    let s = Server::start(&dir.0, &[], None, &[]);
+    let old = common::many_functions(2000).into_bytes();
+    let new = String::from_utf8(old.clone()).unwrap().replace("return t0", "return t1").into_bytes();
+    assert!(old.len() > 512 << 10, "each side past the large-render size: {} bytes", old.len());
+    let (old, new) = (serve::gzip(&old), serve::gzip(&new));
+    assert!(old.len() + new.len() < 512 << 10, "small as they came: {} bytes", old.len() + new.len());
+    let (ct, body) = serve::multipart(&[("old", Some("old.py.gz"), &old), ("new", Some("new.py.gz"), &new)]);
+    let ct = ct.as_str();
+    let addr = s.addr.clone();
+    let (ct_first, body_first) = (ct.to_string(), body.clone());
+    let first = std::thread::spawn(move || {
+        request(&addr, "POST", "/diff?format=svg", &[("Content-Type", &ct_first)], &body_first)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let second = request(&s.addr, "POST", "/diff?format=svg", &[("Content-Type", ct)], &body);
+    let first = first.join().unwrap();
+    assert_eq!(first.status, 200, "{}", first.text());
+    assert_eq!((second.status, second.error_code().as_str()), (503, "busy"), "{}", second.text());
+}
+
 /// Functions in [`readers_that_never_read_hold_the_answer_budget_and_are_cut_off`]'s dump: a picture
 /// of some 30 MB.
 const STALLED_FUNCTIONS: usize = 5000;

@@ -153,19 +153,20 @@ def _option_args(call: str, table: _Table, kwargs: Mapping[str, Any]) -> List[st
             raise UsageError(f"{call} got an unknown option {name}=; {hint}the options are: {', '.join(known)}")
         if option.flag is None:
             raise UsageError(f"{call}: {name}= is an option of the HTTP service only ({option.help})")
+        # `--flag=VALUE`: one word, so a value that starts with `-` is never read as a flag.
         for text in _values(call, option, value):
-            args += [option.flag, text]
+            args.append(f"{option.flag}={text}")
     return args
 
 
 def _input_args(pass_name: Optional[str], soc: Union[PathLike, Sequence[PathLike], None]) -> List[str]:
     args: List[str] = []
     if pass_name is not None:
-        args += [_INPUT_FLAGS["pass_name"], str(pass_name)]
+        args.append(f"{_INPUT_FLAGS['pass_name']}={pass_name}")
     if soc is not None:
         files = [soc] if isinstance(soc, (str, os.PathLike)) else list(soc)
         for f in files:
-            args += [_INPUT_FLAGS["soc"], os.fspath(f)]
+            args.append(f"{_INPUT_FLAGS['soc']}={os.fspath(f)}")
     return args
 
 
@@ -431,20 +432,20 @@ def _check_args(
             raise UsageError(f"{caller}(): max_occupancy={max_occupancy!r} is not a number (percent, 0-100)")
         if not (math.isfinite(max_occupancy) and 0 <= max_occupancy <= 100):
             raise UsageError(f"{caller}(): max_occupancy={max_occupancy!r} is outside 0..100 (percent of capacity)")
-        args += ["--max-occupancy", str(max_occupancy)]
+        args.append(f"--max-occupancy={max_occupancy}")
     for flag, name, value in (("--deny", "deny", deny), ("--allow", "allow", allow)):
         for item in [value] if isinstance(value, str) else list(value or ()):
             if not isinstance(item, str) or not item:
                 raise UsageError(f"{caller}(): {name}={item!r} is not a code, 'warnings' or 'notes'")
-            args += [flag, item]
+            args.append(f"{flag}={item}")
     if isinstance(max_hwm, Mapping):
         caps = [f"{space}={limit}" for space, limit in max_hwm.items()]
     else:
         caps = [max_hwm] if isinstance(max_hwm, str) else list(max_hwm or ())
     for cap in caps:
-        args += ["--max-hwm", str(cap)]
+        args.append(f"--max-hwm={cap}")
     if backend is not None:
-        args += ["--backend", str(backend)]
+        args.append(f"--backend={backend}")
     args += [*_input_args(pass_name, soc), "--", os.fspath(path)]
     return args
 

@@ -117,12 +117,12 @@ pub async fn post(
         old.filename.clone().unwrap_or_else(|| "old.py".into()),
         new.filename.clone().unwrap_or_else(|| "new.py".into()),
     );
-    // The bodies as they came (a gzip body counts small here; its output is still limited in
-    // proportion to what it inflates to).
-    let input = old.bytes.len() + new.bytes.len();
+    // Inflated first, as `/render` does, so that gzipped dumps count as large as they are against
+    // the large-render limits.
+    let (old_dump, new_dump) = state.pool.run(move || body::dump_pair(old, new, limit)).await??;
+    let input = old_dump.len() + new_dump.len();
     let out = run(&state, input, options, move |o| {
         let backend = |side: &Option<String>| side.clone().or_else(|| o.params.backend.clone());
-        let (old_dump, new_dump) = body::dump_pair(old, new, limit)?;
         let old = SideInput { name: names.0, dump: old_dump, backend: backend(&o.old_backend) };
         let new = SideInput { name: names.1, dump: new_dump, backend: backend(&o.new_backend) };
         Ok((old, new))

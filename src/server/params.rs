@@ -103,7 +103,7 @@ fn bad(message: String) -> ApiError {
 /// nothing usable is left, so the default name applies instead of an error.
 pub fn name_from_upload(filename: &str) -> Option<String> {
     let base = filename.rsplit(['/', '\\']).next().unwrap_or("");
-    let clean: String = base.chars().filter(|c| !c.is_control()).collect();
+    let clean: String = base.chars().filter(|&c| !crate::option_table::unfit_in_name(c)).collect();
     // Cut at the bound in bytes, on a character boundary, as every other name is bounded.
     let clean = crate::units::truncated(clean.trim(), crate::option_table::MAX_NAME).trim().to_string();
     if clean.is_empty() || clean == "." || clean == ".." { None } else { Some(clean) }

@@ -245,6 +245,22 @@ def test_paths_are_never_flags(demo_case, tmp_path, monkeypatch):
         assert err.value.code == "not_found" and "--help: no such file or folder" in err.value.message
 
 
+def test_option_values_that_start_with_a_dash_are_values(demo_case, tmp_path, monkeypatch):
+    """Every option goes as one word (`--soc=-soc.toml`), so a value like a flag stays a value."""
+    monkeypatch.chdir(tmp_path)
+    dump = next((demo_case / "passes_dump").glob("*.py"))
+    with pytest.raises(pmm.PtoMemoryMapError) as err:
+        pmm.draw(dump, soc="-soc.toml")
+    assert "-soc.toml" in err.value.message and "unexpected argument" not in err.value.message
+    with pytest.raises(pmm.PtoMemoryMapError) as err:
+        pmm.draw(demo_case, pass_name="-x")
+    assert "-x" in err.value.message and "unexpected argument" not in err.value.message
+    out = tmp_path / "written.svg"
+    with pytest.raises(pmm.PtoMemoryMapError):
+        pmm.draw(dump, function=f"-o{out}")
+    assert not out.exists()
+
+
 def test_output_that_is_not_json_raises_the_packages_own_error(demo_case, tmp_path, monkeypatch):
     """A binary that answers something else (another release, a crash) is this package's error,
     never a JSONDecodeError."""
