@@ -30,6 +30,9 @@ pub enum OptionKind {
     List(&'static str),
     /// Free text, checked by the option's own code, as the placeholder says.
     Text(&'static str),
+    /// On or off: a bare flag on the command line (`--packed`), `yes`/`no` (or `true`/`false`,
+    /// `1`/`0`, `on`/`off`) as a value, a checkbox on the form.
+    Switch,
 }
 
 /// One option of the command line and the HTTP service.
@@ -62,6 +65,7 @@ impl OptionSpec {
             OptionKind::Choice(words) => words().join("|"),
             OptionKind::Number(r) => r.text(),
             OptionKind::List(what) | OptionKind::Text(what) => what.into(),
+            OptionKind::Switch => "yes|no".into(),
         }
     }
 
@@ -128,6 +132,15 @@ fn words<E: ValueEnum>() -> Vec<String> {
 /// One value of a clap value enum, in any case.
 fn choice<E: ValueEnum>(option: &'static str, value: &str) -> Result<E> {
     E::from_str(value, true).map_err(|_| Error::bad_value(option, value, words::<E>().join(" or ")))
+}
+
+/// A [`OptionKind::Switch`]'s value.
+fn switch(option: &'static str, value: &str) -> Result<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "yes" | "true" | "1" | "on" => Ok(true),
+        "no" | "false" | "0" | "off" => Ok(false),
+        _ => Err(Error::bad_value(option, &shown(value), "yes or no")),
+    }
 }
 
 fn format_names() -> Vec<String> {
@@ -302,6 +315,21 @@ pub const SCALE_MODE: OptionSpec = OptionSpec {
         Ok(())
     },
 };
+/// Whether each space's packing is drawn beside it.
+pub const PACKED: OptionSpec = OptionSpec {
+    http: "packed",
+    cli: Some("packed"),
+    short: None,
+    label: "Packed lanes",
+    kind: OptionKind::Switch,
+    default: "no",
+    help: "beside each space's lane, the same tiles over the same lifetimes where the packer placed them, on the same byte scale (a lane named like `Vec packed`)",
+    repeatable: false,
+    apply: |c, v| {
+        c.view.packed = switch("packed", v)?;
+        Ok(())
+    },
+};
 /// The PNG's pixel ratio.
 pub const SCALE_OPTION: OptionSpec = OptionSpec {
     http: "scale",
@@ -367,8 +395,21 @@ pub const NAME: OptionSpec = OptionSpec {
 };
 
 /// Every option, in the order tables list them.
-pub const OPTIONS: &[OptionSpec] =
-    &[FORMAT, BACKEND, X_AXIS, ZOOM_OPTION, HIDE, FUNCTION, THEME, SCALE_MODE, SCALE_OPTION, WIDTH_OPTION, FIT, NAME];
+pub const OPTIONS: &[OptionSpec] = &[
+    FORMAT,
+    BACKEND,
+    X_AXIS,
+    ZOOM_OPTION,
+    HIDE,
+    FUNCTION,
+    THEME,
+    SCALE_MODE,
+    PACKED,
+    SCALE_OPTION,
+    WIDTH_OPTION,
+    FIT,
+    NAME,
+];
 
 /// The README's option table, made from [`OPTIONS`] (a test checks the README holds exactly this).
 pub fn options_markdown() -> String {
@@ -400,6 +441,7 @@ pub fn options_json() -> serde_json::Value {
                 OptionKind::Number(r) => json!({ "type": "number", "min": r.min, "max": r.max }),
                 OptionKind::List(what) => json!({ "type": "list", "placeholder": what }),
                 OptionKind::Text(what) => json!({ "type": "text", "placeholder": what }),
+                OptionKind::Switch => json!({ "type": "switch" }),
             };
             json!({
                 "name": o.http,
@@ -608,6 +650,13 @@ mod tests {
                     assert!(o.apply(&mut c, "ten").is_err());
                 }
                 OptionKind::List(_) | OptionKind::Text(_) => {}
+                OptionKind::Switch => {
+                    o.apply(&mut c, o.default).unwrap();
+                    for on in ["yes", "TRUE", "1", "on"] {
+                        o.apply(&mut c, on).unwrap_or_else(|e| panic!("{}: {on}: {e}", o.http));
+                    }
+                    assert!(o.apply(&mut c, "maybe").is_err(), "{}", o.http);
+                }
             }
         }
         assert_eq!(words::<XAxis>(), ["limit", "used"]);

@@ -132,6 +132,15 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
         let view = ViewOptions { fits: Vec::new(), ..opts.view.clone() };
         return write_map(&answered, &RenderOptions { view, ..opts.clone() }, out);
     }
+    // The packed view is a map with more lanes, drawn as any map is (see `plan::packed`).
+    if opts.view.packed {
+        let view = ViewOptions { packed: false, ..opts.view.clone() };
+        let opts = RenderOptions { view, ..opts.clone() };
+        if !matches!(opts.format, Format::Svg | Format::Png | Format::Html) {
+            return write_map(map, &opts, out);
+        }
+        return write_map(&plan::packed::with_packed_lanes(map), &opts, out);
+    }
     // Refused before anything is planned or drawn when even its least size is past the limit.
     let least = least_output_bytes(map, opts);
     let limit = budget::limits().output_bytes;

@@ -156,3 +156,95 @@ fn a_pack_deadline_bounds_the_search_not_the_answer() {
     assert!(spaces >= 8, "{spaces}");
     assert_eq!(run("soon").unwrap().status.code(), Some(2));
 }
+
+/// The boxes of an SVG as (function, space, name, offset), read from their `data-` attributes.
+fn svg_boxes(svg: &str) -> Vec<(String, String, String, i64)> {
+    let attr = |tag: &str, name: &str| {
+        let key = format!(" data-{name}=\"");
+        let at = tag.find(&key)? + key.len();
+        Some(tag[at..at + tag[at..].find('"')?].to_string())
+    };
+    let mut out = Vec::new();
+    for card in svg.split("<g class=\"card\"").skip(1) {
+        let Some(function) = attr(&card[..card.find('>').unwrap_or(0)], "function") else { continue };
+        for rest in card.split("<g class=\"box\"").skip(1) {
+            let tag = &rest[..rest.find('>').unwrap_or(0)];
+            if let (Some(space), Some(name), Some(offset)) =
+                (attr(tag, "space"), attr(tag, "name"), attr(tag, "offset"))
+            {
+                out.push((function.clone(), space, name, offset.parse().unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// `--packed` draws, after each space the packer placed, a lane of the same boxes at the packing's
+/// offsets, matched by name; nothing else changes, and the JSON stays the map's own.
+#[test]
+fn the_packed_view_draws_each_packing_beside_its_space() {
+    use pto_memory_map::{Format, RenderOptions, ViewOptions, render_map};
+    let map = map();
+    let draw = |packed: bool, format: Format| {
+        let opts = RenderOptions { format, view: ViewOptions { packed, ..Default::default() }, ..Default::default() };
+        String::from_utf8(render_map(&map, &opts).unwrap()).unwrap()
+    };
+    let (plain, packed) = (svg_boxes(&draw(false, Format::Svg)), svg_boxes(&draw(true, Format::Svg)));
+    assert!(!plain.is_empty() && plain.iter().all(|(_, space, ..)| !space.ends_with(" packed")));
+    let mut lanes = 0;
+    for f in &map.functions {
+        for s in &f.spaces {
+            let Some(p) = &s.packing else { continue };
+            lanes += 1;
+            let lane = format!("{} packed", s.space);
+            let names: Vec<&str> =
+                f.blocks.iter().filter(|b| b.tile.space == s.space).map(|b| b.tile.name.as_str()).collect();
+            let drawn: Vec<_> =
+                packed.iter().filter(|(function, space, ..)| *function == f.name && *space == lane).collect();
+            let mut drawn_names: Vec<&str> = drawn.iter().map(|(_, _, name, _)| name.as_str()).collect();
+            let mut names = names;
+            drawn_names.sort_unstable();
+            names.sort_unstable();
+            assert_eq!(drawn_names, names, "{} {lane}: every box once, by name", f.name);
+            for (_, _, name, offset) in drawn {
+                assert!(
+                    p.placement.iter().any(|q| q.name == *name && q.offset == *offset),
+                    "{} {lane}: {name} at {offset}, not where the packing put it",
+                    f.name
+                );
+            }
+        }
+    }
+    assert!(lanes >= 4, "the fixture packs {lanes} spaces");
+    // The compiler's lanes are drawn as before.
+    let own: Vec<_> = packed.iter().filter(|(_, space, ..)| !space.ends_with(" packed")).cloned().collect();
+    assert_eq!(own, plain);
+    assert_eq!(
+        common::without_times(serde_json::from_str(&draw(true, Format::Json)).unwrap()),
+        common::without_times(serde_json::from_str(&draw(false, Format::Json)).unwrap())
+    );
+}
+
+/// On the command line `--packed` is a bare flag: the word after it is still the dump.
+#[test]
+fn the_packed_flag_takes_no_value_but_the_path_after_it() {
+    let dir = common::TempDir::new("packed-flag");
+    let out = dir.0.join("m.svg");
+    let run = Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+        .args(["--function", "wasteful", "--packed"])
+        .arg(common::fixtures().join("lifetimes.py"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.contains("data-space=\"Vec packed\""));
+    let refused = Command::new(env!("CARGO_BIN_EXE_pto-memory-map"))
+        .arg("--packed=maybe")
+        .arg(common::fixtures().join("lifetimes.py"))
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("yes or no"));
+}

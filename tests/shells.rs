@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use pto_memory_map::option_table::OPTIONS;
+use pto_memory_map::option_table::{OPTIONS, OptionKind};
 use pto_memory_map::render::FORMATS;
 
 fn bin(args: &[&str]) -> Output {
@@ -77,7 +77,11 @@ fn every_option_in_help_shows_its_values_or_default() {
     }
     let help = text(&bin(&["--help"]).stdout);
     for o in OPTIONS.iter().filter(|o| o.cli.is_some()) {
-        let flag = format!("--{} <{}>", o.cli.unwrap(), o.values());
+        // A switch takes its value after `=` only (`--packed[=<yes|no>]`).
+        let flag = match o.kind {
+            OptionKind::Switch => format!("--{}[=<{}>]", o.cli.unwrap(), o.values()),
+            _ => format!("--{} <{}>", o.cli.unwrap(), o.values()),
+        };
         let line = help.lines().find(|l| l.contains(&flag)).unwrap_or_else(|| panic!("{flag}:\n{help}"));
         assert!(o.default.is_empty() || line.contains(&format!("[default: {}]", o.default)), "{line}");
     }

@@ -122,6 +122,11 @@ def _values(call: str, option: Option, value: Any) -> List[str]:
         items = list(value)
     out = []
     for item in items:
+        if option.kind == "switch":
+            if not isinstance(item, bool):
+                raise UsageError(f"{call}: {option.name}={item!r} is not True or False ({option.help})")
+            out.append("yes" if item else "no")
+            continue
         if option.kind == "number":
             if isinstance(item, bool) or not isinstance(item, (int, float)):
                 raise UsageError(f"{call}: {option.name}={item!r} is not a number ({option.help})")

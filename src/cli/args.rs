@@ -9,7 +9,7 @@ use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, Parser, Subcommand};
 use pto_memory_map::backend::Backends;
 use pto_memory_map::budget::Limits as WorkLimits;
-use pto_memory_map::option_table::{self as table, Chosen, OPTIONS, OptionSpec};
+use pto_memory_map::option_table::{self as table, Chosen, OPTIONS, OptionKind, OptionSpec};
 use pto_memory_map::{Format, Result, dump};
 
 /// Draws the on-chip memory map of a PyPTO pass dump.
@@ -209,12 +209,13 @@ impl Takes for RenderTakes {
     }
 }
 
-/// `diff`: every option but the format, which a diff has its own of (Markdown too).
+/// `diff`: every option but the format, which a diff has its own of (Markdown too), and the
+/// packed lanes, which a diff does not draw.
 #[derive(Debug)]
 pub struct DiffTakes;
 impl Takes for DiffTakes {
     fn takes(o: &OptionSpec) -> bool {
-        o.http != table::FORMAT.http
+        o.http != table::FORMAT.http && o.http != table::PACKED.http
     }
 }
 
@@ -260,6 +261,12 @@ pub fn flag(o: &OptionSpec, name: &'static str) -> Arg {
         .value_name(o.values())
         .help(format!("{}{more}{default}", capitalized(o.help)))
         .action(if o.repeatable { ArgAction::Append } else { ArgAction::Set });
+    // A switch is a bare flag (`--packed`); a value needs `=` (`--packed=no`), so the word after
+    // the flag stays a path.
+    let arg = match o.kind {
+        OptionKind::Switch => arg.num_args(0..=1).require_equals(true).default_missing_value("yes"),
+        _ => arg,
+    };
     match o.short {
         Some(c) => arg.short(c),
         None => arg,

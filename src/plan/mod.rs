@@ -20,6 +20,7 @@ pub mod labels;
 mod marks;
 pub mod options;
 pub mod overview;
+pub mod packed;
 pub mod page;
 mod parts;
 mod picture;

@@ -55,6 +55,8 @@ pub struct ViewOptions {
     pub fits: Vec<crate::analyze::FitQuery>,
     /// Small lanes as insets (default) or one strict scale.
     pub scale_mode: ScaleMode,
+    /// Each space's packing drawn beside it, as a lane of its own (see `plan::packed`).
+    pub packed: bool,
 }
 
 impl Default for ViewOptions {
@@ -68,6 +70,7 @@ impl Default for ViewOptions {
             width: RULES.panel_px,
             fits: Vec::new(),
             scale_mode: ScaleMode::Insets,
+            packed: false,
         }
     }
 }

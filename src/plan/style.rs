@@ -77,7 +77,7 @@ pub fn palette(theme: Theme) -> Palette {
 
 /// The colour of a memory space; an unknown space gets the fallback colour.
 pub fn space_color(space: &str, theme: Theme) -> Color {
-    let light = match space {
+    let light = match super::packed::packed_of(space) {
         "Vec" => (0x2a78d6, 0x3987e5),
         "Mat" => (0xeb6834, 0xd95926),
         "Left" => (0x1baf7a, 0x199e70),

@@ -607,11 +607,13 @@ fn palette_css(rules: &Value) -> String {
     let _ = writeln!(css, ":root{{{light}{status}}}");
     let _ = writeln!(css, "@media (prefers-color-scheme: dark){{:root:not([data-theme=light]){{{dark}}}}}");
     let _ = writeln!(css, ":root[data-theme=dark]{{{dark}}}");
-    // Each known space picks its colour; any other space keeps the `unknown` fallback.
+    // Each known space picks its colour, and its packed lane the same; any other space keeps the
+    // `unknown` fallback.
     css.push_str("[data-space]{--c:var(--c-unknown, #7b858c)}\n");
     if let Some(Value::Object(map)) = colors.and_then(|c| c.get("light")) {
+        let packed = crate::plan::packed::PACKED_SUFFIX;
         for space in map.keys().filter(|s| is_css_ident(s) && s.as_str() != "unknown") {
-            let _ = writeln!(css, "[data-space=\"{space}\"]{{--c:var(--c-{space})}}");
+            let _ = writeln!(css, "[data-space=\"{space}\"],[data-space=\"{space}{packed}\"]{{--c:var(--c-{space})}}");
         }
     }
     css

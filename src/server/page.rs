@@ -169,6 +169,10 @@ fn form(x: &mut Xml) {
                     ],
                 );
             }
+            // Unticked, the box sends nothing and the default (off) applies.
+            OptionKind::Switch => {
+                x.leaf("input", &[("type", "checkbox".into()), ("name", o.http.into()), ("value", "yes".into())]);
+            }
             OptionKind::List(what) | OptionKind::Text(what) => {
                 let placeholder = if o.repeatable { format!("{what}, {what}, ...") } else { what.to_string() };
                 x.leaf(

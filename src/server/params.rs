@@ -153,6 +153,7 @@ mod tests {
             ("function", "f"),
             ("theme", "dark"),
             ("scale_mode", "Strict"),
+            ("packed", "yes"),
             ("scale", "3"),
             ("width", "900"),
             ("fit", "Vec=32KB"),

@@ -75,6 +75,10 @@ render truth_reserve "$root/tests/fixtures/reserve_windows.py"
 render truth_slots "$root/tests/fixtures/slots_pingpong.py"
 cargo run --quiet -- "$root/tests/fixtures/unsafe_band.py" -b Ascend910B -f html -o "$PMM_PAGES/truth_band.html"
 cargo run --quiet -- "$root/tests/fixtures/unsafe_band.py" -b Ascend910B -f json -o "$PMM_PAGES/truth_band.json"
+# The packed view (packed.test.mjs): the packer's placement beside each space; the JSON beside it
+# is the map's own, with the packings.
+cargo run --quiet -- "$root/tests/fixtures/lifetimes.py" --packed -f html -o "$PMM_PAGES/packed.html"
+cargo run --quiet -- "$root/tests/fixtures/lifetimes.py" -f json -o "$PMM_PAGES/packed.json"
 # A page of many functions (a fixture repeated 110 times: 330 functions, the last named longest):
 # past the 64 overview rows and cards the page draws at once, the rest is drawn when it is idle.
 mkdir -p "$PMM_PAGES/fx_many"

@@ -261,6 +261,17 @@ def test_option_values_that_start_with_a_dash_are_values(demo_case, tmp_path, mo
     assert not out.exists()
 
 
+def test_packed_lanes_are_drawn_when_asked(tmp_path):
+    """`packed=True` draws each space's packing beside it; `packed="yes"` is not a bool."""
+    dump = ROOT / "tests" / "fixtures" / "lifetimes.py"
+    plain = pmm.draw(dump, function="wasteful").text
+    packed = pmm.draw(dump, function="wasteful", packed=True).text
+    assert 'data-space="Vec packed"' in packed and 'data-space="Vec packed"' not in plain
+    assert 'data-space="Vec packed"' not in pmm.draw(dump, function="wasteful", packed=False).text
+    with pytest.raises(pmm.UsageError):
+        pmm.draw(dump, packed="yes")
+
+
 def test_output_that_is_not_json_raises_the_packages_own_error(demo_case, tmp_path, monkeypatch):
     """A binary that answers something else (another release, a crash) is this package's error,
     never a JSONDecodeError."""

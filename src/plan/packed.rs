@@ -1,0 +1,92 @@
+//! The packed view (`--packed`): beside each space's lane, the same boxes over the same lifetimes
+//! where the packer placed them, on the same byte scale, so that what a better placement saves is
+//! seen at once.
+//!
+//! The packed lane is a space of its own in a copy of the function (`Vec packed`), so every back
+//! end draws it as it draws any lane, and the page's space buttons show and hide it: nothing is
+//! drawn twice. Its boxes keep their names (a box is matched to its twin by name), its reserved
+//! windows and pinned allocations stay where they are (the packer does not move them), and it
+//! carries no findings: a packing has no conflicts.
+
+use std::collections::HashMap;
+
+use crate::model::{FunctionMap, MemoryMap, SpaceUsage};
+
+/// What a packed lane's space is called: the space's name and this.
+pub const PACKED_SUFFIX: &str = " packed";
+
+/// The space a lane's name stands for: `Vec` for `Vec packed`.
+pub fn packed_of(space: &str) -> &str {
+    space.strip_suffix(PACKED_SUFFIX).unwrap_or(space)
+}
+
+/// `map` with a packed lane after each space of each function the packer placed.
+pub fn with_packed_lanes(map: &MemoryMap) -> MemoryMap {
+    let mut out = map.clone();
+    for f in &mut out.functions {
+        add_lanes(f);
+    }
+    out
+}
+
+fn add_lanes(f: &mut FunctionMap) {
+    if f.spaces.iter().all(|s| s.packing.is_none()) {
+        return;
+    }
+    let mut spaces = Vec::with_capacity(f.spaces.len() * 2);
+    let mut blocks = Vec::with_capacity(f.blocks.len() * 2);
+    for s in &f.spaces {
+        spaces.push(s.clone());
+        blocks.extend(f.blocks.iter().filter(|b| b.tile.space == s.space).cloned());
+        let Some(p) = &s.packing else { continue };
+        let name = format!("{}{PACKED_SUFFIX}", s.space);
+        // Boxes by name, each name's offsets in the placement's order (boxes may share a name).
+        let mut offsets: HashMap<&str, std::collections::VecDeque<i64>> = HashMap::new();
+        for placed in &p.placement {
+            offsets.entry(placed.name.as_str()).or_default().push_back(placed.offset);
+        }
+        let mut moved: Vec<_> = f
+            .blocks
+            .iter()
+            .filter(|b| b.tile.space == s.space)
+            .map(|b| {
+                let mut b = b.clone();
+                if let Some(offset) = offsets.get_mut(b.tile.name.as_str()).and_then(|q| q.pop_front()) {
+                    b.tile.offset = offset;
+                }
+                b.tile.space = name.clone();
+                b.conflict = false;
+                b
+            })
+            .collect();
+        moved.sort_by_key(|b| (b.tile.offset, b.tile.start));
+        blocks.extend(moved);
+        let windows: Vec<_> = f
+            .reserved
+            .iter()
+            .filter(|r| r.space == s.space)
+            .map(|r| crate::model::Reserved { space: name.clone(), ..r.clone() })
+            .collect();
+        f.reserved.extend(windows);
+        spaces.push(SpaceUsage {
+            space: name.clone(),
+            hwm: p.bytes,
+            headroom: s.limit - p.bytes,
+            packing: None,
+            ..s.clone()
+        });
+    }
+    f.spaces = spaces;
+    f.blocks = blocks;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packed_lane_is_the_spaces_own_name_with_the_suffix() {
+        assert_eq!(packed_of("Vec packed"), "Vec");
+        assert_eq!(packed_of("Vec"), "Vec");
+    }
+}
