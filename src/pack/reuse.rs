@@ -14,6 +14,7 @@
 //! share of the packer's time.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use super::{Block, occupies, round_up};
 use crate::model::Pipe;
@@ -33,8 +34,8 @@ pub struct Ends {
 
 /// Offsets for `blocks` (fixed ones keep theirs) with every top at most `peak`, taking bytes from
 /// units of another pipe as little as the greedy order allows; `None` when it finds no such
-/// placement (the packer's own then stands).
-pub fn pipe_aware(blocks: &[Block], ends: &[Ends], align: u64, peak: u64) -> Option<Vec<u64>> {
+/// placement, or `stop` comes first (the packer's own then stands).
+pub fn pipe_aware(blocks: &[Block], ends: &[Ends], align: u64, peak: u64, stop: Option<Instant>) -> Option<Vec<u64>> {
     let align = align.max(1);
     let n = blocks.len();
     if n > MAX_UNITS || ends.len() != n {
@@ -49,6 +50,9 @@ pub fn pipe_aware(blocks: &[Block], ends: &[Ends], align: u64, peak: u64) -> Opt
     // Who left each byte last: first byte -> (one past the last, unit).
     let mut left: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
     for &i in &order {
+        if stop.is_some_and(|s| Instant::now() >= s) {
+            return None;
+        }
         let now = blocks[i].lower;
         // Units over by now leave their bytes, the earliest first so the latest is on top.
         let mut over: Vec<usize> = live.iter().copied().filter(|&j| blocks[j].upper <= now).collect();
@@ -131,10 +135,12 @@ mod tests {
             Ends { first: Some(Pipe::Mte2), last: Some(Pipe::V) },
             Ends { first: Some(Pipe::V), last: Some(Pipe::V) },
         ];
-        let offsets = pipe_aware(&blocks, &ends, 32, 128).unwrap();
+        let offsets = pipe_aware(&blocks, &ends, 32, 128, None).unwrap();
         assert_eq!(offsets[2], offsets[1]);
         assert_ne!(offsets[0], offsets[1]);
         // Under a peak of 64 no placement exists (the first two are live together).
-        assert!(pipe_aware(&blocks, &ends, 32, 64).is_none());
+        assert!(pipe_aware(&blocks, &ends, 32, 64, None).is_none());
+        // Past its deadline it gives up.
+        assert!(pipe_aware(&blocks, &ends, 32, 128, Some(Instant::now())).is_none());
     }
 }

@@ -181,6 +181,7 @@ fn unit_ends(boxes: &[&Block], unit_of: &[usize], count: usize) -> Vec<Ends> {
 pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<SpacePacking> {
     let Units { boxes, unit_of, units, items } = units(boxes)?;
     let options = PackOptions { align: align.max(1), capacity: None, deadline: Some(deadline) };
+    let started = std::time::Instant::now();
     let packed = super::pack(&items, &options).ok()?;
     let hwm = boxes.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
     let mut unit_offsets: Vec<i64> = packed.offsets.iter().map(|&o| o as i64).collect();
@@ -199,7 +200,9 @@ pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<Sp
     // a pipe-aware one under the same peak, and the compiler's where it is as low.
     let mut cross = cross_pipe(&boxes, &unit_of, &units, &unit_offsets);
     let ends = unit_ends(&boxes, &unit_of, units.len());
-    let aware = pipe_aware(&items, &ends, options.align, bytes as u64)
+    // Within what is left of the space's deadline: none left, and the packer's placement stands.
+    let stop = started.checked_add(deadline);
+    let aware = pipe_aware(&items, &ends, options.align, bytes as u64, stop)
         .map(|o| o.into_iter().map(|x| x as i64).collect::<Vec<i64>>());
     let compiler = (valid_as_placed && hwm <= bytes).then_some(compilers);
     for other in [aware, compiler].into_iter().flatten() {
@@ -222,7 +225,7 @@ pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<Sp
         bytes,
         lower_bound: packed.lower_bound as i64,
         proven_optimal: proven,
-        us: packed.elapsed.as_micros() as u64,
+        us: started.elapsed().as_micros() as u64,
         placement,
     })
 }
