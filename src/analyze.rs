@@ -8,8 +8,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+pub mod handovers;
 mod holders;
 pub mod live;
+pub mod pipes;
 
 pub use holders::{held_overlaps, holders, holders_of, reserved_blocks, slot_allocations};
 
@@ -50,11 +52,13 @@ pub fn analyze(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Resul
         parsed.into_iter().partition(|f| !f.tiles.is_empty() || !f.unresolved.is_empty() || !f.reserved.is_empty());
     let without_tiles: Vec<(String, String)> = without_tiles.into_iter().map(|f| (f.name, f.ftype)).collect();
     let packing = PackBudget::for_dump(dump.text.len());
+    // A bases view's offsets are no addresses: nothing passes bytes to anything there.
+    let routes = (!unassigned).then(|| pipes::Routes::of(&choice.arch));
     let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
         crate::budget::checkpoint()?;
         let physical = |space: &str| choice.physical.get(space).copied();
         let capacity = |space: &str| choice.capacities.get(space).copied();
-        Ok(function_map(f, &dump.text, &lines, capacity, physical, &packing))
+        Ok(function_map(f, &dump.text, &lines, (capacity, physical), &packing, routes))
     })
     .into_iter()
     .collect::<Result<_>>()?;
@@ -157,11 +161,15 @@ fn function_map(
     f: ParsedFunction,
     text: &Arc<String>,
     lines: &[(u32, u32)],
-    capacity: impl Fn(&str) -> Option<i64>,
-    physical: impl Fn(&str) -> Option<i64>,
+    (capacity, physical): (impl Fn(&str) -> Option<i64>, impl Fn(&str) -> Option<i64>),
     packing: &PackBudget,
+    routes: Option<pipes::Routes>,
 ) -> FunctionMap {
-    let mut blocks = merge_aliases(f.tiles);
+    let mut tiles = f.tiles;
+    if let Some(routes) = routes {
+        tiles.iter_mut().for_each(|t| pipes::resolve(&mut t.accesses, routes));
+    }
+    let mut blocks = merge_aliases(tiles);
     // A tile on bytes a declared allocation or a reserved window holds is drawn as a conflict too.
     let holders = holders_of(&blocks, &f.reserved, (f.src_start, f.src_end));
     let held = held_overlaps(&blocks, &holders, 0).held;
@@ -171,6 +179,9 @@ fn function_map(
     let mut spaces = summarize(&blocks, &f.reserved, capacity, (f.src_start, f.src_end), packing);
     for s in &mut spaces {
         s.physical = physical(&s.space).filter(|&p| s.described && p > s.limit);
+    }
+    if routes.is_some() {
+        handovers::mark(&mut blocks, &mut spaces);
     }
     let source = Source::of(text, lines, f.src_start, f.src_end);
     FunctionMap {
@@ -210,7 +221,7 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
         members.sort_by_key(|t| t.start);
         let mut members = members.into_iter();
         let Some(first) = members.next() else { continue };
-        let mut run = Block { tile: first, aliases: Vec::new(), view: false, conflict: false, idle: None };
+        let mut run = Block::of(first);
         for tile in members {
             // Touching or overlapping while the compiler holds the bytes: one allocation.
             if tile.start <= run.tile.held() {
@@ -223,12 +234,13 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
                 if tile.late.as_ref().is_some_and(|l| t.late.as_ref().is_none_or(|m| l.held > m.held)) {
                     t.late = tile.late;
                 }
+                t.accesses.absorb(&tile.accesses);
                 // Rebinding the slot under a new name is a use of the storage too.
                 t.uses.push(tile.start);
                 t.uses.extend(&tile.uses);
                 run.aliases.push(tile.name);
             } else {
-                let next = Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None };
+                let next = Block::of(tile);
                 blocks.push(std::mem::replace(&mut run, next));
             }
         }
@@ -384,6 +396,7 @@ fn summarize(
                 largest_free: largest(&free_ranges(&taken, limit, lines)),
                 profile,
                 packing: packing.pack(&taken),
+                handovers: None,
             }
         })
         .collect()

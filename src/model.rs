@@ -6,6 +6,11 @@
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+mod handover;
+mod packing;
+pub use handover::{Access, Accesses, HANDOVERS_LISTED, Handover, Handovers, Mem, Mems, Pipe, pipe_name};
+pub use packing::{Placed, SpacePacking};
+
 /// The largest magnitude a MemRef offset or size (or a SoC capacity) may have: 1 TiB, far beyond any
 /// on-chip memory, and small enough that sums over a whole dump cannot overflow. Larger values are
 /// refused where they enter, so the analysis and the layout never have to guard their arithmetic.
@@ -61,6 +66,9 @@ pub struct Tile {
     /// parameters), with why: a read past `compiler_end` is one the compiler's lifetime misses.
     #[serde(skip)]
     pub late: Option<Box<LateRead>>,
+    /// The first and last op calls that access its bytes, for its handovers.
+    #[serde(skip)]
+    pub accesses: Accesses,
 }
 
 /// A read of a name MemoryReuse does not track (see [`Tile::late`]).
@@ -177,6 +185,7 @@ impl Tile {
             pinned: false,
             compiler_end: None,
             late: None,
+            accesses: Accesses::default(),
         }
     }
 }
@@ -196,6 +205,17 @@ pub struct Block {
     /// The longest stretch of its live range with no mention of any of its names, when that
     /// stretch is long enough to be worth a look (see `analyze::idle`).
     pub idle: Option<Idle>,
+    /// Where its bytes come from and go to (see [`Handovers`]): kept for the tooltip, not written
+    /// (the space's `handovers` lists them).
+    #[serde(skip)]
+    pub handovers: BoxHandovers,
+}
+
+/// A box's handovers: from the boxes whose bytes it takes, to those that take its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BoxHandovers {
+    pub takes: Vec<Handover>,
+    pub gives: Vec<Handover>,
 }
 
 #[cfg(test)]
@@ -204,7 +224,21 @@ impl Block {
     /// size)` and lines `[start, end]`, with nothing else set.
     pub(crate) fn sample(name: String, space: &str, base: &str, offset: i64, size: i64, start: u32, end: u32) -> Block {
         let tile = Tile::plain(name, space, base, offset, size, start, end);
-        Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None }
+        Block::of(tile)
+    }
+}
+
+impl Block {
+    /// A block of one tile, with nothing marked yet.
+    pub fn of(tile: Tile) -> Block {
+        Block {
+            tile,
+            aliases: Vec::new(),
+            view: false,
+            conflict: false,
+            idle: None,
+            handovers: BoxHandovers::default(),
+        }
     }
 }
 
@@ -322,47 +356,10 @@ pub struct SpaceUsage {
     /// high-water mark a placement could have, or the best found within the map's packing budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packing: Option<SpacePacking>,
-}
-
-/// A space's packing, as the JSON writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SpacePacking {
-    /// The packing's peak: its largest `offset + size`.
-    pub bytes: i64,
-    /// No placement of these units over these lifetimes has a lower peak.
-    pub lower_bound: i64,
-    /// Whether `bytes` is proven optimal.
-    pub proven_optimal: bool,
-    /// Microseconds the packer took, written as milliseconds (`ms`).
-    #[serde(rename = "ms", serialize_with = "micros_as_ms", deserialize_with = "ms_as_micros")]
-    pub us: u64,
-    /// Every box of the space by name, at its offset in the packing.
-    pub placement: Vec<Placed>,
-}
-
-impl SpacePacking {
-    /// How sure the packing is, in the reports' words: `optimal` or `best found`.
-    pub fn verdict(&self) -> &'static str {
-        if self.proven_optimal { "optimal" } else { "best found" }
-    }
-}
-
-fn micros_as_ms<S: serde::Serializer>(us: &u64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(*us as f64 / 1000.0)
-}
-
-fn ms_as_micros<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    let ms = f64::deserialize(d)?;
-    Ok((ms * 1000.0).round().max(0.0) as u64)
-}
-
-/// One box's place in a packing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Placed {
-    /// The box's name.
-    pub name: String,
-    /// Its offset in the packing.
-    pub offset: i64,
+    /// Where bytes pass from one box to the next, and how many of those cross pipes; `None` in a
+    /// bases view, whose offsets are no addresses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handovers: Option<Handovers>,
 }
 
 /// Everything needed to draw one compute function.

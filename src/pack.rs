@@ -46,7 +46,9 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub mod csv;
 pub mod export;
+pub mod handover;
 mod instance;
+mod reuse;
 mod search;
 pub mod space;
 

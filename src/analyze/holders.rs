@@ -47,7 +47,7 @@ pub fn reserved_blocks(reserved: &[Reserved], space: &str, (from, to): (u32, u32
             let offset = r.offset?;
             let mut tile = Tile::plain(r.name.clone(), &r.space, &r.name, offset, r.size, from, to);
             tile.op = RESERVE_OP.into();
-            Some(Block { tile, aliases: Vec::new(), view: false, conflict: false, idle: None })
+            Some(Block::of(tile))
         })
         .collect()
 }

@@ -53,7 +53,8 @@ pub(super) fn bad_number(bad: BadNumber, lines: &LineIndex, text: &str, file: &s
 
 /// What a tile annotation binds: a tile placed at its bytes, or one whose MemRef cannot be placed.
 pub(super) enum Bound {
-    Placed(Tile),
+    // Boxed: a tile is several times the size of an unresolved one.
+    Placed(Box<Tile>),
     Unresolved(Unresolved),
 }
 
@@ -88,7 +89,7 @@ pub(super) fn tile_from(
             return Ok(Some(Bound::Unresolved(Unresolved { name, space, base, line: start, memref, why })));
         }
     };
-    Ok(Some(Bound::Placed(Tile {
+    Ok(Some(Bound::Placed(Box::new(Tile {
         name: name.to_string(),
         space,
         base,
@@ -107,7 +108,8 @@ pub(super) fn tile_from(
         pinned: false,
         compiler_end: None,
         late: None,
-    })))
+        accesses: Default::default(),
+    }))))
 }
 
 /// The arguments of `pl.TileView(...)` as written, without the `pl.` prefixes: what the tooltip shows

@@ -1,5 +1,6 @@
 //! Reading pass dumps: finding the file, checking it is text, and walking its syntax tree.
 
+mod access;
 mod annotation;
 mod flow;
 mod function;

@@ -9,6 +9,7 @@ use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextSize};
 
+use super::access::{Calls, carried};
 use super::annotation::{BadNumber, Bound, dotted, int_value, mem_space, tile_from};
 use super::flow::{Flow, is_named};
 use crate::error::Error;
@@ -59,6 +60,8 @@ pub(super) struct TileWalk<'t> {
     pub(super) stopped: Option<Error>,
     /// Loops and the results of loops and branches, for the compiler's lifetimes.
     pub(super) flow: Flow,
+    /// The op calls and the spaces of names, for each tile's first and last access.
+    pub(super) calls: Calls,
 }
 
 impl<'t> TileWalk<'t> {
@@ -78,6 +81,7 @@ impl<'t> TileWalk<'t> {
             reserve_space,
             stopped: None,
             flow: Flow::default(),
+            calls: Calls::default(),
         }
     }
 
@@ -90,6 +94,7 @@ impl<'t> TileWalk<'t> {
     pub(super) fn keep(&mut self, tile: std::result::Result<Option<Bound>, BadNumber>, lines: (u32, u32)) {
         match tile {
             Ok(Some(Bound::Placed(tile))) => {
+                let tile = *tile;
                 self.by_name.insert(tile.name.clone(), self.tiles.len());
                 self.tiles.push(tile);
                 self.bindings.push(lines);
@@ -111,6 +116,7 @@ impl<'t> TileWalk<'t> {
         for p in params.iter() {
             let p = p.as_parameter();
             let Some(annotation) = &p.annotation else { continue };
+            self.calls.bind(p.name.id.as_str(), annotation);
             if self.by_name.contains_key(p.name.id.as_str()) {
                 continue;
             }
@@ -215,9 +221,10 @@ impl<'t> TileWalk<'t> {
                 }
             }
         }
-        for (t, mut uses) in self.tiles.iter_mut().zip(reads) {
+        for ((t, mut uses), &(bound, _)) in self.tiles.iter_mut().zip(reads).zip(&self.bindings) {
             uses.sort_unstable();
             uses.dedup();
+            t.accesses = self.calls.accesses(std::iter::once(bound).chain(uses.iter().copied()));
             if let (Some(&first), Some(&last)) = (uses.first(), uses.last()) {
                 t.start = t.start.min(first);
                 t.end = t.end.max(last);
@@ -243,11 +250,30 @@ impl<'a> Visitor<'a> for TileWalk<'_> {
                 self.bind(ann);
                 if let Some(value) = &ann.value {
                     self.declaration(Some(&ann.target), value);
+                    let lines = (self.line(stmt.start()), self.line(stmt.end()));
+                    self.calls.statement(lines, value, Some(&ann.annotation));
+                }
+                if let Expr::Name(target) = ann.target.as_ref() {
+                    self.calls.bind(target.id.as_str(), &ann.annotation);
                 }
             }
-            Stmt::Assign(a) => self.declaration(a.targets.first(), &a.value),
-            Stmt::Expr(e) => self.declaration(None, &e.value),
+            Stmt::Assign(a) => {
+                self.declaration(a.targets.first(), &a.value);
+                if let Some(targets) = a.targets.first() {
+                    self.calls.yielded(targets, &a.value);
+                }
+                self.calls.statement((self.line(stmt.start()), self.line(stmt.end())), &a.value, None);
+            }
+            Stmt::Expr(e) => {
+                self.declaration(None, &e.value);
+                self.calls.statement((self.line(stmt.start()), self.line(stmt.end())), &e.value, None);
+            }
             Stmt::For(_) | Stmt::While(_) | Stmt::If(_) => {
+                if let Stmt::For(f) = stmt {
+                    for (name, init) in carried(f) {
+                        self.calls.carry(name, init);
+                    }
+                }
                 let lines = self.lines;
                 self.flow.record(stmt, |at| lines.line_index(at).get() as u32);
             }

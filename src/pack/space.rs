@@ -15,6 +15,8 @@
 
 use std::time::Duration;
 
+use super::handover::{Held, handovers};
+use super::reuse::{Ends, pipe_aware};
 use super::{Block as Item, PackOptions};
 use crate::model::{Block, Placed, SpacePacking, Tile};
 
@@ -41,6 +43,9 @@ fn stays(b: &Block) -> bool {
     b.tile.pinned || b.tile.slots.is_some() || b.tile.op == "system.reserve_buffer"
 }
 
+/// A unit: offset, stop, first and last line held, whether it stays.
+type Unit = (i64, i64, u32, u32, bool);
+
 /// What moves together and over which half lines: one [`Item`] per unit.
 struct Units<'a> {
     /// The boxes with bytes at a placed offset.
@@ -48,7 +53,7 @@ struct Units<'a> {
     /// The unit of each box.
     unit_of: Vec<usize>,
     /// Per unit: offset, stop, first and last line held, whether it stays.
-    units: Vec<(i64, i64, u32, u32, bool)>,
+    units: Vec<Unit>,
     /// Per unit: the packer's block.
     items: Vec<Item>,
 }
@@ -64,7 +69,7 @@ fn units<'a>(boxes: &[&'a Block]) -> Option<Units<'a>> {
         (&boxes[a].tile.base, boxes[a].tile.offset).cmp(&(&boxes[b].tile.base, boxes[b].tile.offset))
     });
     let mut unit_of = vec![0usize; boxes.len()];
-    let mut units: Vec<(i64, i64, u32, u32, bool)> = Vec::new(); // offset, stop, first, last, stays
+    let mut units: Vec<Unit> = Vec::new();
     let mut last_base: Option<&str> = None;
     for &i in &order {
         let t = &boxes[i].tile;
@@ -131,23 +136,80 @@ pub fn instance(boxes: &[&Block]) -> Option<super::csv::Instance> {
     Some(super::csv::Instance { ids, blocks: u.items })
 }
 
+/// The cross-pipe handovers of `boxes` when each unit is at its offset in `unit_offsets`.
+fn cross_pipe(boxes: &[&Block], unit_of: &[usize], units: &[Unit], unit_offsets: &[i64]) -> usize {
+    // Views move with their tile and take nothing of their own (as `analyze::handovers` counts).
+    let mine: Vec<usize> = (0..boxes.len()).filter(|&i| !boxes[i].view).collect();
+    let held: Vec<Held> = mine
+        .iter()
+        .map(|&i| {
+            let (t, u) = (&boxes[i].tile, unit_of[i]);
+            let offset = unit_offsets[u] + (t.offset - units[u].0);
+            let (from, to) = t.held_span();
+            Held { offset, stop: offset + t.size, from, to }
+        })
+        .collect();
+    handovers(&held)
+        .into_iter()
+        .filter(|&(a, b)| {
+            let last = boxes[mine[a]].tile.accesses.last.as_ref().and_then(|x| x.pipe);
+            let first = boxes[mine[b]].tile.accesses.first.as_ref().and_then(|x| x.pipe);
+            matches!((last, first), (Some(x), Some(y)) if x != y)
+        })
+        .count()
+}
+
+/// Each unit's pipes: of the first access of any of its boxes, and of the last.
+fn unit_ends(boxes: &[&Block], unit_of: &[usize], count: usize) -> Vec<Ends> {
+    let mut lines: Vec<(u32, u32)> = vec![(u32::MAX, 0); count];
+    let mut ends = vec![Ends::default(); count];
+    for (i, b) in boxes.iter().enumerate() {
+        let (u, a) = (unit_of[i], &b.tile.accesses);
+        if let Some(f) = a.first.as_ref().filter(|f| f.line < lines[u].0) {
+            (lines[u].0, ends[u].first) = (f.line, f.pipe);
+        }
+        if let Some(l) = a.last.as_ref().filter(|l| l.line >= lines[u].1) {
+            (lines[u].1, ends[u].last) = (l.line, l.pipe);
+        }
+    }
+    ends
+}
+
 /// Packs `boxes` (one space's boxes, windows and whole slotted allocations) with offsets aligned
 /// to `align`, giving the search at most `deadline`. `None` when there is nothing to pack (no box
 /// with bytes at a non-negative offset) or the instance is refused (too large).
 pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<SpacePacking> {
     let Units { boxes, unit_of, units, items } = units(boxes)?;
     let options = PackOptions { align: align.max(1), capacity: None, deadline: Some(deadline) };
+    let started = std::time::Instant::now();
     let packed = super::pack(&items, &options).ok()?;
     let hwm = boxes.iter().map(|b| b.tile.stop()).max().unwrap_or(0);
     let mut unit_offsets: Vec<i64> = packed.offsets.iter().map(|&o| o as i64).collect();
     let mut bytes = packed.peak as i64;
     let mut proven = packed.proven_optimal;
+    let compilers: Vec<i64> = units.iter().map(|u| u.0).collect();
+    let valid_as_placed = !boxes.iter().any(|b| b.conflict);
     // The compiler's placement is a packing of what it placed unless two boxes conflict.
-    if bytes > hwm && !boxes.iter().any(|b| b.conflict) {
+    if bytes > hwm && valid_as_placed {
         // Stricter than the compiler on some touching line: its own placement is the better one.
-        unit_offsets = units.iter().map(|u| u.0).collect();
+        unit_offsets.clone_from(&compilers);
         bytes = hwm;
         proven = hwm as u64 == packed.lower_bound;
+    }
+    // The second aim: at these bytes, the fewest cross-pipe handovers among the placement found,
+    // a pipe-aware one under the same peak, and the compiler's where it is as low.
+    let mut cross = cross_pipe(&boxes, &unit_of, &units, &unit_offsets);
+    let ends = unit_ends(&boxes, &unit_of, units.len());
+    // Within what is left of the space's deadline: none left, and the packer's placement stands.
+    let stop = started.checked_add(deadline);
+    let aware = pipe_aware(&items, &ends, options.align, bytes as u64, stop)
+        .map(|o| o.into_iter().map(|x| x as i64).collect::<Vec<i64>>());
+    let compiler = (valid_as_placed && hwm <= bytes).then_some(compilers);
+    for other in [aware, compiler].into_iter().flatten() {
+        let c = cross_pipe(&boxes, &unit_of, &units, &other);
+        if c < cross {
+            (cross, unit_offsets) = (c, other);
+        }
     }
     let mut placement: Vec<Placed> = boxes
         .iter()
@@ -159,10 +221,11 @@ pub fn pack_space(boxes: &[&Block], align: u64, deadline: Duration) -> Option<Sp
         .collect();
     placement.sort_by(|a, b| a.offset.cmp(&b.offset).then_with(|| a.name.cmp(&b.name)));
     Some(SpacePacking {
+        cross_pipe: cross,
         bytes,
         lower_bound: packed.lower_bound as i64,
         proven_optimal: proven,
-        us: packed.elapsed.as_micros() as u64,
+        us: started.elapsed().as_micros() as u64,
         placement,
     })
 }
@@ -224,7 +287,14 @@ mod tests {
 
     #[test]
     fn the_note_needs_a_kilobyte_and_five_percent() {
-        let p = |bytes| SpacePacking { bytes, lower_bound: 0, proven_optimal: true, us: 0, placement: Vec::new() };
+        let p = |bytes| SpacePacking {
+            cross_pipe: 0,
+            bytes,
+            lower_bound: 0,
+            proven_optimal: true,
+            us: 0,
+            placement: Vec::new(),
+        };
         assert!(could_pack(40_000, &p(38_000))); // 2 000 B, 5 %
         assert!(!could_pack(40_000, &p(38_100))); // 1 900 B, 4.75 %
         assert!(!could_pack(10_000, &p(9_100))); // 9 %, but 900 B

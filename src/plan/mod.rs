@@ -401,10 +401,38 @@ fn tooltip(b: &Block) -> Vec<String> {
     if let Some(i) = b.idle {
         lines.push(format!("idle: {} lines with no use (L{}–L{})", i.lines, i.from, i.to));
     }
+    handover_lines("takes the bytes of", &b.handovers.takes, |h| &h.from, &mut lines);
+    handover_lines("hands its bytes to", &b.handovers.gives, |h| &h.to, &mut lines);
     if !t.layout.is_empty() {
         lines.push(format!("layout: {}", t.layout));
     }
     lines
+}
+
+/// The most handovers a tooltip lists each way; the rest are counted.
+const HANDOVERS_SHOWN: usize = 3;
+
+/// `takes the bytes of t__tile_1: V L60 → MTE2 L65, cross-pipe sync`: where a box's bytes come from
+/// or go to, with the pipes of the access that lets them go and the write that takes them.
+fn handover_lines(
+    verb: &str,
+    all: &[crate::model::Handover],
+    other: impl Fn(&crate::model::Handover) -> &String,
+    lines: &mut Vec<String>,
+) {
+    use crate::model::pipe_name;
+    for h in all.iter().take(HANDOVERS_SHOWN) {
+        let kind = match (h.from_pipe, h.to_pipe) {
+            (Some(a), Some(b)) if a != b => "cross-pipe sync",
+            (Some(_), Some(_)) => "same pipe",
+            _ => "pipe unknown",
+        };
+        let (from, to) = (pipe_name(h.from_pipe), pipe_name(h.to_pipe));
+        lines.push(format!("{verb} {}: {from} L{} → {to} L{}, {kind}", other(h), h.from_line, h.line));
+    }
+    if all.len() > HANDOVERS_SHOWN {
+        lines.push(format!("{verb} {} more", all.len() - HANDOVERS_SHOWN));
+    }
 }
 
 /// `Vec hwm 24 KB / 184 KB`, the occupancy and its level, `· peak 8 KB at L65`: the high-water mark
@@ -467,6 +495,7 @@ mod tests {
     fn a_pill_writes_hwm_and_peak_and_admits_an_unknown_capacity() {
         let mut s = SpaceUsage {
             packing: None,
+            handovers: None,
             space: "Vec".into(),
             hwm: 24_576,
             limit: 188_416,

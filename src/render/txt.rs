@@ -6,7 +6,7 @@
 //! all the errors.
 
 use crate::findings::{self, counts, counts_text};
-use crate::model::{Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
+use crate::model::{Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, pipe_name, space_rank};
 use crate::units::fmt_bytes;
 
 /// The whole report, with a trailing newline.
@@ -173,6 +173,7 @@ fn function(f: &FunctionMap, out: &mut String) {
     }
     table(&rows, 2, out);
     packing(f, out);
+    handovers(f, out);
     out.push('\n');
     let mut rows = vec![["function", "space", "peak line", "live tile", "bytes", "range"].map(String::from).to_vec()];
     for s in &f.spaces {
@@ -212,6 +213,44 @@ fn packing(f: &FunctionMap, out: &mut String) {
         ]);
     }
     table(&rows, 2, out);
+}
+
+/// The cross-pipe handovers a space lists in the text report; the JSON lists more.
+const CROSS_PIPE_SHOWN: usize = 5;
+
+/// Each space's handovers (bytes passing from one box to the next) and how many cross pipes, then
+/// the first cross-pipe ones of each space: where the kernel needs a sync because of the reuse.
+fn handovers(f: &FunctionMap, out: &mut String) {
+    if f.spaces.iter().all(|s| s.handovers.as_ref().is_none_or(|h| h.count == 0)) {
+        return;
+    }
+    out.push('\n');
+    let mut rows = vec![["function", "space", "handovers", "cross-pipe"].map(String::from).to_vec()];
+    let mut cross = vec![["function", "space", "line", "from", "to", "pipes"].map(String::from).to_vec()];
+    for s in &f.spaces {
+        let Some(h) = s.handovers.as_ref().filter(|h| h.count > 0) else { continue };
+        rows.push(vec![f.name.clone(), s.space.clone(), h.count.to_string(), h.cross_pipe.to_string()]);
+        // The list puts the cross-pipe handovers first.
+        for x in h.list.iter().take_while(|x| x.cross_pipe()).take(CROSS_PIPE_SHOWN) {
+            cross.push(vec![
+                f.name.clone(),
+                s.space.clone(),
+                format!("L{}", x.line),
+                format!("{} (L{})", x.from, x.from_line),
+                x.to.clone(),
+                format!("{} -> {}", pipe_name(x.from_pipe), pipe_name(x.to_pipe)),
+            ]);
+        }
+        if h.cross_pipe > CROSS_PIPE_SHOWN {
+            let more = format!("(+{} more cross-pipe)", h.cross_pipe - CROSS_PIPE_SHOWN);
+            cross.push(vec![f.name.clone(), s.space.clone(), String::new(), more]);
+        }
+    }
+    table(&rows, 2, out);
+    if cross.len() > 1 {
+        out.push('\n');
+        table(&cross, 6, out);
+    }
 }
 
 fn section(title: &str, out: &mut String) {
