@@ -6,7 +6,8 @@
 //! end draws it as it draws any lane, and the page's space buttons show and hide it: nothing is
 //! drawn twice. Its boxes keep their names (a box is matched to its twin by name), its reserved
 //! windows and pinned allocations stay where they are (the packer does not move them), and it
-//! carries no findings: a packing has no conflicts.
+//! carries no findings (a packing has no conflicts) and no handovers (the compiler's are not the
+//! packing's).
 
 use std::collections::HashMap;
 
@@ -56,6 +57,8 @@ fn add_lanes(f: &mut FunctionMap) {
                 }
                 b.tile.space = name.clone();
                 b.conflict = false;
+                // The compiler's handovers are not the packing's.
+                b.handovers = Default::default();
                 b
             })
             .collect();
@@ -73,6 +76,7 @@ fn add_lanes(f: &mut FunctionMap) {
             hwm: p.bytes,
             headroom: s.limit - p.bytes,
             packing: None,
+            handovers: None,
             ..s.clone()
         });
     }
