@@ -235,6 +235,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b, tips))
         .collect();
     number_in_reading_order(&mut boxes);
+    mark_partners(f, &mut boxes);
     for (li, lane) in lanes.iter_mut().enumerate() {
         lane.by_size = (0..boxes.len()).filter(|&i| boxes[i].lane == li).collect();
         lane.by_size.sort_by_key(|&i| (std::cmp::Reverse(boxes[i].bytes[1]), boxes[i].bytes[0], i));
@@ -273,6 +274,23 @@ pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
     let mut marks = marks::fit_plan(f, &s.space);
     marks.extend(marks::overflow_plan(f, s));
     marks
+}
+
+/// Gives each box the boxes of its handovers, found by name in its own space.
+fn mark_partners(f: &FunctionMap, boxes: &mut [BoxPlan]) {
+    let mut by_name: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
+    for (i, b) in f.blocks.iter().enumerate() {
+        by_name.entry((b.tile.space.as_str(), b.tile.name.as_str())).or_insert(i);
+    }
+    for (i, b) in f.blocks.iter().enumerate() {
+        let h = &b.handovers;
+        let names = h.takes.iter().map(|x| x.from.as_str()).chain(h.gives.iter().map(|x| x.to.as_str()));
+        let mut partners: Vec<usize> =
+            names.filter_map(|n| by_name.get(&(b.tile.space.as_str(), n)).copied()).filter(|&j| j != i).collect();
+        partners.sort_unstable();
+        partners.dedup();
+        boxes[i].partners = partners;
+    }
 }
 
 /// Gives each box its key: top to bottom (first line), then left to right (offset, then lane).
@@ -334,6 +352,7 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
         marks: marks::box_marks(b),
         n: 0, // numbered once every box is planned
         key: key_entry(b),
+        partners: Vec::new(), // found once every box is planned
     }
 }
 

@@ -227,6 +227,10 @@ pub struct BoxPlan {
     /// Its line in the card's key, for when its whole name does not fit in it (see
     /// [`labels`]): full name and aliases, size, address range, lines.
     pub key: String,
+    /// The boxes of its handovers (whose bytes it takes, who takes its bytes), as indices into
+    /// [`CardPlan::boxes`]: the page marks them while the box is hovered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partners: Vec<usize>,
 }
 
 /// The label's candidates; [`fit_label`] picks among them for a box's width and height.

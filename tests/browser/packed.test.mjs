@@ -43,3 +43,19 @@ test('a packed lane draws the packing beside its space, on one scale, and its bu
     assert.equal(await c.locator('.lane[data-space="Vec packed"]').count(), 1, 'shown again');
   });
 });
+
+test('hovering a box marks the boxes of its handovers, and only while hovered', async () => {
+  await withPage('packed', {}, async ({ page }) => {
+    const c = await openCard(page, 'nested');
+    const lane = c.locator('.lane[data-space="Vec"]');
+    const from = lane.locator('.box[data-name="p__tile"]');
+    const to = lane.locator('.box[data-name="w__tile"]');
+    assert.equal(await c.locator('.box.partner').count(), 0, 'nothing marked before a hover');
+    await to.hover();
+    assert.equal(await from.evaluate((n) => n.classList.contains('partner')), true, 'w__tile takes p__tile\'s bytes');
+    assert.equal(await c.locator('.box.partner').count(), 1, 'only its partner is marked');
+    assert.match(await page.locator('#pmm-tip').innerText(), /p__tile/, 'the tooltip names it');
+    await c.locator('.lane-head, .card-head, summary').first().hover();
+    assert.equal(await c.locator('.box.partner').count(), 0, 'unmarked once the pointer leaves');
+  });
+});

@@ -1105,6 +1105,10 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     }
 
     hover(b) {
+      // The boxes of the hovered box's handovers (the plan's partners) are marked while it is.
+      for (const j of this.partners || []) this.boxEls[j]?.classList.remove('partner');
+      this.partners = b ? b.plan.partners || [] : [];
+      for (const j of this.partners) this.boxEls[j]?.classList.add('partner');
       if (this.state.pin !== null || !b) {
         this.hoverBand.hidden = true;
         return;
