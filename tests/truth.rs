@@ -360,6 +360,14 @@ fn reserved_windows_are_drawn_hatched_and_named_down_their_function() {
     // The legend says what the hatching is, on maps that have windows only.
     assert!(s.contains("reserved window (system.reserve_buffer), in the hwm"));
     assert!(!svg(&map("unsafe_band.py")).contains("reserved window (system"));
+    // ...and among the functions drawn: one whose window is not placed yet has none to explain.
+    let drawn = |function: &str| {
+        let view = pto_memory_map::ViewOptions { functions: vec![function.into()], ..Default::default() };
+        let opts = RenderOptions { format: Format::Svg, view, ..Default::default() };
+        String::from_utf8(render_map(&m, &opts).unwrap()).unwrap()
+    };
+    assert!(drawn("ring_aiv").contains("reserved window (system"));
+    assert!(!drawn("waiting_aiv").contains("reserved window (system"));
 }
 
 /// Every reserved window drawn in `svg` names itself and its size on a pill, in text whose colour

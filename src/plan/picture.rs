@@ -56,6 +56,19 @@ pub struct PlacedMarks {
     pub slots: bool,
 }
 
+impl PlacedMarks {
+    /// The placed marks of the functions `drawn`, in the spaces `view` shows: the legend explains
+    /// what the picture holds, not what the rest of the dump does.
+    fn of(drawn: &[&FunctionMap], view: &ViewOptions) -> PlacedMarks {
+        let shown = |space: &str| !view.hidden.iter().any(|h| h == space);
+        PlacedMarks {
+            reserved: drawn.iter().flat_map(|f| &f.reserved).any(|r| r.offset.is_some() && shown(&r.space)),
+            unsafe_band: drawn.iter().flat_map(|f| &f.spaces).any(|s| s.physical.is_some() && shown(&s.space)),
+            slots: drawn.iter().flat_map(|f| &f.blocks).any(|b| b.tile.slots.is_some() && shown(&b.tile.space)),
+        }
+    }
+}
+
 impl Picture {
     /// The frame of `map` drawn as `view` asks, each card's lanes filling its `panels` width.
     pub fn of(map: &MemoryMap, view: &ViewOptions, panels: &[f64]) -> Picture {
@@ -81,11 +94,7 @@ impl Picture {
             findings: Findings::of(&drawn_findings(map, view)),
             cut: drawn.iter().any(|f| scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())),
             held: drawn.iter().flat_map(|f| &f.blocks).any(|b| b.tile.held() > b.tile.end),
-            placed: PlacedMarks {
-                reserved: map.functions.iter().any(|f| f.reserved.iter().any(|r| r.offset.is_some())),
-                unsafe_band: map.functions.iter().flat_map(|f| &f.spaces).any(|s| s.physical.is_some()),
-                slots: map.functions.iter().flat_map(|f| &f.blocks).any(|b| b.tile.slots.is_some()),
-            },
+            placed: PlacedMarks::of(&drawn, view),
             cards: chosen.into_iter().map(|(index, _)| index).collect(),
             width,
             panel_width,
