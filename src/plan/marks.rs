@@ -53,8 +53,9 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
 }
 
 /// A space's live bytes per line (the union of the live boxes' ranges, computed by `analyze`), as
-/// runs of equal values scaled to the peak: one bar per run keeps long functions small.
-pub fn profile_plan(s: &SpaceUsage) -> ProfilePlan {
+/// runs of equal values, `full` bytes filling the column (the card's largest peak, so that every
+/// column of a card has one scale): one bar per run keeps long functions small.
+pub fn profile_plan(s: &SpaceUsage, full: i64) -> ProfilePlan {
     let live = &s.profile;
     let room = PROFILE_W - 6.0;
     let mut bars = Vec::new();
@@ -64,9 +65,9 @@ pub fn profile_plan(s: &SpaceUsage) -> ProfilePlan {
         while j + 1 < live.len() && live[j + 1] == live[i] {
             j += 1;
         }
-        if live[i] > 0 && s.peak.bytes > 0 {
+        if live[i] > 0 && full > 0 {
             // A hundredth of a pixel is finer than any screen, and keeps the page's copy short.
-            let w = ((live[i] as f64 / s.peak.bytes as f64 * room).max(1.0) * 100.0).round() / 100.0;
+            let w = ((live[i] as f64 / full as f64 * room).max(1.0) * 100.0).round() / 100.0;
             bars.push((i as u32, (j - i + 1) as u32, w));
         }
         i = j + 1;

@@ -319,7 +319,9 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
         hwm_w: measured(&format!("hwm {}", fmt_bytes(s.hwm)), px_rules().small),
         marks,
-        profile: marks::profile_plan(s),
+        // One byte scale for the card's live-bytes columns, so that spaces compare at a glance:
+        // the largest peak of the card fills its column.
+        profile: marks::profile_plan(s, f.spaces.iter().map(|s| s.peak.bytes).max().unwrap_or(0)),
         live: marks::lane_changes(f, s),
         by_size: Vec::new(), // filled once the card's boxes are planned
         windows: f
