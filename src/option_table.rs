@@ -116,12 +116,25 @@ const MAX_LIST: usize = 256;
 /// file name fits (255 bytes on Linux and macOS); a longer one is a drawing's amplifier, not a name.
 pub const MAX_NAME: usize = 256;
 
-/// A character a name may not hold: a control character, or an invisible one that hides or
-/// reorders the text around it (zero-width spaces and joiners, bidirectional overrides and
-/// isolates, the byte-order mark), so that a name drawn on a map reads as what it is.
+/// A character a name may not hold: a control character, or an invisible one that hides, breaks or
+/// reorders the text around it (soft hyphen, zero-width spaces and joiners, line and paragraph
+/// separators, bidirectional marks, overrides and isolates, the byte-order mark, interlinear
+/// annotation, tags), so that a name drawn on a map reads as what it is.
 pub fn unfit_in_name(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{E0000}'..='\u{E007F}'
+        )
 }
 
 /// The names of a clap value enum's values, for [`OptionKind::Choice`].
@@ -604,7 +617,9 @@ mod tests {
     fn names_that_hide_or_reorder_their_text_are_refused() {
         let at = |o: &OptionSpec, v: &str| o.apply(&mut Chosen::default(), v);
         for o in [&NAME, &FUNCTION, &HIDE, &BACKEND] {
-            for bad in ["abc\u{202E}fdp.py", "a\u{200B}b", "\u{FEFF}x", "x\u{2066}y"] {
+            for bad in
+                ["abc\u{202E}fdp.py", "a\u{200B}b", "\u{FEFF}x", "x\u{2066}y", "a\u{061C}b", "a\u{2028}b", "a\u{E0041}"]
+            {
                 assert!(at(o, bad).is_err(), "{}: {bad:?}", o.http);
             }
             assert!(at(o, "résumé_é.py").is_ok(), "{}", o.http);

@@ -124,6 +124,13 @@ impl std::io::Write for Limited<'_> {
 }
 
 fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write) -> Result<()> {
+    // The packed view is a map with more lanes, drawn as any map is (see `plan::packed`); a hidden
+    // space hides its packed lane too.
+    if opts.view.packed && matches!(opts.format, Format::Svg | Format::Png | Format::Html) {
+        let (packed, hidden) = plan::packed::with_packed_lanes(map, &opts.view.hidden);
+        let view = ViewOptions { packed: false, hidden, ..opts.view.clone() };
+        return write_map(&packed, &RenderOptions { view, ..opts.clone() }, out);
+    }
     opts.view.validate(map)?;
     budget::checkpoint()?;
     if !opts.view.fits.is_empty() {
@@ -131,15 +138,6 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
         analyze::answer_fits(&mut answered, &opts.view.fits)?;
         let view = ViewOptions { fits: Vec::new(), ..opts.view.clone() };
         return write_map(&answered, &RenderOptions { view, ..opts.clone() }, out);
-    }
-    // The packed view is a map with more lanes, drawn as any map is (see `plan::packed`).
-    if opts.view.packed {
-        let view = ViewOptions { packed: false, ..opts.view.clone() };
-        let opts = RenderOptions { view, ..opts.clone() };
-        if !matches!(opts.format, Format::Svg | Format::Png | Format::Html) {
-            return write_map(map, &opts, out);
-        }
-        return write_map(&plan::packed::with_packed_lanes(map), &opts, out);
     }
     // Refused before anything is planned or drawn when even its least size is past the limit.
     let least = least_output_bytes(map, opts);

@@ -465,3 +465,26 @@ fn a_render_past_the_limit_is_refused_before_it_is_drawn() {
         assert!(!err.message.contains("at the least"), "{format:?}: {err}");
     }
 }
+
+/// A box with a long name whose bytes pass to many boxes: each of their tooltips quotes it, cut, so
+/// the picture stays a few times the dump (whole, the name made it a hundred times the dump).
+#[test]
+fn a_long_name_handed_over_to_many_boxes_is_quoted_cut() {
+    let (n, long) = (300, format!("{}__tile", "x".repeat(20_000)));
+    let mut body = format!(
+        "        {long}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_big, 0, {}), pl.Mem.Vec] = pl.tile.load(x)\n        y = pl.tile.store({long}, x)\n",
+        n * 64
+    );
+    for i in 0..n {
+        body.push_str(&format!(
+            "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {}, 64), pl.Mem.Vec] = pl.tile.load(x)\n",
+            i * 64
+        ));
+    }
+    let text = one_function(&body);
+    let map = map_of(&text).unwrap();
+    let vec = &map.functions[0].spaces.iter().find(|s| s.space == "Vec").unwrap();
+    assert!(vec.handovers.as_ref().is_some_and(|h| h.count + 1 >= n), "{:?}", vec.handovers.as_ref().map(|h| h.count));
+    let svg = svg_of(&text).unwrap();
+    assert!(svg.len() < 10 * text.len(), "{} bytes of SVG for {} of dump", svg.len(), text.len());
+}

@@ -69,7 +69,7 @@ fn bytes_pass_and_their_pipes_are_told() {
     let h = handovers(&f, "Vec");
     type Row<'a> = (&'a str, &'a str, u32, u32, Option<Pipe>, Option<Pipe>);
     let got: Vec<Row> =
-        h.list.iter().map(|x| (x.from.as_str(), x.to.as_str(), x.from_line, x.line, x.from_pipe, x.to_pipe)).collect();
+        h.list.iter().map(|x| (&*x.from, &*x.to, x.from_line, x.line, x.from_pipe, x.to_pipe)).collect();
     assert_eq!(
         got,
         vec![
@@ -146,7 +146,7 @@ fn cube_pipes() {
     let f = function(&s);
     let one = |space: &str| {
         let h = handovers(&f, space);
-        h.list.iter().map(|x| (x.from.clone(), x.to.clone(), x.from_pipe, x.to_pipe)).collect::<Vec<_>>()
+        h.list.iter().map(|x| (x.from.to_string(), x.to.to_string(), x.from_pipe, x.to_pipe)).collect::<Vec<_>>()
     };
     assert_eq!(one("Mat"), vec![("m0".into(), "m1".into(), Some(Pipe::Mte1), Some(Pipe::Mte2))]);
     assert_eq!(one("Left"), vec![("l0".into(), "l1".into(), Some(Pipe::M), Some(Pipe::Mte1))]);
@@ -199,7 +199,7 @@ fn the_packer_prefers_fewer_cross_pipe_handovers() {
     let f = function(&s);
     let vec_space = f.spaces.iter().find(|s| s.space == "Vec").unwrap();
     let h = vec_space.handovers.as_ref().unwrap();
-    let pairs: Vec<(&str, &str)> = h.list.iter().map(|x| (x.from.as_str(), x.to.as_str())).collect();
+    let pairs: Vec<(&str, &str)> = h.list.iter().map(|x| (&*x.from, &*x.to)).collect();
     assert_eq!(pairs, vec![("a", "c"), ("b", "d")]);
     assert_eq!((h.count, h.cross_pipe), (2, 2));
     let p = vec_space.packing.as_ref().unwrap();

@@ -8,6 +8,8 @@
 //! call on any of its names; where it has none, its first or last named line stands in, with no
 //! pipe.
 
+use std::sync::Arc;
+
 use crate::model::{Block, HANDOVERS_LISTED, Handover, Handovers, SpaceUsage};
 use crate::pack::handover::{Held, handovers};
 
@@ -22,10 +24,13 @@ pub fn mark(blocks: &mut [Block], spaces: &mut [SpaceUsage]) {
             })
             .collect();
         let held: Vec<Held> = mine.iter().map(|&i| held_of(&blocks[i])).collect();
+        // Each box's name once: its handovers share it.
+        let names: Vec<Arc<str>> = mine.iter().map(|&i| Arc::from(blocks[i].tile.name.as_str())).collect();
         let mut list: Vec<Handover> = Vec::new();
         for (a, b) in handovers(&held) {
+            let names = (names[a].clone(), names[b].clone());
             let (a, b) = (mine[a], mine[b]);
-            let h = handover(&blocks[a], &blocks[b]);
+            let h = handover(&blocks[a], &blocks[b], names);
             blocks[a].handovers.gives.push(h.clone());
             blocks[b].handovers.takes.push(h.clone());
             list.push(h);
@@ -45,13 +50,14 @@ pub fn held_of(b: &Block) -> Held {
     Held { offset: b.tile.offset, stop: b.tile.stop(), from, to }
 }
 
-/// The handover from `a` to `b`, with the lines and pipes of `a`'s last access and `b`'s first.
-pub fn handover(a: &Block, b: &Block) -> Handover {
+/// The handover from `a` to `b` (named `names`), with the lines and pipes of `a`'s last access and
+/// `b`'s first.
+pub fn handover(a: &Block, b: &Block, names: (Arc<str>, Arc<str>)) -> Handover {
     let last = a.tile.accesses.last.as_ref();
     let first = b.tile.accesses.first.as_ref();
     Handover {
-        from: a.tile.name.clone(),
-        to: b.tile.name.clone(),
+        from: names.0,
+        to: names.1,
         line: first.map_or(b.tile.start, |x| x.line),
         from_line: last.map_or(a.tile.end, |x| x.line),
         from_pipe: last.and_then(|x| x.pipe),

@@ -484,6 +484,7 @@ mod tests {
             ("function", "main"),
             ("theme", "DARK"),
             ("scale-mode", "strict"),
+            ("packed", "yes"),
             ("scale", "1"),
             ("width", "900"),
             ("fit", "Vec=32KB@10-20"),
@@ -492,8 +493,9 @@ mod tests {
             assert!(samples.iter().any(|(f, _)| Some(*f) == o.cli), "--{:?} has a sample", o.cli);
         }
         let mut argv = vec!["pto-memory-map".to_string(), "d.py".to_string()];
+        // `--flag=value`, the one form every flag takes (a switch takes no other).
         for (flag, value) in samples {
-            argv.extend([format!("--{flag}"), value.to_string()]);
+            argv.push(format!("--{flag}={value}"));
         }
         let cli = Cli::try_parse_from(&argv).unwrap();
         let from_flags = cli.render.view.chosen().unwrap();

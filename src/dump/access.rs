@@ -55,6 +55,10 @@ fn annotated_space(annotation: &Expr) -> Option<Mem> {
     if is_named(&sub.value, "Tensor") {
         return Some(Mem::Ddr);
     }
+    // An array lives in scalar-local memory, as PyPTO types it.
+    if is_named(&sub.value, "Array") {
+        return Some(Mem::ScalarLocal);
+    }
     if is_named(&sub.value, "Out") || is_named(&sub.value, "InOut") {
         return elements.first().and_then(annotated_space);
     }
@@ -70,7 +74,10 @@ fn annotated_space(annotation: &Expr) -> Option<Mem> {
 impl Calls {
     /// Remembers the space of a name bound with this annotation (a parameter, an assignment).
     pub(super) fn bind(&mut self, name: &str, annotation: &Expr) {
-        if let Some(space) = annotated_space(annotation) {
+        // A tuple names no space as an argument (PyPTO reads an argument's space from a shaped
+        // type only), though it may as a result.
+        let tuple = matches!(annotation, Expr::Subscript(sub) if is_named(&sub.value, "Tuple") || is_named(&sub.value, "tuple"));
+        if let Some(space) = annotated_space(annotation).filter(|_| !tuple) {
             self.spaces.insert(name.to_string(), space);
         }
     }

@@ -7,6 +7,8 @@
 //! read). When the two ops run on different pipes, the kernel needs a cross-pipe sync there; on one
 //! pipe, the pipe's own order is enough. Fewer cross-pipe handovers is the packer's second aim.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// A memory space as PyPTO's pipe inference tells them apart; `Ddr` is a tensor's.
@@ -196,10 +198,11 @@ pub const HANDOVERS_LISTED: usize = 100;
 /// One handover: `from`'s bytes pass to `to`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Handover {
-    /// The box whose bytes are taken, by name.
-    pub from: String,
+    /// The box whose bytes are taken, by name (shared with its other handovers: a box with a long
+    /// name and many handovers holds its name once).
+    pub from: Arc<str>,
     /// The box that takes them.
-    pub to: String,
+    pub to: Arc<str>,
     /// The line of `to`'s first access: the write that must wait.
     pub line: u32,
     /// The line of `from`'s last access: what the write waits for.

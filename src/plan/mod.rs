@@ -224,7 +224,11 @@ enum Tips {
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let (drawn, factor) = width::scale(f, view);
-    let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode)).collect();
+    // One byte scale for the card's live-bytes columns, so that spaces compare at a glance: the
+    // largest peak among the spaces drawn fills its column.
+    let shown = f.spaces.iter().filter(|s| !view.hidden.contains(&s.space));
+    let full = shown.map(|s| s.peak.bytes).max().unwrap_or(0);
+    let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode, full)).collect();
     let factors = factors(f, &lanes, view.width, view.scale_mode);
     let inset_lanes = inset_table(&lanes, &factors, (view.width, f.src_end), view.scale_mode);
     let legend = card_legend(&lanes);
@@ -284,7 +288,7 @@ fn mark_partners(f: &FunctionMap, boxes: &mut [BoxPlan]) {
     }
     for (i, b) in f.blocks.iter().enumerate() {
         let h = &b.handovers;
-        let names = h.takes.iter().map(|x| x.from.as_str()).chain(h.gives.iter().map(|x| x.to.as_str()));
+        let names = h.takes.iter().map(|x| &*x.from).chain(h.gives.iter().map(|x| &*x.to));
         let mut partners: Vec<usize> =
             names.filter_map(|n| by_name.get(&(b.tile.space.as_str(), n)).copied()).filter(|&j| j != i).collect();
         partners.sort_unstable();
@@ -303,7 +307,7 @@ fn number_in_reading_order(boxes: &mut [BoxPlan]) {
     }
 }
 
-fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
+fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode, full: i64) -> LanePlan {
     let span = [span(s, XAxis::Limit), span(s, XAxis::Used)];
     let mut marks = marks::fit_plan(f, &s.space);
     marks.push(Mark { style: HWM, bytes: Some([s.hwm, 0]), lines: None, at: Vec::new(), text: None, tip: None });
@@ -319,9 +323,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode) -> LanePlan {
         hwm: format!("hwm {}", fmt_bytes(s.hwm)),
         hwm_w: measured(&format!("hwm {}", fmt_bytes(s.hwm)), px_rules().small),
         marks,
-        // One byte scale for the card's live-bytes columns, so that spaces compare at a glance:
-        // the largest peak of the card fills its column.
-        profile: marks::profile_plan(s, f.spaces.iter().map(|s| s.peak.bytes).max().unwrap_or(0)),
+        profile: marks::profile_plan(s, full),
         live: marks::lane_changes(f, s),
         by_size: Vec::new(), // filled once the card's boxes are planned
         windows: f
@@ -432,13 +434,15 @@ fn tooltip(b: &Block) -> Vec<String> {
 
 /// The most handovers a tooltip lists each way; the rest are counted.
 const HANDOVERS_SHOWN: usize = 3;
+/// The most bytes of another box's name a handover line quotes.
+const PARTNER_NAME: usize = 64;
 
 /// `takes the bytes of t__tile_1: V L60 → MTE2 L65, cross-pipe sync`: where a box's bytes come from
 /// or go to, with the pipes of the access that lets them go and the write that takes them.
 fn handover_lines(
     verb: &str,
     all: &[crate::model::Handover],
-    other: impl Fn(&crate::model::Handover) -> &String,
+    other: impl Fn(&crate::model::Handover) -> &str,
     lines: &mut Vec<String>,
 ) {
     use crate::model::pipe_name;
@@ -449,7 +453,12 @@ fn handover_lines(
             _ => "pipe unknown",
         };
         let (from, to) = (pipe_name(h.from_pipe), pipe_name(h.to_pipe));
-        lines.push(format!("{verb} {}: {from} L{} → {to} L{}, {kind}", other(h), h.from_line, h.line));
+        // Another box's name, cut: its own tooltip has it whole, and a long name repeated in every
+        // tooltip of the boxes that take its bytes would make the picture many times the dump.
+        let name = other(h);
+        let cut = crate::units::truncated(name, PARTNER_NAME);
+        let name = if cut.len() < name.len() { format!("{cut}…") } else { cut.to_string() };
+        lines.push(format!("{verb} {name}: {from} L{} → {to} L{}, {kind}", h.from_line, h.line));
     }
     if all.len() > HANDOVERS_SHOWN {
         lines.push(format!("{verb} {} more", all.len() - HANDOVERS_SHOWN));

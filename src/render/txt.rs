@@ -237,7 +237,7 @@ fn handovers(f: &FunctionMap, out: &mut String) {
                 s.space.clone(),
                 format!("L{}", x.line),
                 format!("{} (L{})", x.from, x.from_line),
-                x.to.clone(),
+                x.to.to_string(),
                 format!("{} -> {}", pipe_name(x.from_pipe), pipe_name(x.to_pipe)),
             ]);
         }

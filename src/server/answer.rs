@@ -79,6 +79,8 @@ impl From<Bytes> for Answer {
 /// with the answer however the process ends.
 pub struct Spool {
     keep: usize,
+    /// Where the file goes: the system's temporary folder.
+    dir: std::path::PathBuf,
     memory: Vec<u8>,
     file: Option<BufWriter<File>>,
     len: u64,
@@ -86,7 +88,7 @@ pub struct Spool {
 
 impl Spool {
     pub fn new(keep: usize) -> Spool {
-        Spool { keep, memory: Vec::new(), file: None, len: 0 }
+        Spool { keep, dir: std::env::temp_dir(), memory: Vec::new(), file: None, len: 0 }
     }
 
     pub fn finish(self) -> io::Result<Answer> {
@@ -104,9 +106,20 @@ impl Spool {
 impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.file.is_none() && self.memory.len() + buf.len() > self.keep {
-            let mut file = BufWriter::with_capacity(SLICE, spool_file()?);
-            file.write_all(&std::mem::take(&mut self.memory))?;
-            self.file = Some(file);
+            match spool_file(&self.dir) {
+                Ok(file) => {
+                    let mut file = BufWriter::with_capacity(SLICE, file);
+                    file.write_all(&std::mem::take(&mut self.memory))?;
+                    self.file = Some(file);
+                }
+                // No temporary folder to write to (a read-only root, TMPDIR gone): the answer stays
+                // in memory, as answers did before spooling, still within the answer budget.
+                Err(e) => {
+                    let line = serde_json::json!({ "level": "warn", "message": format!("cannot spool an answer to {}: {e}; kept in memory", self.dir.display()) });
+                    let _ = writeln!(io::stderr(), "{line}");
+                    self.keep = usize::MAX;
+                }
+            }
         }
         match &mut self.file {
             Some(file) => file.write_all(buf)?,
@@ -121,13 +134,27 @@ impl Write for Spool {
     }
 }
 
-/// A new file for one answer, already unlinked: only its handle reaches it.
-fn spool_file() -> io::Result<File> {
+/// A new file for one answer, already unlinked: only its handle reaches it. Its name is not
+/// guessable (another local user cannot take it first), it is never an existing file
+/// (`create_new`), and only the service's user may read it in the moment before it is unlinked.
+fn spool_file(dir: &std::path::Path) -> io::Result<File> {
+    use std::hash::{BuildHasher, Hasher};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let name = format!("pto-memory-map-{}-{}.spool", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    let path = std::env::temp_dir().join(name);
-    let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
-    std::fs::remove_file(&path)?;
+    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    let name =
+        format!("pto-memory-map-{}-{}-{random:016x}.spool", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let path = dir.join(name);
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    let file = open.open(&path)?;
+    if let Err(e) = std::fs::remove_file(&path) {
+        // Not unlinked: not used either, so that nothing is left behind with an answer in it.
+        drop(file);
+        let _ = std::fs::remove_file(&path);
+        return Err(e);
+    }
     Ok(file)
 }
 
@@ -340,6 +367,22 @@ mod tests {
             }
             assert!(got == text, "the file gives back what was written, in order");
         });
+    }
+
+    #[test]
+    fn a_spool_with_nowhere_to_write_keeps_the_answer_in_memory_and_leaves_nothing() {
+        let dir = std::env::temp_dir().join(format!("pmm-spool-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut gone = Spool { dir: dir.join("missing"), ..Spool::new(10) };
+        gone.write_all(&[7; 100]).unwrap();
+        assert!(gone.finish().unwrap().in_memory().is_some_and(|b| b[..] == [7; 100]));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut spooled = Spool { dir: dir.clone(), ..Spool::new(10) };
+        spooled.write_all(&[8; 100]).unwrap();
+        let answer = spooled.finish().unwrap();
+        assert!(matches!(answer, Answer::Spooled { len: 100, .. }));
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the spool file has no name left");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

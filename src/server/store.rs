@@ -165,7 +165,10 @@ pub fn decode<'a>(id: &str, unit: &'a [u8]) -> Option<(MapMeta, &'a [u8])> {
         let end = rest.iter().take(MAX_META_LINE + 1).position(|b| *b == b'\n')?;
         let dump = &rest[end + 1..];
         if id_of(unit) == id {
-            let meta: MapMeta = serde_json::from_slice(&rest[..end]).ok()?;
+            let mut meta: MapMeta = serde_json::from_slice(&rest[..end]).ok()?;
+            // A name stored before invisible characters were refused at the door keeps its map:
+            // they are dropped here rather than the map refused.
+            meta.name = meta.name.map(|n| n.chars().filter(|&c| !crate::option_table::unfit_in_name(c)).collect());
             let name_ok = meta.name.as_deref().is_none_or(|n| crate::option_table::check_name(n).is_ok());
             let backend_ok = meta.backend.as_deref().is_none_or(|b| crate::backend::by_name(b).is_ok());
             return (name_ok && backend_ok).then_some((meta, dump));
@@ -443,6 +446,15 @@ mod tests {
         fs::write(&path, encode(&MapMeta { name: Some("x.py".into()), ..MapMeta::default() }, b"dump")).unwrap();
         assert_eq!(again.get(&id2).unwrap_err().kind(), io::ErrorKind::InvalidData);
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_name_stored_with_invisible_characters_keeps_its_map() {
+        let meta = MapMeta { name: Some("k\u{202E}yp.py".into()), backend: None };
+        let id = map_id(&meta, b"dump");
+        let unit = encode(&meta, b"dump");
+        let (read, dump) = decode(&id, &unit).expect("still read");
+        assert_eq!((read.name.as_deref(), dump), (Some("kyp.py"), &b"dump"[..]));
     }
 
     #[test]
