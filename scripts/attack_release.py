@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The attack bounds, checked on a release build: each hostile input of up to 1 MB finishes (or is
-refused) within 2 s and 300 MB in the CLI in every format, and the service stays under 1 GB of
-resident memory with four such requests at once.
+refused) within 2 s and 300 MB in the CLI in every format (a diff of it with itself: 2 s and twice
+the memory, its two maps built at once), and the service stays under 1 GB of resident memory with
+four such requests at once (or sheds them with 503 at once).
 
 A debug build is several times slower, so these figures mean something only for a release binary;
 tests/run.sh runs this script when one exists (`cargo build --release`), and says so when not. The
@@ -107,7 +108,8 @@ def main():
                 print(f"diff {name:16} {fmt:4}  {what:7}  {wall:5.2f} s  {rss >> 20:4} MB")
                 if code != 0 and "panicked" in err:
                     failures.append(f"diff {name} {fmt}: panicked")
-                if wall > WALL_S or rss > CLI_RSS:
+                # A diff builds its two maps at once, one per core: the time of one, the memory of two.
+                if wall > WALL_S or rss > 2 * CLI_RSS:
                     failures.append(f"diff {name} {fmt}: {wall:.2f} s, {rss >> 20} MB")
         # The service, four such requests at once (one per format, the heaviest input each).
         server = subprocess.Popen(
@@ -138,7 +140,9 @@ def main():
                     t.join()
             for name, fmt, status, body, wall in results:
                 print(f"service {name:16} {fmt:4} {status} {body:>9} B {wall:5.2f} s")
-                if status >= 500:
+                # 503 is the service shedding what it will not take at once (a large dump's render
+                # leaves a thread to small ones): an answer, given at once. Any other 5xx is a fault.
+                if status >= 500 and not (status == 503 and wall < WALL_S):
                     failures.append(f"service {name} {fmt}: {status}")
             rss = peak_rss(server.pid)
             print(f"service peak RSS {rss >> 20} MB")
