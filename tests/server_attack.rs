@@ -203,18 +203,10 @@ fn an_evicted_map_is_gone_from_memory_too() {
 /// which frees the budget.
 #[test]
 fn readers_that_never_read_hold_the_answer_budget_and_are_cut_off() {
-    let dir = TempDir::new("stalled");
-    let big = common::many_functions(STALLED_FUNCTIONS).into_bytes();
-    let s = Server::start(&dir.0, &["--cache-bytes", "268435456", "--max-answer-bytes", "100000000"], None, &[]);
-    let stored = request(&s.addr, "POST", "/maps", &[("Content-Type", "text/plain")], &big);
-    assert_eq!(stored.status, 201, "{}", stored.text());
-    let id = stored.text().split('"').nth(3).unwrap().to_string();
-    let target = format!("/maps/{id}.svg");
     // Drawn once, read whole: the picture is then in memory, so the stalled readers cost no render.
-    let whole = request(&s.addr, "GET", &target, &[], b"");
-    assert_eq!(whole.status, 200);
+    let (_dir, s, target, whole) =
+        large_picture("stalled", &["--cache-bytes", "268435456", "--max-answer-bytes", "100000000"]);
     let size = whole.body.len();
-    assert!(size > 24 << 20, "the picture must be larger than a socket's buffers: {size} bytes");
     let fits = 100_000_000 / size;
     let raw = format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n");
     let stalled: Vec<TcpStream> = (0..8)
@@ -264,18 +256,10 @@ fn readers_that_never_read_hold_the_answer_budget_and_are_cut_off() {
 /// picture comes out whole to a client that reads it.
 #[test]
 fn large_answers_are_spooled_not_held_in_memory() {
-    let dir = TempDir::new("spooled");
-    let big = common::many_functions(STALLED_FUNCTIONS).into_bytes();
     // A cache too small to keep the picture: every GET renders, and spools, its own answer.
-    let s = Server::start(&dir.0, &["--cache-bytes", "1048576", "--max-answer-bytes", "2000000000"], None, &[]);
-    let stored = request(&s.addr, "POST", "/maps", &[("Content-Type", "text/plain")], &big);
-    assert_eq!(stored.status, 201, "{}", stored.text());
-    let id = stored.text().split('"').nth(3).unwrap().to_string();
-    let target = format!("/maps/{id}.svg");
-    let whole = request(&s.addr, "GET", &target, &[], b"");
-    assert_eq!(whole.status, 200);
+    let (_dir, s, target, whole) =
+        large_picture("spooled", &["--cache-bytes", "1048576", "--max-answer-bytes", "2000000000"]);
     let size = whole.body.len();
-    assert!(size > 24 << 20, "the picture must be larger than a socket's buffers: {size} bytes");
     // What one render of it leaves resident (the allocator keeps some of what it freed).
     let drawn = s.rss().unwrap();
     let raw = format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -336,7 +320,24 @@ fn gzipped_diffs_count_as_large_as_they_inflate() {
     assert_eq!((second.status, second.error_code().as_str()), (503, "busy"), "{}", second.text());
 }
 
-/// Functions in [`readers_that_never_read_hold_the_answer_budget_and_are_cut_off`]'s dump: a picture
+/// A service started with `flags`, a map of [`STALLED_FUNCTIONS`] functions stored in it, the
+/// target of its SVG, and the SVG read whole once: larger than a socket's buffers.
+fn large_picture(tag: &str, flags: &[&str]) -> (TempDir, Server, String, Resp) {
+    let dir = TempDir::new(tag);
+    let big = common::many_functions(STALLED_FUNCTIONS).into_bytes();
+    let s = Server::start(&dir.0, flags, None, &[]);
+    let stored = request(&s.addr, "POST", "/maps", &[("Content-Type", "text/plain")], &big);
+    assert_eq!(stored.status, 201, "{}", stored.text());
+    let id = stored.text().split('"').nth(3).unwrap().to_string();
+    let target = format!("/maps/{id}.svg");
+    let whole = request(&s.addr, "GET", &target, &[], b"");
+    assert_eq!(whole.status, 200);
+    let size = whole.body.len();
+    assert!(size > 24 << 20, "the picture must be larger than a socket's buffers: {size} bytes");
+    (dir, s, target, whole)
+}
+
+/// Functions in [`large_picture`]'s dump: a picture
 /// of some 30 MB.
 const STALLED_FUNCTIONS: usize = 5000;
 
