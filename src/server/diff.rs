@@ -118,7 +118,8 @@ pub async fn post(
         new.filename.clone().unwrap_or_else(|| "new.py".into()),
     );
     // Inflated first, as `/render` does, so that gzipped dumps count as large as they are against
-    // the large-render limits.
+    // the large-render limits; not at all when the answers already hold their whole budget.
+    state.answers.check()?;
     let (old_dump, new_dump) = state.pool.run(move || body::dump_pair(old, new, limit)).await??;
     let input = old_dump.len() + new_dump.len();
     let out = run(&state, input, options, move |o| {
