@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 mod handover;
 mod packing;
-pub use handover::{Access, Accesses, HANDOVERS_LISTED, Handover, Handovers, Mem, Mems, Pipe, pipe_name};
+pub use handover::{Access, Accesses, HANDOVERS_LISTED, Handover, Handovers, Mem, Mems, Pipe, crosses, pipe_name};
 pub use packing::{Placed, SpacePacking};
 
 /// The largest magnitude a MemRef offset or size (or a SoC capacity) may have: 1 TiB, far beyond any

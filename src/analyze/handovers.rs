@@ -46,8 +46,7 @@ pub fn mark(blocks: &mut [Block], spaces: &mut [SpaceUsage]) {
 
 /// A box's bytes and held lines, as the sweep reads them.
 pub fn held_of(b: &Block) -> Held {
-    let (from, to) = b.tile.held_span();
-    Held { offset: b.tile.offset, stop: b.tile.stop(), from, to }
+    Held::of(&b.tile, b.tile.offset)
 }
 
 /// The handover from `a` to `b` (named `names`), with the lines and pipes of `a`'s last access and

@@ -89,22 +89,19 @@ impl Mems {
 
 /// A hardware pipe of an Ascend core, as PyPTO names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
 pub enum Pipe {
     /// Mat to the L0 buffers.
-    #[serde(rename = "MTE1")]
     Mte1,
     /// DDR to Vec or Mat (loads).
-    #[serde(rename = "MTE2")]
     Mte2,
     /// Vec or Mat to DDR (stores), and Vec to Mat where the chip has that route.
-    #[serde(rename = "MTE3")]
     Mte3,
     /// The vector unit.
     V,
     /// The cube unit (matmul).
     M,
     /// Acc out (fixpipe).
-    #[serde(rename = "FIX")]
     Fix,
     /// The scalar unit.
     S,
@@ -216,6 +213,27 @@ pub struct Handover {
 impl Handover {
     /// Whether the two ops run on different pipes (both known).
     pub fn cross_pipe(&self) -> bool {
-        matches!((self.from_pipe, self.to_pipe), (Some(a), Some(b)) if a != b)
+        crosses(self.from_pipe, self.to_pipe)
+    }
+}
+
+/// Whether bytes let go by an access on pipe `from` and taken by a write on pipe `to` need a
+/// cross-pipe sync: both pipes known, and not the same. The one rule the analysis, the packer and
+/// the tooltips read.
+pub fn crosses(from: Option<Pipe>, to: Option<Pipe>) -> bool {
+    matches!((from, to), (Some(a), Some(b)) if a != b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipe_is_written_in_the_json_as_it_is_named_in_words() {
+        for p in [Pipe::Mte1, Pipe::Mte2, Pipe::Mte3, Pipe::V, Pipe::M, Pipe::Fix, Pipe::S] {
+            assert_eq!(serde_json::to_value(p).unwrap(), p.as_str());
+        }
+        assert!(crosses(Some(Pipe::V), Some(Pipe::Mte2)));
+        assert!(!crosses(Some(Pipe::V), Some(Pipe::V)) && !crosses(None, Some(Pipe::V)));
     }
 }

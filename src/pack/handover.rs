@@ -27,6 +27,14 @@ pub struct Held {
     pub to: i64,
 }
 
+impl Held {
+    /// Tile `t` as the sweep reads it, placed at `offset` (its own, or a packing's).
+    pub fn of(t: &crate::model::Tile, offset: i64) -> Held {
+        let (from, to) = t.held_span();
+        Held { offset, stop: offset + t.size, from, to }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Owner {
     /// Held by a box still live (which, it does not matter: nothing is taken from it).

@@ -113,7 +113,7 @@ fn cross(left: &BTreeMap<u64, (u64, usize)>, a: u64, b: u64, ends: &[Ends], firs
     let from = left.range(..a).next_back().filter(|(_, (e, _))| *e > a).map(|(&s, _)| s).unwrap_or(a);
     let mut units: Vec<usize> = left
         .range(from..b)
-        .filter(|(_, (_, u))| ends[*u].last.is_some_and(|p| p != first))
+        .filter(|(_, (_, u))| crate::model::crosses(ends[*u].last, Some(first)))
         .map(|(_, &(_, u))| u)
         .collect();
     units.sort_unstable();

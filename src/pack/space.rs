@@ -144,9 +144,7 @@ fn cross_pipe(boxes: &[&Block], unit_of: &[usize], units: &[Unit], unit_offsets:
         .iter()
         .map(|&i| {
             let (t, u) = (&boxes[i].tile, unit_of[i]);
-            let offset = unit_offsets[u] + (t.offset - units[u].0);
-            let (from, to) = t.held_span();
-            Held { offset, stop: offset + t.size, from, to }
+            Held::of(t, unit_offsets[u] + (t.offset - units[u].0))
         })
         .collect();
     handovers(&held)
@@ -154,7 +152,7 @@ fn cross_pipe(boxes: &[&Block], unit_of: &[usize], units: &[Unit], unit_offsets:
         .filter(|&(a, b)| {
             let last = boxes[mine[a]].tile.accesses.last.as_ref().and_then(|x| x.pipe);
             let first = boxes[mine[b]].tile.accesses.first.as_ref().and_then(|x| x.pipe);
-            matches!((last, first), (Some(x), Some(y)) if x != y)
+            crate::model::crosses(last, first)
         })
         .count()
 }

@@ -447,10 +447,10 @@ fn handover_lines(
 ) {
     use crate::model::pipe_name;
     for h in all.iter().take(HANDOVERS_SHOWN) {
-        let kind = match (h.from_pipe, h.to_pipe) {
-            (Some(a), Some(b)) if a != b => "cross-pipe sync",
-            (Some(_), Some(_)) => "same pipe",
-            _ => "pipe unknown",
+        let kind = match (h.cross_pipe(), h.from_pipe.is_some() && h.to_pipe.is_some()) {
+            (true, _) => "cross-pipe sync",
+            (false, true) => "same pipe",
+            (false, false) => "pipe unknown",
         };
         let (from, to) = (pipe_name(h.from_pipe), pipe_name(h.to_pipe));
         // Another box's name, cut: its own tooltip has it whole, and a long name repeated in every
