@@ -212,3 +212,51 @@ fn the_scene_is_laid_out_from_the_plan_alone() {
         assert!(got.contains(&picture.findings.counts), "the header says the plan's counts");
     }
 }
+
+/// The page's opening step (`plan::steps`, zoom 1, every lane shown) labels each box as the static
+/// picture does: the same text, inside or beside it. The page draws that step's labels, so its
+/// opening view and the SVG cannot disagree; `tests/browser/layout.test.mjs` checks the other steps.
+#[test]
+fn the_pages_opening_step_labels_every_box_as_the_picture_does() {
+    use pto_memory_map::plan::steps::StepLabel;
+    let mut compared = 0;
+    for (path, map) in common::drawable_fixtures() {
+        let view = ViewOptions::default();
+        let (scene, plan) = (layout(&map, &view), plan::plan(&map, &view));
+        for (card, cp) in scene.cards.iter().zip(&plan.cards) {
+            for lane in &card.lanes {
+                let li = cp.lanes.iter().position(|l| l.space == lane.space).expect("lane in plan");
+                let steps = cp.steps[li][0].as_ref().expect("steps on the limit axis");
+                assert!(steps.from <= 0, "{}: the steps reach down to the opening view", path.display());
+                // Each step lists what changed: replay them up to step 0 (or the last, if it settled).
+                let upto = (-steps.from as usize).min(steps.at.len() - 1);
+                let mut at = std::collections::HashMap::new();
+                for change in steps.at[..=upto].iter().flatten() {
+                    let i = match change {
+                        StepLabel::None(i) | StepLabel::Inside(i, ..) | StepLabel::Beside(i, ..) => *i,
+                    };
+                    at.insert(i, change.clone());
+                }
+                for b in &lane.blocks {
+                    let bp = &cp.boxes[b.index];
+                    let texts: Vec<&str> = b.label.iter().map(|t| t.content.as_str()).collect();
+                    let what = format!("{} {} {}", path.display(), cp.function, bp.label.name);
+                    let text = |keyed: u8| if keyed == 1 { bp.n.to_string() } else { bp.label.name.clone() };
+                    match at.get(&b.index).unwrap_or_else(|| panic!("{what}: no label in the steps")) {
+                        StepLabel::None(_) => assert!(texts.is_empty(), "{what}: {texts:?}"),
+                        StepLabel::Inside(_, _, keyed, _) => {
+                            assert_eq!(texts.first().copied(), Some(text(*keyed).as_str()), "{what}");
+                            assert!(b.leader.is_none(), "{what}: inside, with no leader");
+                        }
+                        StepLabel::Beside(_, _, keyed, ..) => {
+                            assert_eq!(texts, [text(*keyed).as_str()], "{what}");
+                            assert!(b.leader.is_some(), "{what}: beside, with its leader");
+                        }
+                    }
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 50, "{compared} boxes compared");
+}

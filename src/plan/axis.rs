@@ -38,7 +38,8 @@ impl Cut {
 }
 
 /// How bytes map to px across one lane: `k` px a byte, except the cut `[from, to)`, drawn `px`
-/// wide. The page's script applies the same rule (`pmmLabels.axisX`, held to this one by a test).
+/// wide. The page's script applies the same rule (`axisX`; the browser test that compares every
+/// box with the SVG holds the two equal).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Axis {
     /// Px per byte (zoom included).

@@ -5,9 +5,9 @@
 //! px/byte factor for every set of visible lanes, boxes with their byte and line ranges, label
 //! candidates and tooltip lines, marks, the live-bytes profile, pills and summary lines. The SVG
 //! back end gets it through [`crate::layout`] (the plan placed by the scene at the view's factor); the HTML page embeds it
-//! as JSON and its script places it at whatever factor the reader picks, with [`place`]'s rule and
-//! the label rule of [`labels`] (written once in Rust, mirrored by the script, and held equal
-//! by a test over cases Rust writes and by the browser test that compares every box with the SVG).
+//! as JSON, with the labels of every zoom step it offers ([`steps`]), and its script scales it to
+//! the factor the reader picks with [`place`]'s rule (held to the SVG by the browser test that
+//! compares every box).
 //!
 //! A new mark is a new [`MarkKind`] (or an existing one) made here, plus one generic draw per back
 //! end; a new lane kind is a [`LanePlan`] with its own span.
@@ -26,6 +26,7 @@ mod parts;
 mod picture;
 mod placed;
 mod scale;
+pub mod steps;
 pub mod style;
 pub mod text;
 pub mod width;
@@ -103,7 +104,7 @@ pub fn plan(map: &crate::model::MemoryMap, view: &ViewOptions) -> Plan {
 /// sorting and formatting would otherwise hold the page a third of a millisecond on one core.
 pub fn planned(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &Planner) -> Plan {
     let (cards, words) =
-        crate::par::both(planner.len() > 1, || planner.cards(0..planner.len()), || marks::live_words(map, view));
+        crate::par::both(planner.len() > 1, || planner.page_cards(0..planner.len()), || marks::live_words(map, view));
     Plan { px: px_rules(), styles: &MARK_STYLES, cards, words }
 }
 
@@ -148,6 +149,16 @@ impl<'a> Planner<'a> {
     /// The plans of the cards `range` holds, planned on every core.
     pub fn cards(&self, range: std::ops::Range<usize>) -> Vec<CardPlan> {
         self.plan(range, Tips::Written)
+    }
+
+    /// [`Planner::cards`] for the page: with each lane's zoom steps ([`steps`]).
+    pub fn page_cards(&self, range: std::ops::Range<usize>) -> Vec<CardPlan> {
+        let jobs = self.jobs.get(range).unwrap_or_default();
+        crate::par::map_ref(jobs, |&(f, width)| {
+            let mut card = plan_card(f, &ViewOptions { width, ..self.view.clone() }, Tips::Written);
+            card.steps = steps::card_steps(&card);
+            card
+        })
     }
 
     /// [`Planner::cards`] for pictures that show no tooltips (the page's static cards): the same
@@ -201,7 +212,7 @@ impl Serialize for Batches<'_> {
         use serde::ser::SerializeSeq;
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
         for from in (0..self.0.len()).step_by(PLANS_AT_ONCE) {
-            for card in self.0.cards(from..(from + PLANS_AT_ONCE).min(self.0.len())) {
+            for card in self.0.page_cards(from..(from + PLANS_AT_ONCE).min(self.0.len())) {
                 seq.serialize_element(&card)?;
             }
         }
@@ -232,6 +243,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let factors = factors(f, &lanes, view.width, view.scale_mode);
     let inset_lanes = inset_table(&lanes, &factors, (view.width, f.src_end), view.scale_mode);
     let legend = card_legend(&lanes);
+    let readable = readable_steps(&lanes, &factors, &inset_lanes);
     let mut boxes: Vec<BoxPlan> = f
         .blocks
         .iter()
@@ -250,6 +262,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         last: f.src_end,
         lanes,
         factors,
+        readable,
         inset_lanes,
         legend,
         insets: view.scale_mode == ScaleMode::Insets,
@@ -260,6 +273,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         ftype: f.ftype.clone(),
         drawn,
         factor,
+        steps: Vec::new(),
     }
 }
 

@@ -50,6 +50,10 @@ pub struct CardPlan {
     /// factor ([`is_inset`], [`inset_factor`]); false under `--scale-mode strict`, where the factors
     /// above grow instead.
     pub insets: bool,
+    /// By axis then by set of visible lanes (as [`CardPlan::factors`]), the smallest zoom at which
+    /// every visible lane is `RULES.min_lane_px` wide (to a thousandth, rounded up): fitting the
+    /// map beside the source never zooms out past it.
+    pub readable: [Vec<f64>; 2],
     /// The width its lanes fill at zoom 1 (the view's width, or more where the shared card width
     /// would leave a blank stretch beside them): what every factor above fills.
     pub panel: f64,
@@ -79,6 +83,10 @@ pub struct CardPlan {
     /// The static picture's px/byte factor (zoom included) at that view.
     #[serde(skip)]
     pub(crate) factor: f64,
+    /// The page's zoom steps of each lane, by axis ([`super::steps`]): where every label and the
+    /// high-water mark's words go at each zoom the page offers. Planned for the page only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<[Option<super::steps::LaneSteps>; 2]>,
 }
 
 /// One inset lane of a set of visible lanes ([`CardPlan::inset_lanes`]).
@@ -90,8 +98,9 @@ pub struct InsetLane {
     pub factor: f64,
     /// `x2.6, not to scale`, and `x2.6` for a lane too narrow for the whole.
     pub badge: [String; 2],
-    /// The two badges' widths in px at the small size: a drawer shows the first that fits.
-    pub badge_w: [f64; 2],
+    /// The zoom from which each badge fits the page's lane head (its width less 8 px padding each
+    /// side): the page shows the first whose zoom it has reached, else none.
+    pub badge_z: [f64; 2],
 }
 
 fn no_insets(t: &[std::collections::BTreeMap<usize, Vec<InsetLane>>; 2]) -> bool {
@@ -155,7 +164,9 @@ pub struct LanePlan {
     pub ends: [String; 2],
     /// The high-water mark, as the lane head says it.
     pub hwm: String,
-    /// Its width in px at the small size, for centring it on its line.
+    /// Its width in px at the small size, for centring it on its line (the plan centres it for the
+    /// page: [`super::steps::hwm_left`]).
+    #[serde(skip)]
     pub hwm_w: f64,
     /// Marks over the boxes: the high-water-mark rule, free ranges answering a fit query.
     pub marks: Vec<Mark>,
@@ -243,8 +254,9 @@ pub struct LabelPlan {
     pub badge: String,
     /// Second-line candidates, longest first: the first that fits is drawn.
     pub details: Vec<String>,
-    /// What each candidate takes across, measured here once with the bundled font: every drawer,
-    /// the page's script included, only compares these with the room a box leaves.
+    /// What each candidate takes across, measured here once with the bundled font, for the label
+    /// rule ([`super::labels`]). The page is sent the rule's answers ([`super::steps`]), not these.
+    #[serde(skip)]
     pub w: LabelWidths,
 }
 

@@ -154,7 +154,7 @@ pub fn inset_ratio(inset: f64, main: f64) -> String {
 
 /// Lanes past this many get factors only for "all shown" and "one hidden" (a table of every subset
 /// would be 2^n entries; real chips have at most eight spaces).
-const MAX_SUBSET_LANES: usize = 10;
+pub(super) const MAX_SUBSET_LANES: usize = 10;
 
 /// The factor at zoom 1 for every set of visible lanes, by axis.
 pub(super) fn factors(f: &FunctionMap, lanes: &[LanePlan], width: f64, mode: ScaleMode) -> [Vec<f64>; 2] {
@@ -206,8 +206,12 @@ pub(super) fn inset_table(
                     is_inset(scaled, band, main, mode == ScaleMode::Insets).then(|| {
                         let own = inset_factor(scaled, band, inset_w);
                         let badge = [inset_badge(own, main), inset_ratio(own, main)];
-                        let badge_w = [0, 1].map(|b| measured(&badge[b], px_rules().small));
-                        InsetLane { lane: i, factor: own, badge, badge_w }
+                        // A lane is `scaled` bytes at `own` times the zoom, plus its band.
+                        let badge_z = [0, 1].map(|b| {
+                            let need = measured(&badge[b], px_rules().small) + 2.0 * HEAD_PAD - band;
+                            ((need / (scaled.max(1) as f64 * own)) * 1000.0).ceil() / 1000.0
+                        });
+                        InsetLane { lane: i, factor: own, badge, badge_z }
                     })
                 })
                 .collect();
@@ -216,6 +220,37 @@ pub(super) fn inset_table(
             }
         }
         out
+    })
+}
+
+/// The padding either side of a lane head's texts on the page.
+const HEAD_PAD: f64 = 8.0;
+
+/// [`CardPlan::readable`] of `lanes` at `factors` with insets `insets`.
+pub(super) fn readable_steps(
+    lanes: &[LanePlan],
+    factors: &[Vec<f64>; 2],
+    insets: &[std::collections::BTreeMap<usize, Vec<InsetLane>>; 2],
+) -> [Vec<f64>; 2] {
+    [0, 1].map(|axis| {
+        factors[axis]
+            .iter()
+            .enumerate()
+            .map(|(mask, &main)| {
+                let own = insets[axis].get(&mask);
+                let zoom = lanes
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i < MAX_SUBSET_LANES && mask & (1 << i) != 0)
+                    .map(|(i, l)| {
+                        let k = own.and_then(|o| o.iter().find(|x| x.lane == i)).map_or(main, |x| x.factor);
+                        let (scaled, band) = scaled(l, axis);
+                        (RULES.min_lane_px - band).max(0.0) / (scaled.max(1) as f64 * k)
+                    })
+                    .fold(0.0, f64::max);
+                if zoom.is_finite() { (zoom * 1000.0).ceil() / 1000.0 } else { 0.0 }
+            })
+            .collect()
     })
 }
 

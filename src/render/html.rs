@@ -17,15 +17,13 @@ use crate::plan::{Pill, Plan};
 
 const PAGE_CSS: &str = include_str!("page/page.css");
 const PAGE_JS: &str = include_str!("page/page.js");
-/// The label rule the page applies at the reader's zoom (plan/labels.rs, written for the script).
-const LABELS_JS: &str = include_str!("page/labels.js");
 /// The tooltips and legend words of the marks of what the compiler placed (plan/placed.rs).
 const MARKS_JS: &str = include_str!("page/marks.js");
 
-/// The page's script as it ships: the three sources without their comments (see [`lean`]).
+/// The page's script as it ships: the two sources without their comments (see [`lean`]).
 fn page_script() -> &'static str {
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SCRIPT.get_or_init(|| lean(&format!("{LABELS_JS}\n{MARKS_JS}\n{PAGE_JS}")))
+    SCRIPT.get_or_init(|| lean(&format!("{MARKS_JS}\n{PAGE_JS}")))
 }
 
 /// The page's stylesheet as it ships, without its comments.

@@ -13,25 +13,14 @@ pub(super) fn apply_keys<'a>(
     pal: &Palette,
 ) -> Vec<(String, &'a BoxPlan)> {
     let px = plan::px_rules();
-    let rows = (plan.last - plan.first + 1) as usize;
     let mut keyed = Vec::new();
     for lane in lanes.iter_mut() {
         let (lx, lw) = (lane.x, lane.width);
-        let items: Vec<labels::LabelBox> = lane
-            .blocks
-            .iter()
-            .filter_map(|shape| {
-                let bp = plan.boxes.get(shape.index)?;
-                let r = &shape.rect;
-                let rows = ((shape.start - plan.first) as usize, (shape.end.max(shape.start) - plan.first) as usize);
-                Some(labels::LabelBox { x: r.x - lx, w: r.w, rows, label: &bp.label, key: bp.n })
-            })
-            .collect();
-        if items.len() != lane.blocks.len() {
+        let order: Vec<usize> = lane.blocks.iter().map(|shape| shape.index).collect();
+        if order.iter().any(|&i| i >= plan.boxes.len()) {
             continue; // a plan made for another map: leave the labels `block` drew
         }
-        let band = lane.axis.cut.map(|(from, _)| (lane.axis.x(from), lane.axis.x(from) + lane.axis.px));
-        let spots = labels::place_lane_around(&items, lw, rows, &px, band);
+        let spots = plan::steps::lane_labels(plan, &order, &lane.axis, lw);
         for (shape, spot) in lane.blocks.iter_mut().zip(spots) {
             let bp = &plan.boxes[shape.index];
             let r = shape.rect.clone();

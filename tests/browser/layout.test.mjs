@@ -4,9 +4,10 @@
 // layout_* fixtures (a Vec lane past its capacity, a 1 KiB Bias lane that sets the byte scale) and
 // the page tests' case (fx_page_case), this opens every card of the page and compares each box with
 // the SVG the CLI writes for the same options: its rectangle relative to its lane (x, width, height
-// within 0.75 px; its top on the same dump line), its label texts and its tooltip lines, on the
-// `limit` axis, on the `used` axis, and after one zoom step. Pages and SVGs are rendered once, with
-// the project's binary; one browser serves every page.
+// within 0.75 px; its top on the same dump line), its label texts, where a label beside its box
+// starts, and its tooltip lines, on the `limit` axis, on the `used` axis, and at the zoom steps the
+// buttons reach (one out, one and two in). Pages and SVGs are rendered once, with the project's
+// binary; one browser serves every page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,6 +20,8 @@ import { chromium } from 'playwright-core';
 import { repoRoot, pagesDir, chromiumPath, LAUNCH_ARGS, payload } from './helpers.mjs';
 
 const TOL = 0.75;
+/** The zoom steps compared besides zoom 1, as the page's buttons reach them (RULES.zoom_step 1.6). */
+const ZOOMS = ['0.625', '1.6', '2.56'];
 const corpus = process.env.PMM_CORPUS || path.join(repoRoot, '..', 'shared', 'corpus');
 const bin = process.env.PMM_BIN || path.join(repoRoot, 'target', 'debug', 'pto-memory-map');
 const outDir = path.join(pagesDir, 'layout');
@@ -52,7 +55,9 @@ function render(input) {
   }
   run(['-f', 'svg', '-o', file('limit.svg')]);
   run(['-f', 'svg', '--x-axis', 'used', '-o', file('used.svg')]);
-  return { html: file('html'), svgs: { limit: file('limit.svg'), used: file('used.svg'), zoom: file('zoom.svg') }, zoomArgs: () => run(['-f', 'svg', '--zoom', '1.6', '-o', file('zoom.svg')]) };
+  const svgs = { limit: file('limit.svg'), used: file('used.svg') };
+  for (const z of ZOOMS) svgs[z] = file(`zoom${z}.svg`);
+  return { html: file('html'), svgs, zoomArgs: () => ZOOMS.forEach((z) => run(['-f', 'svg', '--zoom', z, '-o', svgs[z]])) };
 }
 
 /** Boxes of every card of an SVG document: geometry relative to the lane, label and tooltip. */
@@ -67,14 +72,16 @@ function svgBoxes(svgText) {
         const rect = g.querySelector(':scope > rect');
         const kids = [...g.children];
         const lastRect = kids.map((k) => k.tagName).lastIndexOf('rect');
-        const label = kids.slice(lastRect + 1).filter((k) => k.tagName === 'text').map((t) => t.textContent);
+        const texts = kids.slice(lastRect + 1).filter((k) => k.tagName === 'text');
+        const label = texts.map((t) => t.textContent);
+        const textX = texts.map((t) => Number(t.getAttribute('x')) - lx);
         const tip = g.querySelector(':scope > title').textContent.split('\n');
         boxes.push({
           key: [g.dataset.space, g.dataset.name, g.dataset.offset, g.dataset.size, g.dataset.start, g.dataset.end].join('|'),
           start: Number(g.dataset.start),
           x: Number(rect.getAttribute('x')) - lx, y: Number(rect.getAttribute('y')),
           w: Number(rect.getAttribute('width')), h: Number(rect.getAttribute('height')),
-          label, tip, laneW: Number(lane.dataset.width),
+          label, textX, tip, laneW: Number(lane.dataset.width),
         });
       }
     }
@@ -105,6 +112,7 @@ function pageBoxes(fn) {
         key: [d.space, d.name, d.offset, d.size, d.start, d.end].join('|'),
         start: Number(d.start), x: r.left - lr.left, top: r.top - lr.top, w: r.width, h: r.height,
         label, tip: lines, laneW: lr.width,
+        besideX: visible(beside) ? beside.getBoundingClientRect().left - lr.left : null,
       });
     }
   }
@@ -133,6 +141,8 @@ function compare(where, svgCards, pageCards, firstLines, line) {
       assert.ok(Math.abs(p.h - s.h) <= TOL, `${what}: height ${p.h} vs ${s.h}`);
       assert.ok(Math.abs(p.top - (p.start - firstLines[fn]) * line) <= TOL, `${what}: top on its line`);
       assert.deepEqual(p.label, s.label, `${what}: label`);
+      // A label beside its box starts where the SVG's does (the plan carries it to a whole px).
+      if (p.besideX !== null) assert.ok(Math.abs(p.besideX - s.textX[0]) <= 1, `${what}: beside at ${p.besideX} vs ${s.textX[0]}`);
       assert.deepEqual(p.tip, s.tip, `${what}: tooltip`);
       n += 1;
     }
@@ -175,7 +185,7 @@ test('the fixtures and the corpus were rendered', () => {
   if (existsSync(corpus)) assert.ok(names.length >= 20, `${names.length} corpus dumps drawn`);
 });
 
-test('every box of every card sits where the SVG draws it, on both axes and after a zoom step', async () => {
+test('every box of every card sits where the SVG draws it, on both axes and at every zoom step compared', async () => {
   let total = 0;
   for (const r of rendered) {
     const page = context.pages()[0] || (await context.newPage());
@@ -205,8 +215,13 @@ test('every box of every card sits where the SVG draws it, on both axes and afte
     await press('section.card .axis-toggle');
     total += compare(`${r.name} used`, await svg('used'), await measure(), firstLines, line);
     await press('section.card .axis-toggle');
+    await press('section.card .zoom-out');
+    total += compare(`${r.name} zoom 0.625`, await svg('0.625'), await measure(), firstLines, line);
     await press('section.card .zoom-in');
-    total += compare(`${r.name} zoom`, await svg('zoom'), await measure(), firstLines, line);
+    await press('section.card .zoom-in');
+    total += compare(`${r.name} zoom 1.6`, await svg('1.6'), await measure(), firstLines, line);
+    await press('section.card .zoom-in');
+    total += compare(`${r.name} zoom 2.56`, await svg('2.56'), await measure(), firstLines, line);
     page.off('pageerror', onError);
     page.off('console', onConsole);
     assert.deepEqual(errors, [], `${r.name}: console errors`);

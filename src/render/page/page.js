@@ -4,10 +4,11 @@
 // its static SVG. This script turns an open card's SVG into the interactive view (zoom, x axis,
 // show/hide, pinning, IR source, splitter). Cards are built when first opened, so a page with dozens
 // of functions is interactive at once. What to draw comes from the plan the Rust layout engine wrote
-// next to the data (plan/mod.rs): spans, the factor of every set of visible lanes, label
-// candidates with their widths, tooltip lines, marks, profile bars, live-list order, all text. This
-// script only turns bytes and lines into pixels at the reader's factor (labels.js: the plan's byte
-// axis and label rule, mirrored) and handles interaction.
+// next to the data (plan/mod.rs): spans, the factor of every set of visible lanes, where every label
+// goes at every zoom step (plan/steps.rs), tooltip lines, marks, profile bars, live-list order, all
+// text. This script places nothing: it picks the plan's step for the reader's zoom, turns bytes and
+// lines into pixels at the reader's factor (the plan's byte axis, plan/axis.rs), and handles
+// interaction.
 'use strict';
 
 /**
@@ -170,8 +171,33 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
-  // The label rule (plan/labels.rs) is labels.js' `pmmLabels`, loaded before this script; the
-  // tooltips and legend words of the compiler's placed marks are marks.js' `pmmMarks`.
+  /**
+   * The byte axis (plan::Axis): `axis` is { k, cut, px }, `k` px a byte except the cut [from, to),
+   * drawn `px` wide. Where byte `b` lands from the lane's left.
+   */
+  function axisX(axis, b) {
+    if (!axis.cut || b <= axis.cut[0]) return b * axis.k;
+    const [from, to] = axis.cut;
+    return b >= to ? (b - (to - from)) * axis.k + axis.px : from * axis.k + ((b - from) / (to - from)) * axis.px;
+  }
+
+  /** The byte at `x` px on `axis` (axisX's inverse): how a place at one factor scales to another. */
+  function byteAt(axis, x) {
+    if (!axis.cut || x <= axis.cut[0] * axis.k) return x / axis.k;
+    const [from, to] = axis.cut;
+    const band = from * axis.k;
+    return x >= band + axis.px ? (x - axis.px) / axis.k + (to - from) : from + ((x - band) / axis.px) * (to - from);
+  }
+
+  /** plan::Axis::place: a byte range's left edge and width in a lane `laneW` px wide. */
+  function placeOn(axis, offset, size, laneW, minPx) {
+    const stop = offset + Math.max(size, 0);
+    const apart = !axis.cut || stop <= axis.cut[0] || offset >= axis.cut[1];
+    const w = Math.max(apart ? Math.max(size, 0) * axis.k : axisX(axis, stop) - axisX(axis, offset), minPx);
+    return [clamp(axisX(axis, offset), 0, Math.max(laneW - w, 0)), w];
+  }
+
+  // The tooltips and legend words of the compiler's placed marks are marks.js' `pmmMarks`.
 
   /** A mark of the plan (plan::Mark) as an element; `placeMark` puts it at a factor. */
   function markEl(m, firstLine) {
@@ -193,7 +219,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   /** The generic draw of a mark: `host` is its box's [x, w] (or the lane's), in its parent's px. */
   function placeMark({ m, st, node, text }, host, axis, laneW) {
-    let [x, w] = m.bytes ? pmmLabels.placeOn(axis, m.bytes[0], m.bytes[1], laneW, PX.min_box) : host;
+    let [x, w] = m.bytes ? placeOn(axis, m.bytes[0], m.bytes[1], laneW, PX.min_box) : host;
     if (text && m.text.pill) {
       text.style.left = `${Math.max(Math.min(x + PX.inset, laneW - m.text.w - PX.inset), 1)}px`;
     } else if (text) {
@@ -208,7 +234,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       x += 1;
       w = Math.max(w - 2, 1);
     } else if (st.kind === 'rule') {
-      x = clamp(pmmLabels.axisX(axis, m.bytes[0]), 0.5, laneW - 0.5);
+      x = clamp(axisX(axis, m.bytes[0]), 0.5, laneW - 0.5);
       w = 0;
     } else if (st.kind === 'ticks') {
       const tick = Math.min(PX.tick, w);
@@ -806,7 +832,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const inset = insets.find((x) => x.lane === entry.li) || null;
       const kl = inset ? inset.factor * this.state.zoom : k;
       const axis = { k: kl, cut: c ? [c.from, c.to] : null, px: c ? PX.cut : 0 };
-      return { axis, inset, width: pmmLabels.axisX(axis, Math.max(span, 1)) };
+      return { axis, inset, width: axisX(axis, Math.max(span, 1)) };
     }
 
     /**
@@ -818,8 +844,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       entry.lane.classList.toggle('inset', on);
       entry.head.classList.toggle('inset', on);
       entry.badge.hidden = !on;
-      const room = laneW - 2 * 8; // the head's padding (page.css)
-      entry.badge.textContent = on ? inset.badge.find((_, i) => inset.badge_w[i] <= room) ?? '' : '';
+      entry.badge.textContent = on ? inset.badge.find((_, i) => this.state.zoom >= inset.badge_z[i]) ?? '' : '';
       if (on) entry.lane.dataset.pxPerByte = String(kl);
       else delete entry.lane.dataset.pxPerByte;
     }
@@ -857,15 +882,25 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     }
 
     /**
-     * The high-water mark's words over its line: centred on it, moved in from an edge of the lane so
-     * they are never cut (the lane head's padding is HEAD_PAD px).
+     * The plan's zoom step for a lane on `axis` (plan/steps.rs): the largest at or below the lane's
+     * factor, whose labels fit any wider lane, or the last where nothing changes any more. Returns
+     * each box's label there (by box index), the high-water mark's place, and the step's axis, whose
+     * places `scale` carries to this one through the bytes they stand on.
      */
-    placeHwm(entry, axis, laneW) {
-      const HEAD_PAD = 8;
-      const w = entry.lp.hwm_w;
-      const at = clamp(pmmLabels.axisX(axis, entry.hwmBytes), 0.5, laneW - 0.5);
-      const left = clamp(at - w / 2, 1, Math.max(laneW - w - 1, 1));
-      entry.hwm.style.left = `${left - HEAD_PAD}px`;
+    stepAt(entry, axis) {
+      const a = this.axisIndex();
+      const st = this.plan.steps && this.plan.steps[entry.li] && this.plan.steps[entry.li][a];
+      if (!st) return null;
+      const n = clamp(Math.floor(Math.log(axis.k / st.k) / Math.log(R.zoom_step) + 1e-9), st.from, st.from + st.at.length - 1);
+      entry.steps = entry.steps || [new Map(), new Map()];
+      let spots = entry.steps[a].get(n);
+      if (!spots) {
+        spots = new Map();
+        for (const change of st.at.slice(0, n - st.from + 1).flat()) spots.set(typeof change === 'number' ? change : change[0], change);
+        entry.steps[a].set(n, spots);
+      }
+      const at = { ...axis, k: st.k * R.zoom_step ** n };
+      return { spots, hwm: st.hwm[n - st.from], scale: (x) => axisX(axis, byteAt(at, x)) };
     }
 
     /** The lane's cut band on the current x axis, where it has one: the plan's words, at its place. */
@@ -876,53 +911,54 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       if (!c) return;
       entry.lane.dataset.cut = `${c.from} ${c.to}`;
       entry.cut.title = c.title;
-      entry.cut.style.left = `${pmmLabels.axisX(axis, c.from)}px`;
+      entry.cut.style.left = `${axisX(axis, c.from)}px`;
       entry.cut.style.width = `${axis.px}px`;
       c.words.forEach((w, i) => { entry.cut.children[i].textContent = w; });
     }
 
-    /** Every box and mark of a lane `laneW` px wide, on its byte `axis`, and the labels' rule. */
+    /** Every box and mark of a lane `laneW` px wide, on its byte `axis`, and the labels of its step. */
     placeLane(entry, axis, laneW) {
       for (const mk of entry.marks) placeMark(mk, [0, laneW], axis, laneW);
       this.placeCut(entry, axis);
       const first = this.plan.first;
-      const input = entry.boxes.map((it) => {
-        const { b, node, marks } = it;
-        const [x, w] = pmmLabels.placeOn(axis, b.offset, b.size, laneW, PX.min_box);
-        node.style.left = `${x}px`;
-        node.style.width = `${w}px`;
-        it.w = w;
-        for (const mk of marks) placeMark(mk, [0, w], axis, laneW);
-        return { x, w, rows: [b.start - first, b.end - first], label: b.plan.label, key: b.plan.n };
-      });
-      const band = axis.cut ? [pmmLabels.axisX(axis, axis.cut[0]), pmmLabels.axisX(axis, axis.cut[0]) + axis.px] : null;
-      const spots = pmmLabels.placeLane(input, laneW, this.plan.last - first + 1, PX, band);
-      entry.boxes.forEach((it, i) => {
-        const spot = spots[i];
-        const inside = spot && spot.inside;
-        const beside = spot && spot.beside;
-        const fitted = inside ? inside.fitted : { name: null, badge: null, detail: null };
-        it.name.textContent = fitted.name ?? '';
-        it.badge.textContent = fitted.badge ?? '';
-        it.badge.hidden = !fitted.badge;
-        it.detail.textContent = fitted.detail ?? '';
-        it.detail.hidden = !fitted.detail;
-        it.bl.style.marginTop = inside && inside.row > input[i].rows[0] ? `${(inside.row - input[i].rows[0]) * PX.line}px` : '';
-        it.keyed = !!(inside ? inside.keyed : beside && beside.keyed);
-        if (it.keyed) it.node.dataset.key = String(it.b.plan.n);
+      for (const it of entry.boxes) {
+        const [x, w] = placeOn(axis, it.b.offset, it.b.size, laneW, PX.min_box);
+        it.node.style.left = `${x}px`;
+        it.node.style.width = `${w}px`;
+        for (const mk of it.marks) placeMark(mk, [0, w], axis, laneW);
+      }
+      const step = this.stepAt(entry, axis);
+      if (step) entry.hwm.style.left = `${step.scale(step.hwm) - 8}px`; // less the head's padding (page.css)
+      for (const it of entry.boxes) {
+        const spot = step && step.spots.get(it.b.i);
+        const label = it.b.plan.label;
+        const key = String(it.b.plan.n);
+        const inside = Array.isArray(spot) && spot.length === 4 ? spot : null;
+        const beside = Array.isArray(spot) && spot.length === 8 ? spot : null;
+        const keyed = !!(spot && typeof spot !== 'number' && spot[2]);
+        it.name.textContent = inside ? (keyed ? key : label.name) : '';
+        it.badge.textContent = inside && !keyed ? label.badge || '' : '';
+        it.badge.hidden = !it.badge.textContent;
+        it.detail.textContent = inside && inside[3] >= 0 ? label.details[inside[3]] : '';
+        it.detail.hidden = !it.detail.textContent;
+        it.bl.style.marginTop = inside && inside[1] > 0 ? `${inside[1] * PX.line}px` : '';
+        it.keyed = keyed;
+        if (keyed) it.node.dataset.key = key;
         else delete it.node.dataset.key;
         it.beside.hidden = !beside;
         it.leader.hidden = !beside;
-        if (!beside) return;
-        it.beside.textContent = beside.text;
-        it.beside.style.left = `${beside.x}px`;
-        it.beside.style.top = `${beside.row * PX.line}px`;
-        const [x1, y1, x2, y2] = beside.leader;
-        it.leader.style.left = `${x1}px`;
-        it.leader.style.top = `${y1}px`;
-        it.leader.style.width = `${Math.hypot(x2 - x1, y2 - y1)}px`;
-        it.leader.style.transform = `rotate(${Math.atan2(y2 - y1, x2 - x1)}rad)`;
-      });
+        if (!beside) continue;
+        const [, row, , x, x1, y1, x2, y2] = beside;
+        const top = (it.b.start - first) * PX.line;
+        const [lx1, lx2] = [step.scale(x1), step.scale(x2)];
+        it.beside.textContent = keyed ? key : label.name;
+        it.beside.style.left = `${step.scale(x)}px`;
+        it.beside.style.top = `${top + row * PX.line}px`;
+        it.leader.style.left = `${lx1}px`;
+        it.leader.style.top = `${top + y1}px`;
+        it.leader.style.width = `${Math.hypot(lx2 - lx1, y2 - y1)}px`;
+        it.leader.style.transform = `rotate(${Math.atan2(y2 - y1, lx2 - lx1)}rad)`;
+      }
     }
 
     layout() {
@@ -954,7 +990,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         this.markInset(entry, inset, axis.k, width);
         cols.push(`${width.toFixed(3)}px`);
         this.placeLane(entry, axis, width);
-        this.placeHwm(entry, axis, width);
         entry.head.style.gridColumn = String(col);
         entry.lane.style.gridColumn = String(col);
         col += 1;
@@ -1018,8 +1053,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     /**
      * Opening the source must not push lanes off screen, as it does on PyPTO's page. The lanes keep
      * absolute widths on one factor (never shares of what is left), so the whole map zooms out,
-     * every lane together, until it fits beside the source; but never below the zoom at which the
-     * narrowest lane is min_lane_px wide, where the map scrolls instead. Closing the source undoes
+     * every lane together, until it fits beside the source; but never below the plan's readable
+     * zoom (every lane min_lane_px wide), where the map scrolls instead. Its labels are the zoom
+     * step's below (stepAt). Closing the source undoes
      * it, unless the reader zoomed in between. Links restore their zoom as written, without this.
      */
     fitBesideSource() {
@@ -1032,9 +1068,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const lanes = spans.reduce((a, b) => a + b, 0);
       if (!spans.length || room <= 0 || lanes <= room) return;
       const z0 = this.state.zoom;
-      // The zoom at which the narrowest lane, band included, is min_lane_px wide.
-      const readable = Math.max(...drawn.map((d, i) => (z0 * Math.max(R.min_lane_px - d.axis.px, 0)) / spans[i]));
-      const z = clamp(Math.max((z0 * room) / lanes, readable), R.zoom_min, z0);
+      // The lanes scale with the zoom: the zoom at which they fit, never below the plan's readable one.
+      const z = clamp(Math.max((z0 * room) / lanes, this.plan.readable[this.axisIndex()][this.mask()] ?? 0), R.zoom_min, z0);
       if (z >= z0) return;
       this.fitFrom = z0;
       this.state.zoom = z;
