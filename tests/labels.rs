@@ -2,6 +2,8 @@
 //! `g.box[data-name]` carries visible text, its name or its key, inside the box or joined to it by a
 //! leader; each key shown is the box's line in the card's key list; keys run in reading order (top to
 //! bottom, then left to right); no two labels overlap, and no label beside a box lies on another box.
+//! A label beside its box is near it: its text within two line-heights of the box vertically and
+//! within 40 px across, its leader crossing no other box and running along no other box's edge.
 
 mod common;
 
@@ -126,6 +128,58 @@ struct Counts {
     boxes: usize,
     beside: usize,
     keyed: usize,
+    /// Labels beside their box farther than [`NEAR_X`] across or [`NEAR_Y`] up or down.
+    far: usize,
+    /// Leaders that cross another box or run along its edge.
+    astray: usize,
+}
+
+impl Counts {
+    fn add(&mut self, c: Counts) {
+        self.boxes += c.boxes;
+        self.beside += c.beside;
+        self.keyed += c.keyed;
+        self.far += c.far;
+        self.astray += c.astray;
+    }
+}
+
+/// Farthest a label beside its box may be: two line-heights down or up, 40 px across.
+const NEAR_Y: f64 = 2.0 * 17.0;
+const NEAR_X: f64 = 40.0;
+/// Labels past those limits (or with a stray leader) over the whole corpus, at most.
+const FAR_ON_CORPUS: usize = 29;
+
+/// How far apart two spans are (0 where they touch or overlap).
+fn gap(a: (f64, f64), b: (f64, f64)) -> f64 {
+    (b.0 - a.1).max(a.0 - b.1).max(0.0)
+}
+
+/// Whether the segment `l` passes through the inside of `r` (shrunk by half a px): clipped to the
+/// rectangle's x span, its y span must enter the rectangle's.
+fn crosses(l: &[f64; 4], r: &Bounds) -> bool {
+    let r = [r[0] + 0.5, r[1] + 0.5, r[2] - 0.5, r[3] - 0.5];
+    let [x1, y1, x2, y2] = *l;
+    let (lo, hi) = (x1.min(x2).max(r[0]), x1.max(x2).min(r[2]));
+    if lo > hi {
+        return false;
+    }
+    let y_at = |x: f64| if (x2 - x1).abs() < 1e-9 { (y1, y2) } else { let y = y1 + (y2 - y1) * (x - x1) / (x2 - x1); (y, y) };
+    let (a, b) = (y_at(lo), y_at(hi));
+    let (ylo, yhi) = (a.0.min(a.1).min(b.0).min(b.1), a.0.max(a.1).max(b.0).max(b.1));
+    ylo < r[3] && yhi > r[1]
+}
+
+/// Whether the segment `l` runs along an edge of `r`: parallel to it, within 2 px, for over 10 px.
+fn along(l: &[f64; 4], r: &Bounds) -> bool {
+    let [x1, y1, x2, y2] = *l;
+    let shared = |a: (f64, f64), b: (f64, f64)| a.1.min(b.1) - a.0.max(b.0);
+    let flat = (y2 - y1).abs() < 0.5;
+    let upright = (x2 - x1).abs() < 0.5;
+    let xs = (x1.min(x2), x1.max(x2));
+    let ys = (y1.min(y2), y1.max(y2));
+    (flat && [r[1], r[3]].iter().any(|&e| (y1 - e).abs() <= 2.0) && shared(xs, (r[0], r[2])) > 10.0)
+        || (upright && [r[0], r[2]].iter().any(|&e| (x1 - e).abs() <= 2.0) && shared(ys, (r[1], r[3])) > 10.0)
 }
 
 /// Checks every card of `svg`; panics with `what` on the first box that breaks a rule.
@@ -170,7 +224,24 @@ fn check(svg: &str, what: &str) -> Counts {
                 };
                 assert!(on_edge(l[0], l[1], &b.rect, 0.02), "{at}: {}'s leader does not start at the box", b.name);
                 assert!(on_edge(l[2], l[3], &shown.bounds, 1.5), "{at}: {}'s leader does not reach its label", b.name);
+                let (dx, dy) = (
+                    gap((shown.bounds[0], shown.bounds[2]), (b.rect[0], b.rect[2])),
+                    gap((shown.bounds[1], shown.bounds[3]), (b.rect[1], b.rect[3])),
+                );
+                if dx > NEAR_X + 0.5 || dy > NEAR_Y + 0.5 {
+                    counts.far += 1;
+                    eprintln!("{at}: {}'s label {:?} is {dx:.1} px across, {dy:.1} px up or down", b.name, shown.text);
+                }
+                let mut astray = false;
                 for o in boxes.iter().filter(|o| o.lane == b.lane && !std::ptr::eq(*o, b)) {
+                    // A box the leader starts in (the base a view looks into) is its own ground.
+                    let r = &o.rect;
+                    let starts_in = l[0] >= r[0] && l[0] <= r[2] && l[1] >= r[1] && l[1] <= r[3];
+                    if !starts_in && (crosses(&l, r) || along(&l, r)) && !astray {
+                        astray = true;
+                        counts.astray += 1;
+                        eprintln!("{at}: {}'s leader {l:?} crosses or runs along the box {}", b.name, o.name);
+                    }
                     assert!(
                         !overlap(&shown.bounds, &o.rect, 0.5),
                         "{at}: {}'s label {:?} lies on the box {}",
@@ -219,12 +290,13 @@ fn svg_of(map: &MemoryMap, view: ViewOptions) -> String {
 fn every_box_of_every_corpus_dump_is_named_on_the_map() {
     let mut total = Counts::default();
     for (path, map) in common::drawable_corpus() {
-        let c = check(&svg_of(&map, ViewOptions::default()), &path.display().to_string());
-        total.boxes += c.boxes;
-        total.beside += c.beside;
-        total.keyed += c.keyed;
+        total.add(check(&svg_of(&map, ViewOptions::default()), &path.display().to_string()));
     }
     eprintln!("corpus: {total:?}");
+    // Slivers in a crowd have no free spot near enough: their keys cross a box on a short leader,
+    // or go farther, rather than not at all (measured over the corpus: 11 far, 18 crossing, of
+    // 1 466 boxes; 19 and 12 before labels were bound to their boxes). More is a regression.
+    assert!(total.far + total.astray <= FAR_ON_CORPUS, "{total:?}");
 }
 
 #[test]
@@ -237,7 +309,10 @@ fn every_box_of_the_fixtures_is_named_at_any_width_and_zoom() {
     for (path, map) in dumps {
         for (width, zoom) in [(1180.0, 1.0), (300.0, 1.0), (1180.0, 0.25), (1180.0, 4.0)] {
             let view = ViewOptions { width, zoom, ..Default::default() };
-            check(&svg_of(&map, view), &format!("{} at width {width} zoom {zoom}", path.display()));
+            let c = check(&svg_of(&map, view), &format!("{} at width {width} zoom {zoom}", path.display()));
+            if width > 1000.0 && zoom >= 1.0 {
+                assert_eq!(c.far, 0, "{} at zoom {zoom}: labels far from their boxes", path.display());
+            }
         }
     }
 }

@@ -71,15 +71,25 @@ pub fn text_band(size: f64) -> (f64, f64) {
 
 /// Gap between a box and a label beside it (the leader spans it), and around any label.
 const GAP: f64 = 4.0;
-/// A name goes beside its box only this near (a gap's leader across, or a row up or down, and no
-/// box crossed); farther, the key goes, which is shorter and finds room nearer.
-const NAME_NEAR: f64 = ROW_COST + 2.0 * GAP;
 /// What a row of distance costs against a pixel across: rows are farther apart than pixels.
 const ROW_COST: f64 = 17.0;
-/// What a box crossed by a leader costs, in px of distance.
+/// Rows above and below a box a label beside it may take: its text stays within two line-heights
+/// of the box, where the eye still pairs them.
+const REACH: usize = 2;
+/// Farthest a label beside its box may start or end from it, in px across.
+const NEAR_X: f64 = 40.0;
+/// Where no spot is that near (a sliver in a crowd), its key goes this many rows up or down at
+/// most, crossing boxes if it must (each crossing costing [`CROSSING`] px): a box is never left
+/// without its key on the map.
+const FAR_REACH: usize = 40;
 const CROSSING: f64 = 60.0;
-/// Rows above and below a box searched for a spot: far enough for any lane a reader sees at once.
-const REACH: usize = 40;
+/// Rows at each end of a tall box searched beside it: a label near a corner reads as the box's,
+/// and the search stays linear in boxes, whatever their height.
+const END_ROWS: usize = 12;
+/// A leader within this many px of another box's edge, parallel to it for more than
+/// [`ALONG_PX`], reads as that edge: the spot is refused.
+const EDGE_PX: f64 = 2.0;
+const ALONG_PX: f64 = 10.0;
 
 /// Places the labels of `boxes` (in the order they are drawn: a later box covers an earlier one) in
 /// a lane `lane_w` px wide and `rows` rows tall. Returns one spot per box, `None` where no row
@@ -115,6 +125,7 @@ pub fn place_lane_around(
             drawn_in[row].push(i);
         }
     }
+    let drawn = Drawn { boxes, rows: &drawn_in };
     if let Some(band) = blocked {
         for row in boxes_in.iter_mut().take(2) {
             row.push(band);
@@ -163,13 +174,12 @@ pub fn place_lane_around(
     for i in beside {
         let b = &boxes[i];
         let name = &b.label.name;
-        let near = find_spot(b, b.label.w.name, lane_w, line, &mut rows_in, &labels_in)
-            .filter(|s| s.cost <= NAME_NEAR)
-            .map(|s| (s, name.clone(), false));
-        let chosen = near.or_else(|| {
-            let key = b.key.to_string();
-            find_spot(b, b.label.w.key, lane_w, line, &mut rows_in, &labels_in).map(|s| (s, key, true))
-        });
+        let mut search = |w: f64, reach: Reach| find_spot((i, b), w, lane_w, (line, reach), &mut rows_in, &labels_in, &drawn);
+        let chosen = search(b.label.w.name, Reach::Near)
+            .map(|s| (s, name.clone(), false))
+            .or_else(|| search(b.label.w.key, Reach::Near).map(|s| (s, b.key.to_string(), true)))
+            .or_else(|| search(b.label.w.key, Reach::Crossing).map(|s| (s, b.key.to_string(), true)))
+            .or_else(|| search(b.label.w.key, Reach::Far).map(|s| (s, b.key.to_string(), true)));
         let Some((s, text, keyed)) = chosen else { continue };
         labels_in[s.row].push((s.x, s.x + s.w));
         out[i] = Some(Spot::Beside { text, keyed, x: s.x, row: s.row, leader: s.leader });
@@ -238,27 +248,54 @@ impl Rows<'_> {
     }
 }
 
-/// The cheapest spot within [`REACH`] rows of `b` where a text `w` px wide touches no box and no
-/// label: near in px across, in rows, and with no box between it and its leader's end.
+/// The boxes of a lane as drawn, and each row's, by index: what a leader must not cross.
+struct Drawn<'a, 'b> {
+    boxes: &'a [LabelBox<'b>],
+    rows: &'a [Vec<usize>],
+}
+
+/// How far [`find_spot`] looks.
+#[derive(Clone, Copy, PartialEq)]
+enum Reach {
+    /// Within [`REACH`] rows and [`NEAR_X`] px, the leader crossing no other box and running along
+    /// none of their edges.
+    Near,
+    /// As near, the leader crossing boxes at a cost: a short leader over a sliver reads better
+    /// than a long one.
+    Crossing,
+    /// Within [`FAR_REACH`] rows, crossings allowed at a cost: the last resort of a key.
+    Far,
+}
+
+/// The cheapest spot beside box `b` (the `i`th) for a text `w` px wide, touching no box and no
+/// label, as far as `how` allows. The cost is the leader's length across plus [`ROW_COST`] a
+/// row (and [`CROSSING`] a box crossed, where allowed): of the spots allowed, the nearest wins.
 fn find_spot(
-    b: &LabelBox,
+    (i, b): (usize, &LabelBox),
     w: f64,
     lane_w: f64,
-    line: f64,
+    (line, how): (f64, Reach),
     rows_in: &mut Rows,
     labels_in: &[Vec<(f64, f64)>],
+    drawn: &Drawn,
 ) -> Option<Found> {
-    let boxes_in = rows_in.boxes;
-    let rows = boxes_in.len();
+    let rows = rows_in.boxes.len();
     let (r0, r1) = (b.rows.0.min(rows - 1), b.rows.1.min(rows - 1));
-    let mut best: Option<Found> = None;
-    let candidates = (r0..=r1)
+    let (rows_out, near_x) = match how {
+        Reach::Near | Reach::Crossing => (REACH, NEAR_X),
+        Reach::Far => (FAR_REACH, f64::INFINITY),
+    };
+    // The box's own rows near its ends, then the rows above and below it within reach.
+    let own = (r0..=r1.min(r0 + END_ROWS)).chain((r1.saturating_sub(END_ROWS).max(r0 + END_ROWS + 1))..=r1);
+    let candidates = own
         .map(|r| (r, 0usize))
-        .chain((1..=REACH).flat_map(|d| [r0.checked_sub(d).map(|r| (r, d)), Some((r1 + d, d))]).flatten())
+        .chain((1..=rows_out).flat_map(|d| [r0.checked_sub(d).map(|r| (r, d)), Some((r1 + d, d))]).flatten())
         .filter(|&(r, _)| r < rows);
+    let (near_lo, near_hi) = (b.x - near_x - w, b.x + b.w + near_x + w);
+    let mut best: Option<Found> = None;
     for (row, d) in candidates {
         if best.as_ref().is_some_and(|f| d as f64 * ROW_COST > f.cost) {
-            break;
+            break; // rows only get farther
         }
         // What a text must avoid in this row, by left edge: the row's boxes (sorted once) merged
         // with its few labels and the lane's two ends. Among equal left edges the order does not
@@ -270,17 +307,20 @@ fn find_spot(
             .collect();
         extra.sort_by(|a, z| a.0.total_cmp(&z.0));
         let sorted = rows_in.sorted(row);
-        let (mut i, mut j) = (0, 0);
+        let (mut p, mut q) = (0, 0);
         let mut reach = f64::NEG_INFINITY;
-        while i < sorted.len() || j < extra.len() {
-            let (a, z) = if j == extra.len() || (i < sorted.len() && sorted[i].0 <= extra[j].0) {
-                i += 1;
-                sorted[i - 1]
+        while p < sorted.len() || q < extra.len() {
+            let (a, z) = if q == extra.len() || (p < sorted.len() && sorted[p].0 <= extra[q].0) {
+                p += 1;
+                sorted[p - 1]
             } else {
-                j += 1;
-                extra[j - 1]
+                q += 1;
+                extra[q - 1]
             };
-            if a - reach >= w {
+            if reach > near_hi {
+                break; // every stretch from here on starts too far right of the box
+            }
+            if a - reach >= w && a >= near_lo {
                 // A free stretch [reach, a): the text goes at its end nearest the box.
                 let x = if reach >= b.x + b.w {
                     reach
@@ -289,7 +329,7 @@ fn find_spot(
                 } else {
                     (b.x + b.w / 2.0 - w / 2.0).clamp(reach, a - w) // over or under the box
                 };
-                consider(&mut best, b, (row, x, w), d, line, boxes_in);
+                consider(&mut best, (i, b), (row, x, w), (d, how), line, drawn);
             }
             reach = reach.max(z);
         }
@@ -297,15 +337,20 @@ fn find_spot(
     best
 }
 
-/// Keeps the spot `(row, x, w)` in `best` if it is cheaper.
+/// Keeps the spot `(row, x, w)`, `d` rows from the box, in `best` if `reach` allows it and it is
+/// cheaper.
 fn consider(
     best: &mut Option<Found>,
-    b: &LabelBox,
+    (i, b): (usize, &LabelBox),
     (row, x, w): (usize, f64, f64),
-    d: usize,
+    (d, reach): (usize, Reach),
     line: f64,
-    boxes_in: &[Vec<(f64, f64)>],
+    drawn: &Drawn,
 ) {
+    let across_gap = (x - (b.x + b.w)).max(b.x - (x + w)).max(0.0);
+    if reach != Reach::Far && across_gap > NEAR_X {
+        return;
+    }
     let (t0, t1) = text_band(11.0);
     let (ty0, ty1) = (row as f64 * line + t0, row as f64 * line + t1);
     let (by0, by1) = (b.rows.0 as f64 * line, (b.rows.1 + 1) as f64 * line);
@@ -313,18 +358,65 @@ fn consider(
     let (mx, my) = (x + w / 2.0, (ty0 + ty1) / 2.0);
     let (x1, y1) = (mx.clamp(b.x, b.x + b.w), my.clamp(by0, by1));
     let (x2, y2) = (x1.clamp(x - 1.0, x + w + 1.0), y1.clamp(ty0, ty1));
-    let across = (x2 - x1).abs();
-    // Boxes the leader passes over, other than its own, in the rows it spans.
-    let (lo, hi) = (x1.min(x2), x1.max(x2));
-    let (ra, rz) = ((y1.min(y2) / line) as usize, ((y1.max(y2) / line) as usize).min(boxes_in.len() - 1));
-    let crossed = (ra..=rz)
-        .flat_map(|r| boxes_in[r].iter())
-        .filter(|&&(a, z)| a < hi && lo < z && !(a == b.x && z == b.x + b.w))
-        .count();
-    let cost = across + d as f64 * ROW_COST + crossed as f64 * CROSSING;
-    if best.as_ref().is_none_or(|f| cost < f.cost) {
-        *best = Some(Found { row, x, w, leader: [x1, y1, x2, y2], cost });
+    let leader = [x1, y1, x2, y2];
+    let mut cost = (x2 - x1).abs() + d as f64 * ROW_COST;
+    if best.as_ref().is_some_and(|f| cost >= f.cost) {
+        return;
     }
+    // Other boxes in the rows the leader spans; a box it starts in (the base a view looks into)
+    // is its own ground.
+    let rows = drawn.rows.len();
+    let (ra, rz) = ((y1.min(y2) / line) as usize, ((y1.max(y2) / line) as usize).min(rows - 1));
+    for &o in (ra..=rz).flat_map(|r| drawn.rows[r].iter()) {
+        if o == i {
+            continue;
+        }
+        let ob = &drawn.boxes[o];
+        let rect = [ob.x, ob.rows.0 as f64 * line, ob.x + ob.w, (ob.rows.1 + 1) as f64 * line];
+        let starts_in = x1 >= rect[0] && x1 <= rect[2] && y1 >= rect[1] && y1 <= rect[3];
+        if starts_in {
+            continue;
+        }
+        match reach {
+            Reach::Near if crosses(&leader, &rect) || along(&leader, &rect) => return,
+            Reach::Crossing | Reach::Far if crosses(&leader, &rect) => cost += CROSSING,
+            _ => {}
+        }
+        if best.as_ref().is_some_and(|f| cost >= f.cost) {
+            return;
+        }
+    }
+    *best = Some(Found { row, x, w, leader, cost });
+}
+
+/// Whether segment `l` (`[x1, y1, x2, y2]`) passes through the inside of rectangle `r` (`[left,
+/// top, right, bottom]`, shrunk by half a px so that touching is not crossing).
+fn crosses(l: &[f64; 4], r: &[f64; 4]) -> bool {
+    let r = [r[0] + 0.5, r[1] + 0.5, r[2] - 0.5, r[3] - 0.5];
+    let [x1, y1, x2, y2] = *l;
+    let (lo, hi) = (x1.min(x2).max(r[0]), x1.max(x2).min(r[2]));
+    if lo > hi {
+        return false;
+    }
+    // The segment's y over [lo, hi] (all of it where it is upright).
+    let (ya, yb) = if (x2 - x1).abs() < 1e-9 {
+        (y1.min(y2), y1.max(y2))
+    } else {
+        let at = |x: f64| y1 + (y2 - y1) * (x - x1) / (x2 - x1);
+        (at(lo).min(at(hi)), at(lo).max(at(hi)))
+    };
+    ya < r[3] && yb > r[1]
+}
+
+/// Whether segment `l` runs along an edge of `r`: parallel to it, within [`EDGE_PX`], for more than
+/// [`ALONG_PX`].
+fn along(l: &[f64; 4], r: &[f64; 4]) -> bool {
+    let [x1, y1, x2, y2] = *l;
+    let shared = |a: (f64, f64), b: (f64, f64)| a.1.min(b.1) - a.0.max(b.0);
+    let (xs, ys) = ((x1.min(x2), x1.max(x2)), (y1.min(y2), y1.max(y2)));
+    let flat = (y2 - y1).abs() < 0.5 && [r[1], r[3]].iter().any(|&e| (y1 - e).abs() <= EDGE_PX);
+    let upright = (x2 - x1).abs() < 0.5 && [r[0], r[2]].iter().any(|&e| (x1 - e).abs() <= EDGE_PX);
+    (flat && shared(xs, (r[0], r[2])) > ALONG_PX) || (upright && shared(ys, (r[1], r[3])) > ALONG_PX)
 }
 
 #[cfg(test)]
