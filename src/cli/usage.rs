@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use pto_memory_map::error::Named;
 use pto_memory_map::option_table::{self as table, Shell};
 use pto_memory_map::{Error, ErrorKind, Result};
 
@@ -16,11 +17,7 @@ use super::say::say_err;
 pub fn error_json(err: &Error) -> serde_json::Value {
     let at = err.location.as_deref();
     // The words the terminal shows (advice included), without the place, which has its own fields.
-    let described = table::describe(err, Shell::Cli);
-    let message = match at {
-        Some(at) => described.strip_prefix(&format!("{at}: ")).unwrap_or(&described).to_string(),
-        None => described.clone(),
-    };
+    let message = table::describe_unplaced(err, Shell::Cli);
     serde_json::json!({
         "code": err.kind.code(),
         "file": at.map(|a| a.file.as_str()),
@@ -75,7 +72,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
     if let Some(Err(misspelt)) = first.map(|word| refuse_misspelt_command(Path::new(word))) {
         match json {
             true => say_err(format_args!("{}", error_json(&misspelt))),
-            false => say_err(format_args!("error: {}", misspelt.message)),
+            false => say_err(format_args!("error: {misspelt}")),
         }
         return ExitCode::from(2);
     }
@@ -129,13 +126,7 @@ pub fn refuse_misspelt_command(path: &Path) -> Result<()> {
     let near =
         COMMANDS.iter().find(|c| (1..=2.min(c.len() / 2)).contains(&edit_distance(&word.to_ascii_lowercase(), c)));
     match near {
-        Some(command) => Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{word}: no such file or folder, and no command '{word}'; did you mean `{command}`? \
-                 (pto-memory-map {command} --help)"
-            ),
-        )),
+        Some(command) => Err(Error::unknown(Named::Command, word, [*command])),
         None => Ok(()),
     }
 }
