@@ -540,14 +540,19 @@ impl Detail {
                 format!("give it a name of its own (name = \"{builtin}-custom\") and pick it with -b")
             }
             Detail::Soc { .. } => "correct the SoC file".into(),
-            Detail::Unknown { what: Named::Command, known, .. } => {
-                let command = known.first().map_or("", String::as_str);
-                format!("did you mean `{command}`? (pto-memory-map {command} --help)")
+            Detail::Unknown { what, known, .. } => {
+                let known = known.join(", ");
+                match what {
+                    Named::Command => format!("did you mean `{known}`? (pto-memory-map {known} --help)"),
+                    Named::Extension { .. } => format!("use one of .{} or give -f FORMAT", known.replace(", ", ", .")),
+                    Named::Backend => format!("give one of the known backends: {known}"),
+                    Named::FindingCode => format!("give one of the codes: {known}"),
+                    Named::Space => format!("give one of its spaces: {known}"),
+                    Named::FitSpace { .. } => format!("give one of the spaces: {known}"),
+                    Named::Function => format!("give one of its functions: {known}"),
+                    Named::FunctionWithoutMap { .. } => format!("give one of the functions drawn: {known}"),
+                }
             }
-            Detail::Unknown { what: Named::Extension { .. }, known, .. } => {
-                format!("use one of .{} or give -f FORMAT", known.join(", ."))
-            }
-            Detail::Unknown { known, .. } => format!("give one of {}", known.join(", ")),
             Detail::File { problem: FileProblem::NoFolder { .. } | FileProblem::IsFolder, .. } => return None,
             Detail::File { problem: FileProblem::NotUtf8 | FileProblem::NotRegular, op: FileOp::Read(_), .. } => {
                 "give the file itself, as it was written".into()
@@ -608,21 +613,16 @@ impl Detail {
             Detail::BadValue { option, value, expected } => {
                 write!(f, "{option} '{value}' is not accepted; it takes {expected}")
             }
-            Detail::Unknown { what, name, known } => match what {
-                Named::Backend => write!(f, "unknown backend '{name}'; known backends: {}", known.join(", ")),
-                Named::FindingCode => write!(f, "no finding code '{name}'; codes: {}", known.join(", ")),
-                Named::Space => write!(f, "no space '{name}' in this dump; its spaces are: {}", known.join(", ")),
-                Named::FitSpace { backend } => {
-                    write!(f, "fit: no space '{name}' in this dump or in {backend}; spaces: {}", known.join(", "))
-                }
-                Named::Function => {
-                    write!(f, "no compute function '{name}' in this dump; its functions are: {}", known.join(", "))
-                }
+            Detail::Unknown { what, name, .. } => match what {
+                Named::Backend => write!(f, "unknown backend '{name}'"),
+                Named::FindingCode => write!(f, "no finding code '{name}'"),
+                Named::Space => write!(f, "no space '{name}' in this dump"),
+                Named::FitSpace { backend } => write!(f, "fit: no space '{name}' in this dump or in {backend}"),
+                Named::Function => write!(f, "no compute function '{name}' in this dump"),
                 Named::FunctionWithoutMap { ftype } => write!(
                     f,
                     "'{name}' is an {ftype} function of this dump that places nothing in on-chip memory (no tile \
-                     bound to a MemRef), so it has no map; the functions drawn are: {}",
-                    known.join(", ")
+                     bound to a MemRef), so it has no map"
                 ),
                 Named::Command => write!(f, "{name}: no such file or folder, and no command '{name}'"),
                 Named::Extension { output } => write!(f, "-o {output}: '.{name}' is not an output format"),
