@@ -77,7 +77,8 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
 
 /// [`render_map`] into `out`, as the output is made: the page of a large dump is written a few
 /// cards at a time rather than held whole. Within the run's output limit, counted as it goes; an
-/// error from `out` is an [`ErrorKind::Io`] error with the writer's message.
+/// error from `out` is an [`crate::ErrorKind::Io`] error with the system's words, its path left
+/// for the writer to name.
 pub fn render_map_to(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write) -> Result<()> {
     let mut out = Limited { out, written: 0, limit: budget::limits().output_bytes, over: false };
     let written = write_map(map, opts, &mut out);

@@ -85,13 +85,37 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
     if !json && ours.is_none() {
         err.exit();
     }
+    // Worded from clap's data (its kind, the argument and value it refused, what it suggests),
+    // not from its rendered text.
+    let text = |kind: ContextKind| match err.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join(", ")),
+        _ => None,
+    };
     let (message, remedy) = match ours {
         Some((word, way)) => (format!("there is no {word} option"), way.to_string()),
         None => {
-            let text = err.render().to_string();
-            let first = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
-            let tip = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")).map(str::to_string);
-            (first, tip.unwrap_or_else(|| "see pto-memory-map --help".to_string()))
+            let what = err.kind().as_str().unwrap_or("the command line is not understood");
+            let message = match (text(ContextKind::InvalidArg), text(ContextKind::InvalidValue)) {
+                (Some(arg), _)
+                    if err.kind() == Clap::ArgumentConflict && text(ContextKind::PriorArg) == Some(arg.clone()) =>
+                {
+                    format!("{arg} is given more than once")
+                }
+                (Some(arg), Some(value)) if value.is_empty() => format!("{arg} needs a value"),
+                (Some(arg), Some(value)) => format!("{what}: {arg} '{value}'"),
+                (Some(arg), None) => format!("{what}: {arg}"),
+                (None, _) => what.to_string(),
+            };
+            let suggested = [ContextKind::SuggestedArg, ContextKind::SuggestedSubcommand, ContextKind::SuggestedValue]
+                .into_iter()
+                .find_map(text);
+            let remedy = match (suggested, text(ContextKind::ValidValue)) {
+                (Some(near), _) => format!("did you mean {near}? (see pto-memory-map --help)"),
+                (None, Some(values)) => format!("give one of {values}"),
+                (None, None) => "see pto-memory-map --help".to_string(),
+            };
+            (message, remedy)
         }
     };
     let error = Error::new(ErrorKind::Usage, message.clone());
