@@ -17,7 +17,7 @@ pub use holders::{held_overlaps, holders, holders_of, reserved_blocks, slot_allo
 
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
-use crate::error::{Detail, Empty, Error, ErrorKind, Named, Result};
+use crate::error::{Detail, Empty, Error, ErrorKind, Misuse, Named, Result};
 use crate::model::{
     Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
     SpaceUsage, Tile, space_rank,
@@ -524,8 +524,7 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
         {
             let ranges: Vec<String> =
                 map.functions.iter().map(|f| format!("{} L{}–L{}", f.name, f.src_start, f.src_end)).collect();
-            let expected = format!("lines that cross a compute function: {}", ranges.join(", "));
-            return Err(Error::bad_value("fit", &format!("{a}-{z}"), expected));
+            return Err(Error::misuse(Misuse::FitLines { lines: (a, z), functions: ranges }));
         }
     }
     let capacities = map.backend.capacities.clone();

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::backend::Backends;
-use crate::error::{Detail, Empty, Error, ErrorKind, Misuse, Result};
+use crate::error::{Detail, Empty, Error, ErrorKind, Misuse, Named, Result};
 use crate::findings::{self, CODES};
 use crate::model::{Block, Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
 
@@ -94,16 +94,10 @@ impl Gate {
             if !known.contains(space.as_str()) {
                 let mut names: Vec<&str> = known.iter().copied().collect();
                 names.sort_by_key(|s| space_rank(s));
-                let hint = names
-                    .iter()
-                    .find(|k| k.eq_ignore_ascii_case(space))
-                    .map(|k| format!(" (did you mean {k}?)"))
-                    .unwrap_or_default();
+                let near = names.iter().find(|k| k.eq_ignore_ascii_case(space)).map(|k| k.to_string());
                 let backends: BTreeSet<&str> = maps.iter().map(|m| m.backend.name.as_str()).collect();
-                let backends: Vec<&str> = backends.into_iter().collect();
-                let expected =
-                    format!("a space of this map or its backend ({}){hint}: {}", backends.join(", "), names.join(", "));
-                return Err(Error::bad_value(option, space, expected));
+                let backends = backends.into_iter().map(str::to_string).collect();
+                return Err(Error::unknown(Named::GateSpace { option, backends, near }, space, names));
             }
         }
         Ok(())

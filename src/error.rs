@@ -254,6 +254,15 @@ pub enum Named {
         /// The function's type.
         ftype: String,
     },
+    /// A space a gate of `check` names (`--max-hwm`), in no map checked or its backend.
+    GateSpace {
+        /// The gate's flag.
+        option: &'static str,
+        /// The backends of the maps checked.
+        backends: Vec<String>,
+        /// A known space spelled otherwise (`Vec` for `vec`).
+        near: Option<String>,
+    },
     /// A subcommand: `known` holds the one the word is near.
     Command,
     /// An output's extension (`-o map.text`).
@@ -439,6 +448,13 @@ pub enum Misuse {
     TreeAgainstDump,
     /// A diff of two trees in a picture format.
     TreeDiffPicture,
+    /// A `fit` question about lines that no compute function crosses.
+    FitLines {
+        /// The first and last line asked about.
+        lines: (u32, u32),
+        /// Each function's name and lines, `qk_matmul L9–L36`.
+        functions: Vec<String>,
+    },
     /// A finding code both denied and allowed.
     DeniedAndAllowed {
         /// The code.
@@ -551,6 +567,7 @@ impl Detail {
                     Named::FitSpace { .. } => format!("give one of the spaces: {known}"),
                     Named::Function => format!("give one of its functions: {known}"),
                     Named::FunctionWithoutMap { .. } => format!("give one of the functions drawn: {known}"),
+                    Named::GateSpace { .. } => format!("give one of the known spaces: {known}"),
                 }
             }
             Detail::File { problem: FileProblem::NoFolder { .. } | FileProblem::IsFolder, .. } => return None,
@@ -579,6 +596,7 @@ impl Detail {
                     "write it as Markdown or JSON (-f md or -f json); for a picture, diff one case's folders".into()
                 }
                 Misuse::DeniedAndAllowed { code } => format!("give one of --deny {code}, --allow {code}"),
+                Misuse::FitLines { functions, .. } => format!("ask about the lines of one: {}", functions.join(", ")),
                 Misuse::PublicUrl { .. } => {
                     "give the service's address as users reach it, such as https://maps.example.com".into()
                 }
@@ -624,6 +642,13 @@ impl Detail {
                     "'{name}' is an {ftype} function of this dump that places nothing in on-chip memory (no tile \
                      bound to a MemRef), so it has no map"
                 ),
+                Named::GateSpace { option, backends, near } => {
+                    write!(f, "{option}: no space '{name}' in this map or its backend ({})", backends.join(", "))?;
+                    match near {
+                        Some(near) => write!(f, " (did you mean {near}?)"),
+                        None => Ok(()),
+                    }
+                }
                 Named::Command => write!(f, "{name}: no such file or folder, and no command '{name}'"),
                 Named::Extension { output } => write!(f, "-o {output}: '.{name}' is not an output format"),
             },
@@ -725,6 +750,7 @@ impl Detail {
                 }
                 Misuse::TreeDiffPicture => f.write_str("a diff of two trees is not a picture"),
                 Misuse::DeniedAndAllowed { code } => write!(f, "'{code}' is both denied and allowed"),
+                Misuse::FitLines { lines: (a, z), .. } => write!(f, "fit: lines {a}-{z} cross no compute function"),
                 Misuse::PublicUrl { text, why } => write!(f, "--public-url '{text}' {why}"),
             },
             Detail::Failed { task, reason } => {
