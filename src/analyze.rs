@@ -17,7 +17,7 @@ pub use holders::{held_overlaps, holders, holders_of, reserved_blocks, slot_allo
 
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Empty, Error, ErrorKind, Misuse, Named, Result};
 use crate::model::{
     Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
     SpaceUsage, Tile, space_rank,
@@ -83,15 +83,8 @@ pub fn analyze(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Resul
 
 fn refuse_if_nothing_to_draw(functions: &[FunctionMap], file: &str) -> Result<()> {
     if functions.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Refused,
-            format!(
-                "{file}: no AIC/AIV/InCore function binds a tile with a MemRef, so there is nothing to draw. \
-                 Use the dump after AllocateMemoryAddr (or a later one); earlier passes have no addresses. \
-                 If the kernel was compiled with memory_planner=PTOAS, the compiler skips AllocateMemoryAddr \
-                 and ptoas owns addressing: that is not a failure, compare end to end instead"
-            ),
-        ));
+        let detail = Detail::NothingToDraw { file: file.to_string(), why: Empty::NoMemRef };
+        return Err(Error::of(ErrorKind::Refused, detail));
     }
     Ok(())
 }
@@ -492,12 +485,7 @@ impl std::str::FromStr for FitQuery {
     type Err = Error;
     /// `SPACE=BYTES[@LINE-LINE]`; bytes may carry `K`/`KB`/`KiB` or `M`/`MB`/`MiB` (1024-based).
     fn from_str(s: &str) -> Result<FitQuery> {
-        let bad = || {
-            Error::new(
-                ErrorKind::Usage,
-                format!("fit '{s}' is not SPACE=BYTES[@LINE-LINE], for example Vec=32KB or Vec=32768@120-180"),
-            )
-        };
+        let bad = || Error::bad_value("fit", s, "SPACE=BYTES[@LINE-LINE], for example Vec=32KB or Vec=32768@120-180");
         let (space, rest) = s.split_once('=').ok_or_else(bad)?;
         let (bytes, lines) = match rest.split_once('@') {
             Some((b, l)) => {
@@ -525,16 +513,8 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
         if !known {
             let mut spaces: Vec<&String> = map.backend.capacities.keys().collect();
             spaces.sort_by_key(|s| space_rank(s));
-            let names: Vec<&str> = spaces.iter().map(|s| s.as_str()).collect();
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "fit: no space '{}' in this dump or in {}; spaces: {}",
-                    q.space,
-                    map.backend.name,
-                    names.join(", ")
-                ),
-            ));
+            let named = Named::FitSpace { backend: map.backend.name.clone() };
+            return Err(Error::unknown(named, &q.space, spaces));
         }
     }
     for q in queries {
@@ -544,10 +524,7 @@ pub fn answer_fits(map: &mut MemoryMap, queries: &[FitQuery]) -> Result<()> {
         {
             let ranges: Vec<String> =
                 map.functions.iter().map(|f| format!("{} L{}–L{}", f.name, f.src_start, f.src_end)).collect();
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!("fit: lines {a}-{z} cross no compute function; their lines are: {}", ranges.join(", ")),
-            ));
+            return Err(Error::misuse(Misuse::FitLines { lines: (a, z), functions: ranges }));
         }
     }
     let capacities = map.backend.capacities.clone();

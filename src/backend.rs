@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, FileOp, FileProblem, Named, Result, SocProblem};
 use crate::model::{BackendChoice, BackendSource, MAX_BYTES};
 
 /// One chip: its `BackendType` member name, its PTO target arch and the capacity of each on-chip
@@ -108,25 +108,16 @@ impl Backends {
     /// backend is refused: it replaced that backend silently, and when it lacked a space the
     /// built-in has, the map was scaled by the other backend, "inferred", with nothing said.
     pub fn with_soc_file(mut self, path: &Path) -> Result<Backends> {
-        let bytes = crate::dump::read_file(path, MAX_SOC_BYTES, "the SoC file")?;
+        let bytes = crate::dump::read_file(path, MAX_SOC_BYTES, SOC_FILE)?;
         let text = String::from_utf8(bytes).map_err(|_| {
-            Error::new(
-                ErrorKind::Unreadable,
-                format!("{}: the SoC file is not UTF-8 text (TOML or JSON)", path.display()),
-            )
+            let problem = FileProblem::NotUtf8;
+            let detail = Detail::File { path: Some(path.display().to_string()), op: FileOp::Read(SOC_FILE), problem };
+            Error::of(ErrorKind::Unreadable, detail)
         })?;
         let backend = parse_soc(&text, &path.display().to_string(), path.extension().is_some_and(|e| e == "toml"))?;
         if let Some(builtin) = Backends::builtin().0.iter().find(|b| b.name.eq_ignore_ascii_case(&backend.name)) {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "{}: the SoC file names its chip '{}', which is a built-in backend; give it a name of its own \
-                     (name = \"{}-custom\") and pick it with -b",
-                    path.display(),
-                    backend.name,
-                    builtin.name
-                ),
-            ));
+            let problem = SocProblem::BuiltinName { name: backend.name.clone(), builtin: builtin.name.clone() };
+            return Err(soc(&path.display().to_string(), problem));
         }
         self.0.retain(|b| !b.name.eq_ignore_ascii_case(&backend.name));
         self.0.insert(0, backend);
@@ -135,10 +126,10 @@ impl Backends {
 
     /// Looks a backend up by name (case-insensitive, so `ascend950` works too).
     pub fn by_name(&self, name: &str) -> Result<&Backend> {
-        self.0.iter().find(|b| b.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
-            let known: Vec<&str> = self.0.iter().map(|b| b.name.as_str()).collect();
-            Error::new(ErrorKind::Usage, format!("unknown backend '{name}'; known backends: {}", known.join(", ")))
-        })
+        self.0
+            .iter()
+            .find(|b| b.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::unknown(Named::Backend, name, self.0.iter().map(|b| b.name.as_str())))
     }
 
     /// Picks the backend for a dump: an explicit name wins, then the target arch written by ptoas in
@@ -202,39 +193,29 @@ pub fn parse_soc(text: &str, file: &str, toml: bool) -> Result<Backend> {
     } else {
         serde_json::from_str(text).map_err(|e| e.to_string())
     };
-    let backend = parsed.map_err(|e| {
-        Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{file}: not a SoC description: {}; expected name = \"...\", arch = \"...\" and a capacities \
-                 table of bytes per space (Vec, Mat, ...)",
-                e.trim()
-            ),
-        )
-    })?;
+    let backend = parsed.map_err(|e| soc(file, SocProblem::NotDescription(e.trim().to_string())))?;
     if let Some((space, bytes)) = backend.capacities.iter().find(|(_, b)| **b <= 0 || **b > MAX_BYTES) {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!("{file}: capacity of {space} must be positive and at most {MAX_BYTES} bytes (1 TiB), not {bytes}"),
-        ));
+        return Err(soc(file, SocProblem::Capacity { space: space.clone(), bytes: *bytes }));
     }
     if let Some((space, bytes)) = backend.physical.iter().find(|(space, b)| {
         let usable = backend.capacities.get(*space).copied().unwrap_or(i64::MAX);
         **b > MAX_BYTES || **b < usable
     }) {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{file}: physical size of {space} ({bytes}) must be a space of the capacities table, at least \
-                 its usable capacity and at most {MAX_BYTES} bytes (1 TiB)"
-            ),
-        ));
+        return Err(soc(file, SocProblem::Physical { space: space.clone(), bytes: *bytes }));
     }
     if backend.name.is_empty() || backend.arch.is_empty() {
-        return Err(Error::new(ErrorKind::Usage, format!("{file}: name and arch must not be empty")));
+        return Err(soc(file, SocProblem::Unnamed));
     }
     Ok(backend)
 }
+
+/// The SoC file `file` refused for `problem`: the user's to correct, as an option's value is.
+fn soc(file: &str, problem: SocProblem) -> Error {
+    Error::of(ErrorKind::Usage, Detail::Soc { file: file.to_string(), problem })
+}
+
+/// A SoC file, as messages name it.
+const SOC_FILE: &str = "the SoC file";
 
 /// Reads `pto.target_arch = "..."` from the first `ptoas/*.pto` (sorted by name) that has it.
 ///
@@ -292,8 +273,8 @@ mod tests {
         std::fs::write(&file, "name = \"ascend910b\"\narch = \"a2a3\"\n[capacities]\nVec = 1024\n").unwrap();
         let err = Backends::builtin().with_soc_file(&file).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Usage);
-        assert!(err.message.contains("'ascend910b', which is a built-in backend"), "{err}");
-        assert!(err.message.contains("Ascend910B-custom"), "{err}");
+        assert!(err.to_string().contains("'ascend910b', which is a built-in backend"), "{err}");
+        assert!(err.to_string().contains("Ascend910B-custom"), "{err}");
         std::fs::write(&file, "name = \"Ascend910B-custom\"\narch = \"a2a3\"\n[capacities]\nVec = 1024\n").unwrap();
         let backends = Backends::builtin().with_soc_file(&file).unwrap();
         assert_eq!(backends.by_name("Ascend910B").unwrap().capacities["Vec"], 188_416, "the built-in stays");
@@ -310,7 +291,7 @@ mod tests {
     #[test]
     fn unknown_backend_lists_the_known_ones() {
         let err = by_name("Ascend310").unwrap_err();
-        assert!(err.message.contains("Ascend910B") && err.message.contains("Ascend950"), "{err}");
+        assert!(err.to_string().contains("Ascend910B") && err.to_string().contains("Ascend950"), "{err}");
     }
 
     #[test]
@@ -344,7 +325,7 @@ mod tests {
         let json = r#"{"name": "Mini", "arch": "m1", "capacities": {"Vec": 65536}}"#;
         assert_eq!(parse_soc(json, "mini.json", false).unwrap().capacities.len(), 1);
         let err = parse_soc("name = 3", "bad.toml", true).unwrap_err();
-        assert!(err.message.starts_with("bad.toml: not a SoC description"), "{err}");
+        assert!(err.to_string().starts_with("bad.toml: not a SoC description"), "{err}");
         assert!(parse_soc(r#"{"name":"x","arch":"y","capacities":{"Vec":0}}"#, "z.json", false).is_err());
     }
 }

@@ -71,11 +71,7 @@ impl Limits {
     /// The refusal for `what` (`"tiles in function f"`) at `count`, over `limit`, whose value in
     /// this run is `allowed`. How to raise it is the shell's to say.
     pub fn refuse(what: &str, count: usize, allowed: usize, limit: Limit) -> Error {
-        Error::with_detail(
-            ErrorKind::OverLimit,
-            format!("{what}: {count} is over the limit of {allowed}; no real pass dump comes near it"),
-            Detail::OverLimit { limit, count, allowed },
-        )
+        Error::of(ErrorKind::OverLimit, Detail::OverLimit { limit, what: what.to_string(), count, allowed })
     }
 }
 
@@ -191,7 +187,7 @@ pub fn checkpoint() -> Result<()> {
         let b = c.borrow();
         let late = b.deadline.is_some_and(|d| Instant::now() >= d);
         if late || b.cancelled.load(Ordering::Relaxed) {
-            return Err(Error::new(ErrorKind::Cancelled, "the render passed its time limit and was stopped"));
+            return Err(Error::of(ErrorKind::Cancelled, Detail::Deadline));
         }
         Ok(())
     })

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::backend::Backends;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Empty, Error, ErrorKind, Misuse, Named, Result};
 use crate::findings::{self, CODES};
 use crate::model::{Block, Finding, FunctionMap, MemoryMap, Severity, SpaceUsage, space_rank};
 
@@ -69,10 +69,10 @@ impl Gate {
         if let Some(p) = self.max_occupancy
             && !(0.0..=100.0).contains(&p)
         {
-            return Err(usage(format!("--max-occupancy {p} is not a percentage within 0-100")));
+            return Err(Error::bad_value("--max-occupancy", &p.to_string(), "a percentage within 0-100"));
         }
         if let Some(c) = self.allow.iter().find(|c| self.deny_codes.contains(c)) {
-            return Err(usage(format!("'{c}' is both denied and allowed; give one of --deny {c}, --allow {c}")));
+            return Err(Error::misuse(Misuse::DeniedAndAllowed { code: c.clone() }));
         }
         Ok(())
     }
@@ -94,18 +94,10 @@ impl Gate {
             if !known.contains(space.as_str()) {
                 let mut names: Vec<&str> = known.iter().copied().collect();
                 names.sort_by_key(|s| space_rank(s));
-                let hint = names
-                    .iter()
-                    .find(|k| k.eq_ignore_ascii_case(space))
-                    .map(|k| format!(" (did you mean {k}?)"))
-                    .unwrap_or_default();
+                let near = names.iter().find(|k| k.eq_ignore_ascii_case(space)).map(|k| k.to_string());
                 let backends: BTreeSet<&str> = maps.iter().map(|m| m.backend.name.as_str()).collect();
-                let backends: Vec<&str> = backends.into_iter().collect();
-                return Err(usage(format!(
-                    "{option}: no space '{space}' in this map or its backend ({}){hint}; known spaces: {}",
-                    backends.join(", "),
-                    names.join(", ")
-                )));
+                let backends = backends.into_iter().map(str::to_string).collect();
+                return Err(Error::unknown(Named::GateSpace { option, backends, near }, space, names));
             }
         }
         Ok(())
@@ -116,16 +108,12 @@ impl Gate {
     }
 }
 
-fn known_code<'a>(code: &'a str, option: &str) -> Result<&'a str> {
+fn known_code<'a>(code: &'a str, option: &'static str) -> Result<&'a str> {
     if findings::info(code).is_some() {
         return Ok(code);
     }
     let codes: Vec<&str> = CODES.iter().map(|c| c.code).collect();
-    Err(usage(format!("{option} '{code}': no such code; codes: {} (or errors, warnings, notes)", codes.join(", "))))
-}
-
-fn usage(message: String) -> Error {
-    Error::new(ErrorKind::Usage, message)
+    Err(Error::bad_value(option, code, format!("a finding code ({}), or errors, warnings, notes", codes.join(", "))))
 }
 
 /// One dump held against the gate.
@@ -259,7 +247,7 @@ pub fn run(path: &Path, input: &Input, gate: &Gate) -> Result<Report> {
         match load(&case, input) {
             Ok(ok) => loaded.push((name, ok)),
             Err(e) if tree => {
-                unreadable.push(Unreadable { case: name, path: case.display().to_string(), error: e.message })
+                unreadable.push(Unreadable { case: name, path: case.display().to_string(), error: e.to_string() })
             }
             Err(e) => return Err(e),
         }
@@ -288,15 +276,8 @@ fn load(case: &Path, input: &Input) -> Result<(PathBuf, MemoryMap)> {
     let file = crate::dump::resolve(case, input.pass_name)?;
     let map = crate::load_with(&file, input.pass_name, input.backend, input.backends)?;
     if map.addresses == crate::model::Addresses::Unassigned {
-        return Err(crate::error::Error::new(
-            crate::error::ErrorKind::Refused,
-            format!(
-                "{}: addresses are not assigned yet in this dump (a pass before AllocateMemoryAddr), so there \
-                 is nothing to gate on; check {}",
-                file.display(),
-                map.addresses_in.as_deref().unwrap_or("the dump after AllocateMemoryAddr")
-            ),
-        ));
+        let why = Empty::Unassigned { later: map.addresses_in.clone() };
+        return Err(Error::of(ErrorKind::Refused, Detail::NothingToDraw { file: file.display().to_string(), why }));
     }
     Ok((file, map))
 }

@@ -1,10 +1,12 @@
 //! One error type for the whole pipeline, sorted by who has to act on it.
 //!
 //! The CLI turns every kind into `error: ...` and an exit status; the HTTP service maps the kind to
-//! a status code. The message says what is wrong and where. What the user can change about it
-//! (a limit to raise, options that draw a smaller picture) is kept as data in [`Detail`], because
-//! each shell names its own knobs: the command line says `--scale 1`, the service `scale=1`. The
-//! shells word it (`option_table::describe`); nothing here or there edits a message after it is made.
+//! a status code. An error keeps what went wrong as data ([`Detail`]: the path, the value, the
+//! names there are, the limit) and where ([`Location`]), and its words are made from that data in
+//! one place, [`Detail`]'s `Display` and [`Detail::remedy`]. What the user can change about it (a
+//! limit to raise, options that draw a smaller picture) is named differently by each shell: the
+//! command line says `--scale 1`, the service `scale=1`, so those words are the shells' own
+//! (`option_table::describe`). Nothing decides anything by reading a message, and nothing edits one.
 
 use std::fmt;
 
@@ -119,13 +121,21 @@ pub enum Advice {
     Split,
 }
 
-/// What went wrong, as data, for the errors whose remedy depends on the shell.
+/// What went wrong, as data: the values involved, for each shell to word and a program to read.
+///
+/// The variants group errors by shape, not by the place that raises them: a file that could not
+/// be read or written, a value an option does not take, a name the input does not have, and so on.
+/// [`Detail::Text`] is the few errors whose every value is already in their sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Detail {
-    /// A work limit was passed: `count` of what `limit` counts, over `allowed`.
+    /// A sentence alone (a parser's description of a dump's bad spot, clap's refusal).
+    Text(String),
+    /// A work limit was passed: `count` of `what` (`tiles in function f`), over `allowed`.
     OverLimit {
         /// Which limit.
         limit: Limit,
+        /// What was counted, in words.
+        what: String,
         /// How many the input asked for (at the point it was stopped).
         count: usize,
         /// The limit's value in this run.
@@ -139,6 +149,8 @@ pub enum Detail {
         height: u64,
         /// The most pixels a picture may have.
         max_pixels: u64,
+        /// Whether the size is a lower bound, counted before drawing.
+        at_least: bool,
         /// The small spaces whose lanes set the byte scale and so widen the map, when they do.
         widening: Vec<String>,
         /// The functions drawn, when there are several: one of them is a picture that may fit.
@@ -146,70 +158,730 @@ pub enum Detail {
         /// What would make it smaller, most effective first.
         advice: Vec<Advice>,
     },
+    /// A picture (or a strip of one) whose pixels could not be allocated.
+    NoRoomFor {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+    },
     /// An option's value is not one it takes.
     BadValue {
-        /// The option table's key (its HTTP name).
+        /// The option table's key (its HTTP name), or a command-line-only flag with its dashes.
         option: &'static str,
         /// The value given (clipped for display by whoever shows it).
         value: String,
         /// What it takes: `limit or used`, `a number in 0.2..64`.
         expected: String,
     },
+    /// A name the input (or this tool) does not have, and the names it has.
+    Unknown {
+        /// What sort of name.
+        what: Named,
+        /// The name asked for.
+        name: String,
+        /// The names there are.
+        known: Vec<String>,
+    },
+    /// A file or folder that could not be read, written or created.
+    File {
+        /// The path, as the user gave it; `None` until the writer that knows it fills it in.
+        path: Option<String>,
+        /// What was being done.
+        op: FileOp,
+        /// Why it failed.
+        problem: FileProblem,
+    },
+    /// The path given holds no dump to draw.
+    Missing {
+        /// The path given.
+        path: String,
+        /// What is not there.
+        what: Missing,
+    },
+    /// A readable dump with nothing to draw.
+    NothingToDraw {
+        /// The dump.
+        file: String,
+        /// Why.
+        why: Empty,
+    },
+    /// A SoC description that cannot be used.
+    Soc {
+        /// The SoC file.
+        file: String,
+        /// What is wrong with it.
+        problem: SocProblem,
+    },
+    /// A packing instance that cannot be packed.
+    Pack(PackProblem),
+    /// A command line that asks for something that cannot be done as asked.
+    Misuse(Misuse),
+    /// A step that failed for a reason outside the input: `reason` is the system's or library's.
+    Failed {
+        /// What was being done.
+        task: Task,
+        /// The system's words, when it gave any.
+        reason: Option<String>,
+    },
+    /// The run passed its deadline (see [`crate::budget`]).
+    Deadline,
+    /// Cases of a folder that could not be drawn (each said so as it failed).
+    CasesFailed {
+        /// How many.
+        count: usize,
+    },
 }
 
-/// An error with a message written for the person who ran the tool.
+/// The sort of name an [`Detail::Unknown`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Named {
+    /// A backend (`-b`).
+    Backend,
+    /// A finding's code (`explain CODE`).
+    FindingCode,
+    /// A memory space of the dump (`hide`).
+    Space,
+    /// A memory space asked about by `fit`, in the dump or in this backend.
+    FitSpace {
+        /// The backend's name.
+        backend: String,
+    },
+    /// A compute function of the dump (`function`).
+    Function,
+    /// A function of the dump that binds no tile, so has no map: its type (`Orchestration`).
+    FunctionWithoutMap {
+        /// The function's type.
+        ftype: String,
+    },
+    /// A space a gate of `check` names (`--max-hwm`), in no map checked or its backend.
+    GateSpace {
+        /// The gate's flag.
+        option: &'static str,
+        /// The backends of the maps checked.
+        backends: Vec<String>,
+        /// A known space spelled otherwise (`Vec` for `vec`).
+        near: Option<String>,
+    },
+    /// A subcommand: `known` holds the one the word is near.
+    Command,
+    /// An output's extension (`-o map.text`).
+    Extension {
+        /// The output named.
+        output: String,
+    },
+}
+
+/// What a [`Detail::File`] error was doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    /// Reading an input, named as messages name it (`the dump`, `the SoC file`).
+    Read(&'static str),
+    /// Writing an output.
+    Write,
+    /// Creating a folder.
+    CreateFolder,
+}
+
+/// Why a [`Detail::File`] error failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileProblem {
+    /// The system refused: its error kind, and its words.
+    Io {
+        /// The system's error kind, which programs may test.
+        kind: std::io::ErrorKind,
+        /// The system's words.
+        reason: String,
+    },
+    /// A folder where a file is wanted.
+    IsFolder,
+    /// A socket, which cannot be written as a file.
+    IsSocket,
+    /// Symbolic links that lead round in a loop.
+    LinkLoop,
+    /// A name with no file name in it (`..`).
+    NoFileName,
+    /// The folder the file would go in is missing or is not one.
+    NoFolder {
+        /// The folder.
+        folder: String,
+        /// Whether something else is there.
+        exists: bool,
+    },
+    /// A device, a pipe or a folder where a regular file is wanted.
+    NotRegular,
+    /// Larger than the input may be.
+    TooLarge {
+        /// The most bytes read.
+        limit: u64,
+    },
+    /// Not UTF-8 text.
+    NotUtf8,
+}
+
+/// What a [`Detail::Missing`] path lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missing {
+    /// The path itself.
+    Path,
+    /// A dump of the pass asked for; `present` names the passes dumped there.
+    PassDump {
+        /// The pass asked for.
+        pass: String,
+        /// The passes whose dumps are there.
+        present: Vec<String>,
+    },
+    /// A case folder (one holding `passes_dump/`).
+    CaseFolder,
+}
+
+/// Why a dump has nothing to draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Empty {
+    /// The file holds nothing.
+    EmptyFile,
+    /// Python, but no `@pl.program` or `@pl.function`.
+    NotPassDump,
+    /// No compute function binds a tile with a MemRef.
+    NoMemRef,
+    /// Addresses are not assigned yet; `later` names the dump that has them, when known.
+    Unassigned {
+        /// The dump after AllocateMemoryAddr, when it is there.
+        later: Option<String>,
+    },
+}
+
+/// What is wrong with a SoC description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SocProblem {
+    /// Not TOML or JSON of the expected shape: the parser's words.
+    NotDescription(String),
+    /// It names a built-in chip (`name` as written, `builtin` as the tool spells it).
+    BuiltinName {
+        /// The name written.
+        name: String,
+        /// The built-in backend's name.
+        builtin: String,
+    },
+    /// A capacity out of range.
+    Capacity {
+        /// The space.
+        space: String,
+        /// The bytes given.
+        bytes: i64,
+    },
+    /// A physical size out of range or of no space of the capacities.
+    Physical {
+        /// The space.
+        space: String,
+        /// The bytes given.
+        bytes: i64,
+    },
+    /// No name or no arch.
+    Unnamed,
+}
+
+/// Why a packing instance cannot be packed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PackProblem {
+    /// A block's size, offset or alignment is past the packer's bound.
+    BlockTooLarge {
+        /// The block's index.
+        block: usize,
+        /// The bound, in bytes.
+        max: u64,
+    },
+    /// Two pinned blocks share bytes while live at once: `(offset, end)` of each.
+    FixedOverlap {
+        /// The two blocks' indices.
+        blocks: (usize, usize),
+        /// The first block's bytes.
+        first: (u64, u64),
+        /// The second block's bytes.
+        second: (u64, u64),
+    },
+    /// More pairs of blocks live at once than the packer holds.
+    TooManyPairs {
+        /// The bound.
+        max: usize,
+    },
+}
+
+/// A command line that asks for what cannot be done as asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Misuse {
+    /// `-o` names an input of the run.
+    OutputIsInput {
+        /// The output named.
+        output: String,
+        /// The input it is.
+        input: String,
+        /// Whether the input is a packing instance (else a dump).
+        instance: bool,
+    },
+    /// `--split` with `-o -`.
+    SplitToStdout,
+    /// `--split` on a folder of cases.
+    SplitTree,
+    /// `--export-csv` on a folder of cases.
+    ExportTree,
+    /// A folder of cases with `-o` naming a file.
+    TreeToFile {
+        /// The folder of cases.
+        tree: String,
+        /// The file named.
+        output: String,
+    },
+    /// A folder of cases without `-o FOLDER`.
+    TreeWithoutFolder {
+        /// The folder of cases.
+        tree: String,
+    },
+    /// More cases under a folder than are drawn at once.
+    TooManyCases {
+        /// The folder.
+        root: String,
+        /// The most cases.
+        max: usize,
+    },
+    /// A diff of a tree of cases and a single dump.
+    TreeAgainstDump,
+    /// A diff of two trees in a picture format.
+    TreeDiffPicture,
+    /// A `fit` question about lines that no compute function crosses.
+    FitLines {
+        /// The first and last line asked about.
+        lines: (u32, u32),
+        /// Each function's name and lines, `qk_matmul L9–L36`.
+        functions: Vec<String>,
+    },
+    /// A finding code both denied and allowed.
+    DeniedAndAllowed {
+        /// The code.
+        code: String,
+    },
+    /// A `--public-url` that is not the service's address: why, in a few words.
+    PublicUrl {
+        /// The text given.
+        text: String,
+        /// What is wrong with it (`is not a URL`).
+        why: &'static str,
+    },
+}
+
+/// What was being done when a [`Detail::Failed`] error happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Task {
+    /// Starting a worker thread.
+    StartThread,
+    /// A worker thread's job, which panicked.
+    Worker,
+    /// The parser, on this file.
+    Parse {
+        /// The dump.
+        file: String,
+    },
+    /// Reading back the SVG drawn, for the PNG.
+    ReadSvg,
+    /// Compressing the PNG.
+    EncodePng,
+    /// Making the digest of a dump too large to draw whole.
+    Digest,
+    /// Serving HTTP.
+    Serve,
+}
+
+/// A count with its noun, plural when it is not one.
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+impl fmt::Display for FileProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileProblem::Io { reason, .. } => f.write_str(reason),
+            FileProblem::IsFolder => f.write_str("it is a folder; give a file name"),
+            FileProblem::IsSocket => f.write_str("it is a socket, which cannot be written as a file"),
+            FileProblem::LinkLoop => f.write_str("too many levels of symbolic links"),
+            FileProblem::NoFileName => f.write_str("not a file name"),
+            FileProblem::NoFolder { folder, exists } => write!(
+                f,
+                "the folder {folder} {}; create it first (mkdir -p {folder}) or write elsewhere",
+                if *exists { "is not a folder" } else { "does not exist" }
+            ),
+            FileProblem::NotRegular => f.write_str("not a regular file (a device, a pipe or a folder)"),
+            FileProblem::TooLarge { limit } => write!(f, "larger than the limit of {limit} bytes"),
+            FileProblem::NotUtf8 => f.write_str("not UTF-8 text"),
+        }
+    }
+}
+
+impl Detail {
+    /// What to do about it, when the data says more than the kind's general remedy; the message
+    /// ends with it. Shell-specific knobs (flags, parameters) are the shells' to word instead.
+    pub fn remedy(&self) -> Option<String> {
+        Some(match self {
+            Detail::Missing { what: Missing::Path, .. } => {
+                "give a pass dump (.py), a passes_dump/ folder or a case folder".into()
+            }
+            Detail::Missing { what: Missing::PassDump { present, .. }, .. } if !present.is_empty() => {
+                "pick one with -p/--pass-name, or dump every pass with RunConfig(dump_passes=PassDumpLevel.EXPLICIT)"
+                    .into()
+            }
+            Detail::Missing { what: Missing::PassDump { .. }, .. } => {
+                "compile the kernel with RunConfig(dump_passes=PassDumpLevel.EXPLICIT) (compile(), not lower(): \
+                 lower() writes no dumps), or pick another pass with -p/--pass-name"
+                    .into()
+            }
+            Detail::Missing { what: Missing::CaseFolder, .. } => "point at a folder that holds case folders".into(),
+            Detail::NothingToDraw { why: Empty::EmptyFile, .. } => {
+                "a pass dump is the Python text PyPTO writes to passes_dump/NN_after_<Pass>.py".into()
+            }
+            Detail::NothingToDraw { why: Empty::NotPassDump, .. } => {
+                "pass the passes_dump/NN_after_AllocateMemoryAddr.py file PyPTO writes".into()
+            }
+            Detail::NothingToDraw { why: Empty::NoMemRef, .. } => {
+                "use the dump after AllocateMemoryAddr (or a later one); earlier passes have no addresses. If the \
+                 kernel was compiled with memory_planner=PTOAS, the compiler skips AllocateMemoryAddr and ptoas owns \
+                 addressing: that is not a failure, compare end to end instead"
+                    .into()
+            }
+            Detail::NothingToDraw { why: Empty::Unassigned { later }, .. } => {
+                format!("check {}", later.as_deref().unwrap_or("the dump after AllocateMemoryAddr"))
+            }
+            Detail::Soc { problem: SocProblem::NotDescription(_), .. } => {
+                "write name = \"...\", arch = \"...\" and a capacities table of bytes per space (Vec, Mat, ...)".into()
+            }
+            Detail::Soc { problem: SocProblem::BuiltinName { builtin, .. }, .. } => {
+                format!("give it a name of its own (name = \"{builtin}-custom\") and pick it with -b")
+            }
+            Detail::Soc { .. } => "correct the SoC file".into(),
+            Detail::Unknown { what, known, .. } => {
+                let known = known.join(", ");
+                match what {
+                    Named::Command => format!("did you mean `{known}`? (pto-memory-map {known} --help)"),
+                    Named::Extension { .. } => format!("use one of .{} or give -f FORMAT", known.replace(", ", ", .")),
+                    Named::Backend => format!("give one of the known backends: {known}"),
+                    Named::FindingCode => format!("give one of the codes: {known}"),
+                    Named::Space => format!("give one of its spaces: {known}"),
+                    Named::FitSpace { .. } => format!("give one of the spaces: {known}"),
+                    Named::Function => format!("give one of its functions: {known}"),
+                    Named::FunctionWithoutMap { .. } => format!("give one of the functions drawn: {known}"),
+                    Named::GateSpace { .. } => format!("give one of the known spaces: {known}"),
+                }
+            }
+            Detail::File { problem: FileProblem::NoFolder { .. } | FileProblem::IsFolder, .. } => return None,
+            Detail::File { problem: FileProblem::NotUtf8 | FileProblem::NotRegular, op: FileOp::Read(_), .. } => {
+                "give the file itself, as it was written".into()
+            }
+            Detail::Pack(PackProblem::FixedOverlap { .. }) => "move one of them".into(),
+            Detail::Pack(_) => "pack a smaller instance".into(),
+            Detail::Misuse(m) => match m {
+                Misuse::OutputIsInput { instance: false, .. } => {
+                    "choose another output name (or leave out -o to write <stem>.memory_map.<ext> beside the dump)"
+                        .into()
+                }
+                Misuse::OutputIsInput { .. } => "choose another output name".into(),
+                Misuse::SplitToStdout => "give -o a file name, not -".into(),
+                Misuse::SplitTree | Misuse::ExportTree => "draw one case folder at a time".into(),
+                Misuse::TreeToFile { .. } => "give -o a folder (such as site/)".into(),
+                Misuse::TreeWithoutFolder { .. } => {
+                    "give -o FOLDER for their pages and index, or draw one case folder at a time (check takes the \
+                     whole tree)"
+                        .into()
+                }
+                Misuse::TooManyCases { .. } => "point at a smaller folder".into(),
+                Misuse::TreeAgainstDump => "give two trees or two dumps".into(),
+                Misuse::TreeDiffPicture => {
+                    "write it as Markdown or JSON (-f md or -f json); for a picture, diff one case's folders".into()
+                }
+                Misuse::DeniedAndAllowed { code } => format!("give one of --deny {code}, --allow {code}"),
+                Misuse::FitLines { functions, .. } => format!("ask about the lines of one: {}", functions.join(", ")),
+                Misuse::PublicUrl { .. } => {
+                    "give the service's address as users reach it, such as https://maps.example.com".into()
+                }
+            },
+            Detail::Failed { task: Task::Parse { .. } | Task::Worker, .. } => {
+                "give the pass dump PyPTO wrote, unedited; if it is one, report this input".into()
+            }
+            Detail::Failed { task: Task::ReadSvg | Task::EncodePng, .. } => "report this input: it is a bug".into(),
+            Detail::NoRoomFor { .. } => "draw a smaller picture: fewer functions, or a lower pixel ratio".into(),
+            Detail::CasesFailed { .. } => "see each case's error above".into(),
+            _ => return None,
+        })
+    }
+}
+
+impl Detail {
+    /// What went wrong, without the remedy.
+    fn what(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Detail::Text(text) => f.write_str(text),
+            Detail::OverLimit { what, count, allowed, .. } => {
+                write!(f, "{what}: {count} is over the limit of {allowed}; no real pass dump comes near it")
+            }
+            Detail::PictureTooLarge { width, height, max_pixels, at_least, .. } => write!(
+                f,
+                "the picture would be {}{width} x {height} px ({:.0} Mpx), over the {:.0} Mpx limit",
+                if *at_least { "at least " } else { "" },
+                (*width as f64) * (*height as f64) / 1e6,
+                *max_pixels as f64 / 1e6
+            ),
+            Detail::NoRoomFor { width, height } => write!(f, "cannot allocate a {width} x {height} px picture"),
+            Detail::BadValue { option, value, expected } => {
+                write!(f, "{option} '{value}' is not accepted; it takes {expected}")
+            }
+            Detail::Unknown { what, name, .. } => match what {
+                Named::Backend => write!(f, "unknown backend '{name}'"),
+                Named::FindingCode => write!(f, "no finding code '{name}'"),
+                Named::Space => write!(f, "no space '{name}' in this dump"),
+                Named::FitSpace { backend } => write!(f, "fit: no space '{name}' in this dump or in {backend}"),
+                Named::Function => write!(f, "no compute function '{name}' in this dump"),
+                Named::FunctionWithoutMap { ftype } => write!(
+                    f,
+                    "'{name}' is an {ftype} function of this dump that places nothing in on-chip memory (no tile \
+                     bound to a MemRef), so it has no map"
+                ),
+                Named::GateSpace { option, backends, near } => {
+                    write!(f, "{option}: no space '{name}' in this map or its backend ({})", backends.join(", "))?;
+                    match near {
+                        Some(near) => write!(f, " (did you mean {near}?)"),
+                        None => Ok(()),
+                    }
+                }
+                Named::Command => write!(f, "{name}: no such file or folder, and no command '{name}'"),
+                Named::Extension { output } => write!(f, "-o {output}: '.{name}' is not an output format"),
+            },
+            Detail::File { path, op, problem } => {
+                let path = path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+                match (op, problem) {
+                    (FileOp::Read(what), FileProblem::NotRegular) => write!(
+                        f,
+                        "{path}{what} must be a regular file, and this is not one (a device, a pipe or a folder)"
+                    ),
+                    (FileOp::Read(what), FileProblem::TooLarge { limit }) => {
+                        write!(f, "{path}{what} is larger than the limit of {limit} bytes; no real one comes near it")
+                    }
+                    (FileOp::Read(what), FileProblem::NotUtf8) => write!(f, "{path}{what} is not UTF-8 text"),
+                    (FileOp::Read(what), problem) => write!(f, "{path}cannot read {what}: {problem}"),
+                    (FileOp::Write, problem) => write!(f, "{path}cannot write: {problem}"),
+                    (FileOp::CreateFolder, problem) => write!(f, "{path}cannot create the folder: {problem}"),
+                }
+            }
+            Detail::Missing { path, what } => match what {
+                Missing::Path => write!(f, "{path}: no such file or folder"),
+                Missing::PassDump { pass, present } if !present.is_empty() => write!(
+                    f,
+                    "{path}: no '*_after_{pass}.py' dump here or in its passes_dump/; the passes dumped here are: {}",
+                    present.join(", ")
+                ),
+                Missing::PassDump { pass, .. } => {
+                    write!(f, "{path}: no '*_after_{pass}.py' dump here or in its passes_dump/")
+                }
+                Missing::CaseFolder => write!(f, "{path}: no case folder (one holding passes_dump/) here"),
+            },
+            Detail::NothingToDraw { file, why } => match why {
+                Empty::EmptyFile => write!(f, "{file}: the file is empty"),
+                Empty::NotPassDump => {
+                    write!(
+                        f,
+                        "{file}: this is Python, but not a pass dump: it has no @pl.program class and no @pl.function"
+                    )
+                }
+                Empty::NoMemRef => write!(
+                    f,
+                    "{file}: no AIC/AIV/InCore function binds a tile with a MemRef, so there is nothing to draw"
+                ),
+                Empty::Unassigned { .. } => write!(
+                    f,
+                    "{file}: addresses are not assigned yet in this dump (a pass before AllocateMemoryAddr), so \
+                     there is nothing to gate on"
+                ),
+            },
+            Detail::Soc { file, problem } => match problem {
+                SocProblem::NotDescription(why) => write!(f, "{file}: not a SoC description: {why}"),
+                SocProblem::BuiltinName { name, .. } => {
+                    write!(f, "{file}: the SoC file names its chip '{name}', which is a built-in backend")
+                }
+                SocProblem::Capacity { space, bytes } => write!(
+                    f,
+                    "{file}: capacity of {space} must be positive and at most {} bytes (1 TiB), not {bytes}",
+                    crate::model::MAX_BYTES
+                ),
+                SocProblem::Physical { space, bytes } => write!(
+                    f,
+                    "{file}: physical size of {space} ({bytes}) must be a space of the capacities table, at least \
+                     its usable capacity and at most {} bytes (1 TiB)",
+                    crate::model::MAX_BYTES
+                ),
+                SocProblem::Unnamed => write!(f, "{file}: name and arch must not be empty"),
+            },
+            Detail::Pack(problem) => match problem {
+                PackProblem::BlockTooLarge { block, max } => {
+                    write!(f, "block {block}: a size, offset or alignment above {max} bytes is not packed")
+                }
+                PackProblem::FixedOverlap { blocks: (i, j), first: (oi, ti), second: (oj, tj) } => write!(
+                    f,
+                    "blocks {i} and {j} both have fixed offsets, are live at once and share bytes ({oi}..{ti} and \
+                     {oj}..{tj}): no placement exists"
+                ),
+                PackProblem::TooManyPairs { max } => {
+                    write!(f, "more than {max} pairs of blocks are live at once: the instance is too large to pack")
+                }
+            },
+            Detail::Misuse(m) => match m {
+                Misuse::OutputIsInput { output, input, instance: false } => {
+                    write!(f, "-o {output} is the input {input}: writing it would destroy the dump")
+                }
+                Misuse::OutputIsInput { output, input, instance: true } => {
+                    write!(f, "-o {output} is the instance {input}")
+                }
+                Misuse::SplitToStdout => f.write_str("--split writes one file per function"),
+                Misuse::SplitTree => f.write_str("--split draws one case; a folder of cases gets a page per case"),
+                Misuse::ExportTree => f.write_str("--export-csv takes one dump or case folder, not a folder of cases"),
+                Misuse::TreeToFile { tree, output } => write!(
+                    f,
+                    "{tree} is a folder of cases, drawn as a page per case and an index, not into the file {output}"
+                ),
+                Misuse::TreeWithoutFolder { tree } => write!(f, "{tree} holds many cases"),
+                Misuse::TooManyCases { root, max } => write!(f, "{root}: more than {max} cases"),
+                Misuse::TreeAgainstDump => {
+                    f.write_str("one side is a tree of cases (a folder of case folders) and the other is not")
+                }
+                Misuse::TreeDiffPicture => f.write_str("a diff of two trees is not a picture"),
+                Misuse::DeniedAndAllowed { code } => write!(f, "'{code}' is both denied and allowed"),
+                Misuse::FitLines { lines: (a, z), .. } => write!(f, "fit: lines {a}-{z} cross no compute function"),
+                Misuse::PublicUrl { text, why } => write!(f, "--public-url '{text}' {why}"),
+            },
+            Detail::Failed { task, reason } => {
+                match task {
+                    Task::StartThread => f.write_str("cannot start a worker thread")?,
+                    Task::Worker => f.write_str("a worker thread failed on this input")?,
+                    Task::Parse { file } => write!(f, "{file}: the parser failed on this input")?,
+                    Task::ReadSvg => f.write_str("internal error: the SVG did not parse")?,
+                    Task::EncodePng => f.write_str("cannot encode the PNG")?,
+                    Task::Digest => f.write_str("the digest of this dump is too large")?,
+                    Task::Serve => f.write_str("the service stopped")?,
+                }
+                match reason {
+                    Some(reason) => write!(f, ": {reason}"),
+                    None => Ok(()),
+                }
+            }
+            Detail::Deadline => f.write_str("the render passed its time limit and was stopped"),
+            Detail::CasesFailed { count: n } => write!(f, "{} could not be drawn (see above)", count(*n, "case")),
+        }
+    }
+}
+
+/// The words of what went wrong, then what to do when the data says it.
+impl fmt::Display for Detail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.what(f)?;
+        match self.remedy() {
+            Some(remedy) => write!(f, "; {remedy}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// An error: its kind, what went wrong as data, and where when it points into a file.
+///
+/// Small and cheap to move (three words): the data is boxed, since errors are rare.
 #[derive(Debug, Clone)]
 pub struct Error {
     /// What went wrong, which decides the exit status and the HTTP status.
     pub kind: ErrorKind,
-    /// What and where, in words that hold for every shell.
-    pub message: String,
-    /// What the user can change, for the shell to word; `None` for errors whose message says it all.
-    pub detail: Option<Box<Detail>>,
-    /// Where in the dump the error is, when it points into one; the message then starts with it.
+    /// What went wrong, as data.
+    pub detail: Box<Detail>,
+    /// Where in the dump the error is, when it points into one; the words then start with it.
     pub location: Option<Box<Location>>,
 }
 
 impl Error {
-    /// An error of `kind` saying `message`.
+    /// An error of `kind` saying `message`, for the few whose every value is in their words.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), detail: None, location: None }
+        Error::of(kind, Detail::Text(message.into()))
     }
 
-    /// An error of `kind` at `location` of a dump: the message is `FILE:LINE:COL: what`, and the
-    /// place is kept as data too, for the shells that point at it (editors, CI annotations).
+    /// An error of `kind` with `detail`.
+    pub fn of(kind: ErrorKind, detail: Detail) -> Self {
+        Error { kind, detail: Box::new(detail), location: None }
+    }
+
+    /// An error of `kind` at `location` of a dump, saying `what` about that spot.
     pub fn at(kind: ErrorKind, location: Location, what: impl fmt::Display) -> Self {
-        let message = format!("{location}: {what}");
-        Error { kind, message, detail: None, location: Some(Box::new(location)) }
+        Error::of(kind, Detail::Text(what.to_string())).placed(location)
     }
 
-    /// This error placed at `location`, its message prefixed with it.
+    /// This error placed at `location`.
     pub fn placed(mut self, location: Location) -> Self {
-        self.message = format!("{location}: {}", self.message);
         self.location = Some(Box::new(location));
         self
     }
 
-    /// An error of `kind` saying `message`, with `detail` for the shell to word.
-    pub fn with_detail(kind: ErrorKind, message: impl Into<String>, detail: Detail) -> Self {
-        Error { kind, message: message.into(), detail: Some(Box::new(detail)), location: None }
+    /// An option value that is not accepted: `option` is the option table's key (or a flag).
+    pub fn bad_value(option: &'static str, value: &str, expected: impl Into<String>) -> Self {
+        Error::of(ErrorKind::Usage, Detail::BadValue { option, value: value.to_string(), expected: expected.into() })
     }
 
-    /// An option value that is not accepted: `option` is the option table's key.
-    pub fn bad_value(option: &'static str, value: &str, expected: impl Into<String>) -> Self {
-        let expected = expected.into();
-        Error::with_detail(
-            ErrorKind::Usage,
-            format!("{option} '{value}' is not accepted; it takes {expected}"),
-            Detail::BadValue { option, value: value.to_string(), expected },
-        )
+    /// A name that is not there: `what` sort of name, and the `known` ones.
+    pub fn unknown(what: Named, name: &str, known: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let known = known.into_iter().map(Into::into).collect();
+        Error::of(ErrorKind::Usage, Detail::Unknown { what, name: name.to_string(), known })
+    }
+
+    /// A system error while doing `op` on `path` (`None`: the writer that knows the path names it).
+    pub fn file(path: Option<&std::path::Path>, op: FileOp, e: &std::io::Error) -> Self {
+        let kind = if e.kind() == std::io::ErrorKind::NotFound && matches!(op, FileOp::Read(_)) {
+            ErrorKind::NotFound
+        } else {
+            ErrorKind::Io
+        };
+        let problem = FileProblem::Io { kind: e.kind(), reason: e.to_string() };
+        Error::of(kind, Detail::File { path: path.map(|p| p.display().to_string()), op, problem })
+    }
+
+    /// A write that failed with `e`, its path to be named by the writer that knows it.
+    pub fn io(e: &std::io::Error) -> Self {
+        Error::file(None, FileOp::Write, e)
+    }
+
+    /// This error with `path` named, when it is a file error whose path was left to the writer.
+    pub fn on_path(mut self, path: &std::path::Path) -> Self {
+        if let Detail::File { path: named @ None, .. } = &mut *self.detail {
+            *named = Some(path.display().to_string());
+        }
+        self
+    }
+
+    /// A command line that asks what cannot be done as asked.
+    pub fn misuse(misuse: Misuse) -> Self {
+        Error::of(ErrorKind::Usage, Detail::Misuse(misuse))
+    }
+
+    /// A step that failed for a reason outside the input.
+    pub fn failed(kind: ErrorKind, task: Task, reason: Option<String>) -> Self {
+        Error::of(kind, Detail::Failed { task, reason })
+    }
+
+    /// The words of what went wrong and what to do, without the place (which [`Display`] puts
+    /// first): what JSON errors give as `message`.
+    ///
+    /// [`Display`]: fmt::Display
+    pub fn message(&self) -> String {
+        self.detail.to_string()
     }
 }
 
-/// The message alone: a shell adds its own words for the [`Detail`].
+/// `FILE:LINE:COL: ` when the error has a place, then the detail's words. A shell adds its own
+/// words for what the user can change (see `option_table::describe`).
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        if let Some(at) = &self.location {
+            write!(f, "{at}: ")?;
+        }
+        fmt::Display::fmt(&self.detail, f)
     }
 }
 
@@ -217,3 +889,21 @@ impl std::error::Error for Error {}
 
 /// The crate's result.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_three_words() {
+        assert_eq!(std::mem::size_of::<Error>(), 3 * std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn the_place_leads_and_is_kept_apart() {
+        let at = Location { file: "d.py".into(), line: 2, column: 5 };
+        let err = Error::at(ErrorKind::Unreadable, at, "not valid Python");
+        assert_eq!(err.to_string(), "d.py:2:5: not valid Python");
+        assert_eq!(err.message(), "not valid Python");
+    }
+}

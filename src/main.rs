@@ -4,6 +4,7 @@
 mod cli;
 
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use cli::args::{Cli, Command};
@@ -43,7 +44,10 @@ fn main() -> ExitCode {
         _ => run.map(|r| r.limits.limits()).unwrap_or_default(),
     };
     let threads = run.and_then(|r| r.threads);
-    let result = budget::run(Budget { limits, threads, ..Budget::default() }, || match cli.command {
+    // A time limit too far to represent is none.
+    let deadline =
+        run.and_then(|r| r.time_limit_ms).and_then(|ms| Instant::now().checked_add(Duration::from_millis(ms)));
+    let result = budget::run(Budget { limits, threads, deadline, ..Budget::default() }, || match cli.command {
         _ if threads.is_some_and(|n| !(1..=MAX_THREADS).contains(&n)) => {
             in_range("--threads", threads.unwrap_or(0), 1, MAX_THREADS).map(|_| ExitCode::SUCCESS)
         }

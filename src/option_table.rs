@@ -527,17 +527,29 @@ fn clip(s: &str) -> String {
     out
 }
 
-/// The error in `shell`'s words: the message, and what to change named as `shell` names it.
+/// The error in `shell`'s words, its place first when it has one: the error's own words, with
+/// what to change named as `shell` names it where the error's data says what that is.
 pub fn describe(err: &Error, shell: Shell) -> String {
-    let Some(detail) = err.detail.as_deref() else { return err.message.clone() };
-    match detail {
+    match &err.location {
+        Some(at) => format!("{at}: {}", describe_unplaced(err, shell)),
+        None => describe_unplaced(err, shell),
+    }
+}
+
+/// [`describe`] without the place, which JSON errors give in fields of their own.
+pub fn describe_unplaced(err: &Error, shell: Shell) -> String {
+    match &*err.detail {
         Detail::BadValue { option, value, expected } => {
             let value = clip(value);
             let value =
                 if value.is_empty() || value.contains(char::is_whitespace) { format!("'{value}'") } else { value };
             format!("{} {value} is not accepted; it takes {expected}", option_name(option, shell))
         }
-        Detail::OverLimit { .. } => format!("{}. {}", err.message, advice(err, shell).unwrap_or_default()),
+        Detail::OverLimit { .. } => format!("{}. {}", err.message(), advice(err, shell).unwrap_or_default()),
+        Detail::Deadline => match advice(err, shell) {
+            Some(way) => format!("{}; {way}", err.message()),
+            None => err.message(),
+        },
         Detail::PictureTooLarge { widening, .. } => {
             let why = match widening.len() {
                 0 => String::new(),
@@ -548,17 +560,22 @@ pub fn describe(err: &Error, shell: Shell) -> String {
                 ),
             };
             match advice(err, shell) {
-                Some(ways) => format!("{}{why}; {ways}", err.message),
-                None => format!("{}{why}", err.message),
+                Some(ways) => format!("{}{why}; {ways}", err.message()),
+                None => format!("{}{why}", err.message()),
             }
         }
+        _ => err.message(),
     }
 }
 
-/// What to change to get past `err`, named as `shell` names it, when the error carries that as
-/// data (`None` otherwise: its message says it).
+/// What to change to get past `err`, named as `shell` names it where that is an option, else the
+/// error's own remedy (`None` when its data names none: its kind's general remedy holds).
 pub fn advice(err: &Error, shell: Shell) -> Option<String> {
-    match err.detail.as_deref()? {
+    match &*err.detail {
+        Detail::Deadline => match shell {
+            Shell::Cli => Some(format!("if this input is meant, give it more time with --{TIME_LIMIT_FLAG} MS")),
+            Shell::Http | Shell::Form => None,
+        },
         Detail::BadValue { option, expected, .. } => Some(format!("give {} {expected}", option_name(option, shell))),
         Detail::OverLimit { limit, .. } => Some(match shell {
             Shell::Cli => {
@@ -594,8 +611,12 @@ pub fn advice(err: &Error, shell: Shell) -> Option<String> {
                 [some @ .., last] => Some(format!("{try_} {} or {last}", some.join(", "))),
             }
         }
+        detail => detail.remedy(),
     }
 }
+
+/// The command line's flag for a drawing's time limit (the service's operator sets its own).
+pub const TIME_LIMIT_FLAG: &str = "time-limit-ms";
 
 /// The note for a static picture many panels wide because the small `spaces` set the byte scale.
 pub fn widening_note(spaces: &[String], shell: Shell) -> String {
@@ -633,7 +654,8 @@ mod tests {
             assert!(at(o, &"a".repeat(MAX_NAME)).is_ok(), "{}", o.http);
             let err = at(o, &"a".repeat(100 * MAX_NAME)).unwrap_err();
             // The message says the bound and quotes the start of the value, not all of it.
-            assert!(err.message.contains("256 bytes") && err.message.len() < 300, "{}: {err}", o.http);
+            let words = err.to_string();
+            assert!(words.contains("256 bytes") && words.len() < 300, "{}: {err}", o.http);
             // Bytes, not characters: 128 two-byte letters are 256 bytes, 129 are past the bound.
             assert!(at(o, &"é".repeat(128)).is_ok() && at(o, &"é".repeat(129)).is_err(), "{}", o.http);
         }
@@ -685,10 +707,10 @@ mod tests {
         let err = X_AXIS.apply(&mut c, "up").unwrap_err();
         assert_eq!(describe(&err, Shell::Cli), "--x-axis up is not accepted; it takes limit or used");
         assert_eq!(describe(&err, Shell::Http), "x_axis up is not accepted; it takes limit or used");
-        let big = Error::with_detail(
+        let big = Error::of(
             crate::error::ErrorKind::TooLarge,
-            "the picture is too large",
             Detail::PictureTooLarge {
+                at_least: false,
                 width: 1,
                 height: 1,
                 max_pixels: 1,
@@ -699,13 +721,16 @@ mod tests {
         );
         assert_eq!(
             describe(&big, Shell::Cli),
-            "the picture is too large; try --split (one file per function) or --scale 1"
+            "the picture would be 1 x 1 px (0 Mpx), over the 0 Mpx limit; try --split (one file per function) or --scale 1"
         );
-        assert_eq!(describe(&big, Shell::Http), "the picture is too large; try scale=1");
-        let pick = Error::with_detail(
+        assert_eq!(
+            describe(&big, Shell::Http),
+            "the picture would be 1 x 1 px (0 Mpx), over the 0 Mpx limit; try scale=1"
+        );
+        let pick = Error::of(
             crate::error::ErrorKind::TooLarge,
-            "too large",
             Detail::PictureTooLarge {
+                at_least: true,
                 width: 1,
                 height: 1,
                 max_pixels: 1,
@@ -714,12 +739,18 @@ mod tests {
                 advice: vec![Advice::Set { option: "function", value: "NAME".into() }],
             },
         );
-        assert_eq!(describe(&pick, Shell::Cli), "too large; try --function NAME (one of qk, softmax)");
+        assert_eq!(
+            describe(&pick, Shell::Cli),
+            "the picture would be at least 1 x 1 px (0 Mpx), over the 0 Mpx limit; try --function NAME (one of qk, softmax)"
+        );
         assert_eq!(
             describe(&pick, Shell::Form),
-            "too large; you can fill in “Only these functions” (one of qk, softmax)"
+            "the picture would be at least 1 x 1 px (0 Mpx), over the 0 Mpx limit; you can fill in “Only these functions” (one of qk, softmax)"
         );
-        assert_eq!(describe(&big, Shell::Form), "the picture is too large; you can set “PNG pixel ratio” to 1");
+        assert_eq!(
+            describe(&big, Shell::Form),
+            "the picture would be 1 x 1 px (0 Mpx), over the 0 Mpx limit; you can set “PNG pixel ratio” to 1"
+        );
         let over = crate::budget::Limits::refuse("tiles in function f", 9, 2, Limit::Tiles);
         assert!(describe(&over, Shell::Cli).ends_with("raise it with --max-tiles N"));
         assert!(!describe(&over, Shell::Http).contains("--"));

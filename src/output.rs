@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, FileOp, FileProblem, Result};
 
 /// What a path names, for writing.
 enum Target {
@@ -27,19 +27,22 @@ const MAX_LINKS: usize = 40;
 /// Where writing `target` should go, following symbolic links (even dangling ones: the file they
 /// name is created), and how.
 fn resolve(target: &Path) -> Result<Target> {
-    let cannot = |what: &str| Error::new(ErrorKind::Io, format!("{}: cannot write: {what}", target.display()));
+    let cannot = |problem: FileProblem| {
+        Error::of(ErrorKind::Io, Detail::File { path: Some(target.display().to_string()), op: FileOp::Write, problem })
+    };
+    let io = |e: std::io::Error| Error::file(Some(target), FileOp::Write, &e);
     // What the name leads to, through any links (`/dev/stdout` leads through /proc to a pipe, a
     // terminal or a file, whose link text need not be a path).
     if let Ok(meta) = std::fs::metadata(target) {
         if meta.is_file() {
-            let real = std::fs::canonicalize(target).map_err(|e| cannot(&e.to_string()))?;
+            let real = std::fs::canonicalize(target).map_err(io)?;
             return Ok(Target::File(real));
         }
         if meta.is_dir() {
-            return Err(cannot("it is a folder; give a file name"));
+            return Err(cannot(FileProblem::IsFolder));
         }
         if is_socket(&meta) {
-            return Err(cannot("it is a socket, which cannot be written as a file"));
+            return Err(cannot(FileProblem::IsSocket));
         }
         return Ok(Target::Through(target.to_path_buf()));
     }
@@ -48,7 +51,7 @@ fn resolve(target: &Path) -> Result<Target> {
     for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                let to = std::fs::read_link(&path).map_err(|e| cannot(&e.to_string()))?;
+                let to = std::fs::read_link(&path).map_err(io)?;
                 // A relative link is relative to the folder that holds it.
                 path = match path.parent() {
                     Some(dir) if to.is_relative() => dir.join(to),
@@ -58,7 +61,7 @@ fn resolve(target: &Path) -> Result<Target> {
             _ => return Ok(Target::File(path)),
         }
     }
-    Err(cannot("too many levels of symbolic links"))
+    Err(cannot(FileProblem::LinkLoop))
 }
 
 #[cfg(unix)]
@@ -76,38 +79,37 @@ fn is_socket(_: &std::fs::Metadata) -> bool {
 /// is written how). An error of `write` or of the disk leaves the old file, if any, as it was, and
 /// no file beside it. Errors name `target`.
 pub fn write_file(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
-    let cannot = |e: String| Error::new(ErrorKind::Io, format!("{}: cannot write: {e}", target.display()));
-    let in_io = |e: Error| if e.kind == ErrorKind::Io { cannot(e.message) } else { e };
+    let cannot = |e: std::io::Error| Error::file(Some(target), FileOp::Write, &e);
+    // A write error of `write`'s own names no file: this is the file it was writing.
+    let in_io = |e: Error| e.on_path(target);
     let path = match resolve(target)? {
         Target::Through(path) => {
-            let file = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| cannot(e.to_string()))?;
+            let file = std::fs::OpenOptions::new().write(true).open(&path).map_err(cannot)?;
             let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
             write(&mut out).map_err(in_io)?;
-            return out.flush().map_err(|e| cannot(e.to_string()));
+            return out.flush().map_err(cannot);
         }
         Target::File(path) => path,
     };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| cannot("not a file name".into()))?;
+    let refuse = |problem: FileProblem| {
+        Error::of(ErrorKind::Io, Detail::File { path: Some(target.display().to_string()), op: FileOp::Write, problem })
+    };
+    let name = path.file_name().ok_or_else(|| refuse(FileProblem::NoFileName))?;
     if !dir.is_dir() {
         // The system's "No such file or directory" would not say which: the folder is missing.
-        let what = if dir.exists() { "is not a folder" } else { "does not exist" };
-        return Err(cannot(format!(
-            "the folder {} {what}; create it first (mkdir -p {}) or write elsewhere",
-            dir.display(),
-            dir.display()
-        )));
+        return Err(refuse(FileProblem::NoFolder { folder: dir.display().to_string(), exists: dir.exists() }));
     }
     let temp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
     sweep_stale(dir, &name.to_string_lossy());
     let written = (|| {
         let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp);
-        let mut out = std::io::BufWriter::with_capacity(64 << 10, file.map_err(|e| cannot(e.to_string()))?);
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, file.map_err(cannot)?);
         write(&mut out).map_err(in_io)?;
         // Not synced to disk: a render can be run again, and the sync cost a small dump 7% of
         // its time. The rename still means a reader never sees half a file.
-        drop(out.into_inner().map_err(|e| cannot(e.error().to_string()))?);
-        replace(&temp, &path).map_err(|e| cannot(e.to_string()))
+        drop(out.into_inner().map_err(|e| cannot(e.into_error()))?);
+        replace(&temp, &path).map_err(cannot)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -154,7 +156,7 @@ fn sweep_stale(dir: &Path, name: &str) {
 
 /// [`write_file`] of bytes already made.
 pub fn write_bytes(target: &Path, bytes: &[u8]) -> Result<()> {
-    write_file(target, |out| out.write_all(bytes).map_err(|e| Error::new(ErrorKind::Io, e.to_string())))
+    write_file(target, |out| out.write_all(bytes).map_err(|e| Error::io(&e)))
 }
 
 /// Puts the finished `temp` in `target`'s place. An old file there is moved aside first and
@@ -247,11 +249,11 @@ mod tests {
         let (dir, _, target) = old_output("fails");
         let err = write_file(&target, |out| {
             out.write_all(&[b'x'; 100_000]).unwrap();
-            Err(Error::new(ErrorKind::Io, "the disk is full"))
+            Err(Error::io(&std::io::Error::new(std::io::ErrorKind::StorageFull, "the disk is full")))
         })
         .unwrap_err();
         assert_eq!(err.kind, ErrorKind::Io);
-        assert!(err.message.contains("map.svg: cannot write: the disk is full"), "{err}");
+        assert!(err.to_string().contains("map.svg: cannot write: the disk is full"), "{err}");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
         assert_eq!(names(&dir), ["map.svg"]);
         let _ = std::fs::remove_dir_all(&dir);
@@ -275,7 +277,7 @@ mod tests {
         // A loop of links is refused.
         std::os::unix::fs::symlink("b", dir.join("a")).unwrap();
         std::os::unix::fs::symlink("a", dir.join("b")).unwrap();
-        assert!(write_bytes(&dir.join("a"), b"x").unwrap_err().message.contains("symbolic links"));
+        assert!(write_bytes(&dir.join("a"), b"x").unwrap_err().to_string().contains("symbolic links"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -333,8 +335,8 @@ mod tests {
         let target = std::env::temp_dir().join(format!("pmm-nosuchdir-{}", std::process::id())).join("x.svg");
         let err = write_bytes(&target, b"x").unwrap_err();
         let dir = target.parent().unwrap().display().to_string();
-        assert!(err.message.contains(&format!("the folder {dir} does not exist")), "{err}");
-        assert!(err.message.contains(&format!("mkdir -p {dir}")), "{err}");
+        assert!(err.to_string().contains(&format!("the folder {dir} does not exist")), "{err}");
+        assert!(err.to_string().contains(&format!("mkdir -p {dir}")), "{err}");
     }
 
     /// A file is made as any other program makes one: read and write for all, less the umask, so a
@@ -360,6 +362,6 @@ mod tests {
     #[test]
     fn a_folder_is_refused() {
         let dir = std::env::temp_dir();
-        assert!(write_bytes(&dir, b"x").unwrap_err().message.contains("it is a folder"));
+        assert!(write_bytes(&dir, b"x").unwrap_err().to_string().contains("it is a folder"));
     }
 }

@@ -42,7 +42,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, PackProblem, Result};
 
 pub mod csv;
 pub mod export;
@@ -206,9 +206,9 @@ pub fn pack(blocks: &[Block], options: &PackOptions) -> Result<Packing> {
         .position(|b| b.size > MAX_BYTES || b.fixed.is_some_and(|f| f > MAX_BYTES))
         .or((align > MAX_BYTES).then_some(0))
     {
-        return Err(Error::new(
+        return Err(Error::of(
             ErrorKind::Refused,
-            format!("block {i}: a size, offset or alignment above {MAX_BYTES} bytes is not packed"),
+            Detail::Pack(PackProblem::BlockTooLarge { block: i, max: MAX_BYTES }),
         ));
     }
     // A deadline too far to represent is no deadline.

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Task};
 
 /// Fewer jobs than this run on the calling thread: starting a thread costs more than they do.
 const MIN_PARALLEL_JOBS: usize = 4;
@@ -118,8 +118,8 @@ pub fn drop_later<T: Send + 'static>(value: T) {
 /// likely cause).
 pub fn run_on<T: Send>(threads: usize, count: usize, deep: bool, job: impl Fn(usize) -> T + Sync) -> Result<Vec<T>> {
     spread(threads, count, deep, &job).map_err(|failure| match failure {
-        Failure::Spawn(e) => Error::new(ErrorKind::Io, format!("cannot start a worker thread: {e}")),
-        Failure::Panic(_) => Error::new(ErrorKind::Unreadable, "a worker thread failed on this input".to_string()),
+        Failure::Spawn(e) => Error::failed(ErrorKind::Io, Task::StartThread, Some(e.to_string())),
+        Failure::Panic(_) => Error::failed(ErrorKind::Unreadable, Task::Worker, None),
     })
 }
 

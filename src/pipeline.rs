@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::scene::digest::Heading;
-use crate::{Dump, Error, ErrorKind, Format, MemoryMap, Result, ViewOptions, build};
+use crate::{Dump, Error, Format, MemoryMap, Result, ViewOptions, build};
 use crate::{analyze, backend, budget, compare, error, findings, par, plan, render, scene};
 
 /// Reads the dump at `path` (a dump, a `passes_dump/` folder or a case folder) and builds its memory map with the built-in backends.
@@ -77,7 +77,8 @@ pub fn render_map(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
 
 /// [`render_map`] into `out`, as the output is made: the page of a large dump is written a few
 /// cards at a time rather than held whole. Within the run's output limit, counted as it goes; an
-/// error from `out` is an [`ErrorKind::Io`] error with the writer's message.
+/// error from `out` is an [`crate::ErrorKind::Io`] error with the system's words, its path left
+/// for the writer to name.
 pub fn render_map_to(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write) -> Result<()> {
     let mut out = Limited { out, written: 0, limit: budget::limits().output_bytes, over: false };
     let written = write_map(map, opts, &mut out);
@@ -156,7 +157,7 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
     let bytes = render_unchecked(map, opts)?;
     // A builder past the deadline stopped early: what it made is not the output.
     budget::checkpoint()?;
-    out.write_all(&bytes).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+    out.write_all(&bytes).map_err(|e| Error::io(&e))
 }
 
 /// The least bytes `map` rendered as `opts` asks can take ([`render::least`]): its boxes, their
@@ -326,8 +327,7 @@ fn chosen<'a>(map: &'a MemoryMap, view: &ViewOptions) -> std::borrow::Cow<'a, Me
 /// `scale 1` to a render at scale 1, no one function to a render of one function), and first the
 /// small spaces that widen the map, which are usually the cause.
 fn advise(mut err: Error, map: &MemoryMap, opts: &RenderOptions) -> Error {
-    let Some(error::Detail::PictureTooLarge { advice, widening: wide, functions, .. }) = err.detail.as_deref_mut()
-    else {
+    let error::Detail::PictureTooLarge { advice, widening: wide, functions, .. } = &mut *err.detail else {
         return err;
     };
     let v = &opts.view;
@@ -369,15 +369,20 @@ pub enum DiffFormat {
     Markdown,
 }
 
+/// The formats a diff is written in, as an error about another says.
+const DIFF_FORMATS: &str = "svg, png, html, md or json (a diff has no txt)";
+
 impl std::str::FromStr for DiffFormat {
     type Err = Error;
     fn from_str(s: &str) -> Result<DiffFormat> {
         if s.eq_ignore_ascii_case("md") || s.eq_ignore_ascii_case("markdown") {
             return Ok(DiffFormat::Markdown);
         }
-        s.parse().ok().filter(|f| *f != Format::Txt).map(DiffFormat::Map).ok_or_else(|| {
-            Error::new(ErrorKind::Usage, format!("unknown diff format '{s}'; known formats: svg, png, html, md, json"))
-        })
+        s.parse()
+            .ok()
+            .filter(|f| *f != Format::Txt)
+            .map(DiffFormat::Map)
+            .ok_or_else(|| Error::bad_value("format", s, DIFF_FORMATS))
     }
 }
 
@@ -428,9 +433,7 @@ pub fn render_diff(
             let meta = render::png::Metadata { dump: &head.dump, pass_name: &head.pass_name, backend: &head.backend };
             render::png::render(picture().as_str(), scale, &meta)
         }
-        DiffFormat::Map(Format::Txt) => {
-            Err(Error::new(ErrorKind::Usage, "a diff has no txt format; known formats: svg, png, html, md, json"))
-        }
+        DiffFormat::Map(Format::Txt) => Err(Error::bad_value("format", "txt", DIFF_FORMATS)),
     };
     let out = out?;
     budget::checkpoint()?; // a builder past the deadline stopped early
@@ -440,6 +443,7 @@ pub fn render_diff(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorKind;
 
     /// Takes this many bytes, then fails every write, as a full disk does (a write that does not fit
     /// takes what fits); keeps what it took.
@@ -486,7 +490,7 @@ mod tests {
             });
             let (err, cards) = outcome.recv_timeout(std::time::Duration::from_secs(120)).expect("the page stops");
             assert_eq!(err.kind, ErrorKind::Io, "{err}");
-            assert!(err.message.contains("the disk is full"), "{err}");
+            assert!(err.to_string().contains("the disk is full"), "{err}");
             assert!(cards >= 2, "it failed among the cards, {cards} written");
         }
     }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::backend::Backends;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, FileOp, Missing, Misuse, Result};
 use crate::model::{FunctionMap, MemoryMap};
 use crate::plan::RULES;
 use crate::render::xml::Xml;
@@ -37,10 +37,7 @@ pub struct Case {
 pub fn cases(root: &Path, pass_name: &str) -> Result<Vec<Case>> {
     let dirs = cases::list(root);
     if dirs.len() > MAX_CASES {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!("{}: more than {MAX_CASES} cases; point at a smaller folder", root.display()),
-        ));
+        return Err(Error::misuse(Misuse::TooManyCases { root: root.display().to_string(), max: MAX_CASES }));
     }
     Ok(dirs
         .into_iter()
@@ -167,13 +164,10 @@ pub fn draw(root: &Path, out: &Path, opts: &TreeOptions) -> Result<Report> {
     check_view(&opts.render)?;
     let cases = cases(root, opts.pass_name)?;
     if cases.is_empty() {
-        return Err(Error::new(
-            ErrorKind::NotFound,
-            format!("{}: no case folder (one holding passes_dump/) here", root.display()),
-        ));
+        let detail = Detail::Missing { path: root.display().to_string(), what: Missing::CaseFolder };
+        return Err(Error::of(ErrorKind::NotFound, detail));
     }
-    std::fs::create_dir_all(out)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create the output folder: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(|e| Error::file(Some(out), FileOp::CreateFolder, &e))?;
     let progress = if opts.quiet { Progress::Quiet } else { Progress::new(cases.len()) };
     let threads =
         if opts.threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { opts.threads };
@@ -232,8 +226,7 @@ fn draw_case(case: &Case, out: &Path, opts: &TreeOptions) -> Outcome {
     let target = out.join(&page);
     let written = (|| {
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent).map_err(|e| Error::file(Some(parent), FileOp::CreateFolder, &e))?;
         }
         // Written as it is made, beside its name, then renamed: a full disk leaves the page that
         // was there before (or none), never part of one.

@@ -3,7 +3,7 @@
 //!
 //! KB and MB are 1024-based, as in PyPTO's own page, so a figure reads the same in both tools.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 
 /// `512 B`, `24 KB`, `40.1 KB`, `1.5 MB`.
 pub fn fmt_bytes(n: i64) -> String {
@@ -59,14 +59,14 @@ pub fn parse_bytes(s: &str) -> Option<i64> {
 
 /// `SPACE=BYTES` (`Vec=96KB`), as `--max-hwm` takes it; `what` names the option in the message.
 /// The space is returned as written: whether the map knows it is the caller's question.
-pub fn parse_space_bytes(s: &str, what: &str) -> Result<(String, i64)> {
+pub fn parse_space_bytes(s: &str, what: &'static str) -> Result<(String, i64)> {
     parse_space_limit(s, what, 1)
 }
 
 /// `SPACE=BYTES` with at least `least` bytes: `--max-waste Vec=0` (no waste at all) is a limit,
 /// where a high-water mark of 0 is not.
-pub fn parse_space_limit(s: &str, what: &str, least: i64) -> Result<(String, i64)> {
-    let bad = || Error::new(ErrorKind::Usage, format!("{what} '{s}' is not SPACE=BYTES, for example Vec=96KB"));
+pub fn parse_space_limit(s: &str, what: &'static str, least: i64) -> Result<(String, i64)> {
+    let bad = || Error::bad_value(what, s, "SPACE=BYTES, for example Vec=96KB");
     let (space, bytes) = s.split_once('=').ok_or_else(bad)?;
     let space = space.trim();
     let bytes = parse_bytes(bytes).filter(|&b| b >= least).ok_or_else(bad)?;

@@ -61,10 +61,8 @@ fn every_format_stops_building_at_the_output_limit() {
             budget::run(budget, || render_map(&map, &RenderOptions { format, ..Default::default() })).unwrap_err();
         assert_eq!(err.kind, ErrorKind::OverLimit, "{format:?}: {err}");
         // What was built before the refusal is about the limit (a part past it), not the whole.
-        let Some(pto_memory_map::error::Detail::OverLimit { count, .. }) = err.detail.as_deref() else {
-            panic!("{format:?}: {err:?}")
-        };
-        assert!(*count > limit && *count < whole / 2, "{format:?}: {count} bytes built of {whole}");
+        let pto_memory_map::error::Detail::OverLimit { count, .. } = *err.detail else { panic!("{format:?}: {err:?}") };
+        assert!(count > limit && count < whole / 2, "{format:?}: {count} bytes built of {whole}");
     }
 }
 

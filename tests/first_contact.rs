@@ -153,7 +153,7 @@ fn a_function_without_tiles_is_answered_precisely() {
     assert_eq!(o.status.code(), Some(2));
     let text = stderr(&o);
     assert!(text.contains("'fa_work_build' is an AIV function of this dump that places nothing"), "{text}");
-    assert!(text.contains("the functions drawn are: clash"), "{text}");
+    assert!(text.contains("give one of the functions drawn: clash"), "{text}");
     let o = bin(&[path(&dump), "--function", "nope", "-f", "svg", "-o", "-"]);
     assert!(stderr(&o).contains("no compute function 'nope'"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
@@ -196,9 +196,9 @@ fn a_whole_dump_png_that_is_a_digest_says_so_and_how_to_get_every_card() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Every kind of error the command line can meet, as one JSON object on one line of standard error,
-/// with the code its kind names, the place when it points into a dump, and a remedy. (The eighth
-/// kind, `cancelled`, is the service's render deadline; `cli/usage.rs`'s tests cover its JSON.)
+/// Every kind of error, as one JSON object on one line of standard error: the code its kind names,
+/// the place when it points into a dump (else nulls), the message without that place, and the
+/// remedy the error's data names, worded for the command line.
 #[test]
 fn every_kind_of_error_is_one_json_line_with_error_format_json() {
     let dir = scratch("json");
@@ -209,6 +209,7 @@ fn every_kind_of_error_is_one_json_line_with_error_format_json() {
     )
     .unwrap();
     let demo = path(&root().join("examples/demo_case")).to_string();
+    let dump = format!("{demo}/passes_dump/32_after_AllocateMemoryAddr.py");
     let planner = path(&root().join("tests/fixtures/fx_ptoas_planner.py")).to_string();
     let nowhere = path(&dir.join("no/such/dir/x.svg")).to_string();
     let cases: Vec<(&str, Vec<&str>, i32)> = vec![
@@ -220,7 +221,12 @@ fn every_kind_of_error_is_one_json_line_with_error_format_json() {
         ("too_large", vec![&demo, "-f", "png", "--function", "qk_matmul", "--width", "20000", "--zoom", "64"], 1),
         ("io", vec![&demo, "-o", &nowhere], 1),
         ("over_limit", vec![&demo, "--max-tiles", "1"], 1),
+        ("cancelled", vec![&demo, "--time-limit-ms", "0"], 1),
     ];
+    let every: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.0).collect();
+    let kinds: std::collections::BTreeSet<&str> =
+        pto_memory_map::error::ErrorKind::ALL.iter().map(|k| k.code()).collect();
+    assert_eq!(every, kinds, "a case for every kind");
     for (code, args, status) in cases {
         let mut argv = vec!["--error-format", "json"];
         argv.extend(args.iter().copied());
@@ -229,16 +235,32 @@ fn every_kind_of_error_is_one_json_line_with_error_format_json() {
         assert_eq!(o.status.code(), Some(status), "{code}: {}", stderr(&o));
         let v = json_error(&o);
         assert_eq!(v["code"], code, "{v}");
+        let at = (v["file"].as_str(), v["line"].as_u64(), v["column"].as_u64());
         if code == "unreadable" {
             // The bracket left open on line 14 is found where the parser meets the next statement.
-            let at = (v["file"].as_str(), v["line"].as_u64(), v["column"].as_u64());
             assert_eq!(at, (Some(path(&broken)), Some(16), Some(9)), "{v}");
             assert!(v["message"].as_str().unwrap().starts_with("not valid Python"), "the place is apart: {v}");
+        } else if code == "over_limit" {
+            // The function over the limit, at its `def`.
+            assert_eq!(at, (Some(dump.as_str()), Some(9), Some(1)), "{v}");
+            assert!(v["message"].as_str().unwrap().starts_with("tiles in function qk_matmul"), "{v}");
         } else {
             assert!(v["file"].is_null() && v["line"].is_null() && v["column"].is_null(), "{v}");
         }
-        if code == "over_limit" {
-            assert!(v["remedy"].as_str().unwrap().contains("--max-tiles"), "{v}");
+        let remedy = v["remedy"].as_str().unwrap();
+        let message = v["message"].as_str().unwrap();
+        match code {
+            "over_limit" => assert!(remedy.contains("--max-tiles"), "{v}"),
+            "cancelled" => assert!(remedy.contains("--time-limit-ms"), "{v}"),
+            "usage" if args.contains(&"--zoom") => {
+                assert_eq!(message, "--zoom 100 is not accepted; it takes a number in 0.2..64", "{v}");
+                assert_eq!(remedy, "give --zoom a number in 0.2..64", "{v}");
+            }
+            "not_found" => assert!(remedy.starts_with("give a pass dump (.py)"), "{v}"),
+            "nothing_to_draw" => assert!(remedy.contains("AllocateMemoryAddr"), "{v}"),
+            "too_large" => assert!(remedy.starts_with("try "), "{v}"),
+            "io" => assert!(message.contains("does not exist") && message.contains("mkdir -p"), "{v}"),
+            _ => {}
         }
     }
     // The option may come after the subcommand, and text stays the default.

@@ -91,7 +91,7 @@ fn dumps_with_nothing_to_draw_are_refused_for_their_reason() {
     // memory_planner=PTOAS: no tile carries a MemRef.
     let ptoas = load(&fixture("fx_ptoas_planner.py"), "AllocateMemoryAddr", None).unwrap_err();
     assert_eq!(ptoas.kind, ErrorKind::Refused);
-    assert!(ptoas.message.contains("MemRef") && ptoas.message.contains("PTOAS"), "{ptoas}");
+    assert!(ptoas.to_string().contains("MemRef") && ptoas.to_string().contains("PTOAS"), "{ptoas}");
 }
 
 #[test]

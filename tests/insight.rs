@@ -152,7 +152,7 @@ fn fit_answers_yes_with_the_ranges_and_no_when_nothing_fits() {
     let blocks: Vec<&Block> = map.functions[0].blocks.iter().collect();
     assert_eq!(free_ranges(&blocks, 1024, (6, 18)), vec![]);
     let err = answer_fits(&mut map, &["Ub=1".parse().unwrap()]).unwrap_err();
-    assert!(err.message.contains("Vec"), "{err}");
+    assert!(err.to_string().contains("Vec"), "{err}");
 }
 
 #[test]

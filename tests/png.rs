@@ -323,7 +323,7 @@ fn a_whole_dump_past_the_limit_gets_the_digest() {
         panic!("a picture past the limit was made")
     };
     assert_eq!(err.kind, ErrorKind::TooLarge);
-    assert!(err.message.contains("the picture would be"), "{err}");
+    assert!(err.to_string().contains("the picture would be"), "{err}");
 }
 
 /// The digest draws the worst cards in order and stops at the first that does not fit under

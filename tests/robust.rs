@@ -83,9 +83,9 @@ fn mutated_corpus_dumps_are_drawn_or_refused_never_a_panic() {
                     Ok(map) => map,
                     Err(e) => {
                         refused += 1;
-                        assert!(!e.message.is_empty(), "{what}");
+                        assert!(!e.to_string().is_empty(), "{what}");
                         if e.kind == ErrorKind::Unreadable {
-                            assert!(e.message.starts_with(&format!("{name}:")), "{what}: no place in '{}'", e.message);
+                            assert!(e.to_string().starts_with(&format!("{name}:")), "{what}: no place in '{e}'");
                         }
                         continue;
                     }

@@ -60,6 +60,10 @@ pub struct RunArgs {
     /// Threads to spread one run over: a dump's functions, a tree's cases [default: every core].
     #[arg(short = 'j', long = "threads", value_name = "N")]
     pub threads: Option<usize>,
+    /// Stop the run after MS milliseconds (exit 1, error code `cancelled`) [default: no limit]: a
+    /// CI job's bound on a dump that takes too long.
+    #[arg(long = "time-limit-ms", value_name = "MS")]
+    pub time_limit_ms: Option<u64>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

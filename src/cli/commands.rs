@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use pto_memory_map::budget::Limits as WorkLimits;
 use pto_memory_map::check::{self, Gate};
 use pto_memory_map::compare::{self, tree as diff_tree};
+use pto_memory_map::error::{Detail, FileOp, FileProblem, Misuse, Named, Task};
 use pto_memory_map::option_table::{self as table, Shell};
 use pto_memory_map::server::{self, ServeConfig};
 use pto_memory_map::{DiffFormat, Error, ErrorKind, Format, Result, dump, render_diff, tree};
@@ -22,9 +23,9 @@ pub const MAX_QUEUE_DEPTH: usize = 100_000;
 pub const MAX_RENDER_TIMEOUT_MS: u64 = 3_600_000;
 pub const MAX_READ_TIMEOUT_MS: u64 = 600_000;
 
-pub fn in_range<T: PartialOrd + std::fmt::Display>(option: &str, value: T, low: T, high: T) -> Result<T> {
+pub fn in_range<T: PartialOrd + std::fmt::Display>(option: &'static str, value: T, low: T, high: T) -> Result<T> {
     if value < low || value > high {
-        return Err(Error::new(ErrorKind::Usage, format!("{option} {value} is outside {low}..={high}")));
+        return Err(Error::bad_value(option, &value.to_string(), format!("a number in {low}..={high}")));
     }
     Ok(value)
 }
@@ -52,7 +53,7 @@ pub fn serve(args: ServeArgs, limits: WorkLimits) -> Result<()> {
         public_url: args.public_url.as_deref().map(server::PublicUrl::parse).transpose()?,
         trusted_proxies: args.trusted_proxy,
     };
-    server::serve(config).map_err(|e| Error::new(ErrorKind::Io, format!("the service stopped: {e}")))
+    server::serve(config).map_err(|e| Error::failed(ErrorKind::Io, Task::Serve, Some(e.to_string())))
 }
 
 pub fn diff(args: &DiffArgs) -> Result<()> {
@@ -72,11 +73,7 @@ pub fn diff(args: &DiffArgs) -> Result<()> {
     let pass = &args.input.pass_name;
     if tree::is_tree(&args.old, pass) || tree::is_tree(&args.new, pass) {
         if !(args.old.is_dir() && args.new.is_dir()) {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                "one side is a tree of cases (a folder of case folders) and the other is not; give two trees or \
-                 two dumps",
-            ));
+            return Err(Error::misuse(Misuse::TreeAgainstDump));
         }
         return diff_trees(args, [old_backend, new_backend], format);
     }
@@ -120,11 +117,7 @@ pub fn diff_trees(args: &DiffArgs, [old_backend, new_backend]: [Option<&str>; 2]
             out.into_bytes()
         }
         _ => {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                "a diff of two trees is written as Markdown or JSON (-f md or -f json); for a picture, diff one \
-                 case's folders",
-            ));
+            return Err(Error::misuse(Misuse::TreeDiffPicture));
         }
     };
     write_output(&args.output, &bytes)
@@ -149,16 +142,13 @@ pub fn check(args: &CheckArgs) -> Result<bool> {
     }
     let format = args.format.as_str();
     if !["text", "json", "sarif", "codequality"].contains(&format) {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!("unknown check format '{format}'; use text, json, sarif or codequality"),
-        ));
+        return Err(Error::bad_value("--format", format, "text, json, sarif or codequality"));
     }
     let show_notes = match args.show.as_deref() {
         None => false,
         Some(s) if s.eq_ignore_ascii_case("notes") => true,
         Some(other) => {
-            return Err(Error::new(ErrorKind::Usage, format!("--show takes notes, not '{other}'")));
+            return Err(Error::bad_value("--show", other, "notes"));
         }
     };
     let backends = args.input.backends()?;
@@ -190,7 +180,7 @@ pub fn explain(code: Option<&str>) -> Result<()> {
     };
     let c = info(code).ok_or_else(|| {
         let codes: Vec<&str> = CODES.iter().map(|c| c.code).collect();
-        Error::new(ErrorKind::Usage, format!("no finding code '{code}'; codes: {}", codes.join(", ")))
+        Error::unknown(Named::FindingCode, code, codes)
     })?;
     println!("{} ({}): {}\n\n{}\n\nWhat to do: {}", c.code, c.severity.as_str(), c.title, c.meaning, c.remedy);
     Ok(())
@@ -204,24 +194,22 @@ pub fn pack(args: &PackArgs) -> Result<bool> {
     let name = args.instance.display().to_string();
     // The instance is read whole: refuse what no instance needs before reading it.
     if std::fs::metadata(&args.instance).is_ok_and(|m| m.len() > MAX_INSTANCE_BYTES) {
-        return Err(Error::new(
-            ErrorKind::Refused,
-            format!("{name}: larger than {MAX_INSTANCE_BYTES} bytes; the packer reads instances up to that size"),
-        ));
+        let problem = FileProblem::TooLarge { limit: MAX_INSTANCE_BYTES };
+        let detail = Detail::File { path: Some(name), op: FileOp::Read(INSTANCE), problem };
+        return Err(Error::of(ErrorKind::Refused, detail));
     }
-    let text = std::fs::read_to_string(&args.instance).map_err(|e| {
-        let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
-        Error::new(kind, format!("{name}: cannot read: {e}"))
-    })?;
+    let text = std::fs::read_to_string(&args.instance)
+        .map_err(|e| Error::file(Some(&args.instance), FileOp::Read(INSTANCE), &e))?;
     let instance = pack::csv::read(&text, &name)?;
     let target = args.output.clone().unwrap_or_else(|| PathBuf::from("-"));
     if let (Ok(a), Ok(b)) = (std::fs::metadata(&target), std::fs::metadata(&args.instance))
         && same_file(&a, &b)
     {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!("-o {} is the instance {name}: choose another output name", target.display()),
-        ));
+        return Err(Error::misuse(Misuse::OutputIsInput {
+            output: target.display().to_string(),
+            input: name,
+            instance: true,
+        }));
     }
     let options = pack::PackOptions {
         align: args.align,
@@ -241,12 +229,13 @@ pub fn pack(args: &PackArgs) -> Result<bool> {
         say_err(format_args!("does not fit in {capacity}: {why}; nothing written"));
         return Ok(false);
     }
-    write_with(&target, |out| {
-        pack::csv::write(out, &instance, &p.offsets).map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
-    })?;
+    write_with(&target, |out| pack::csv::write(out, &instance, &p.offsets).map_err(|e| Error::io(&e)))?;
     say_err(format_args!("peak {}, {facts}", p.peak));
     Ok(true)
 }
+
+/// The packing instance, as messages name it.
+const INSTANCE: &str = "the instance";
 
 /// The largest instance file `pack` reads (a million rows of MiniMalloc's CSV are about 40 MB).
 pub const MAX_INSTANCE_BYTES: u64 = 256 << 20;

@@ -5,7 +5,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use pto_memory_map::{Error, ErrorKind, Format, Result, dump};
+use pto_memory_map::error::Misuse;
+use pto_memory_map::{Error, Format, Result, dump};
 
 use super::args::InputArgs;
 use super::say::say;
@@ -37,15 +38,11 @@ pub fn refuse_to_overwrite(target: &Path, inputs: &[PathBuf]) -> Result<()> {
     let Ok(out) = std::fs::metadata(target) else { return Ok(()) }; // a new file cannot be an input
     for input in inputs {
         if std::fs::metadata(input).is_ok_and(|m| same_file(&m, &out)) {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "-o {} is the input {}: writing it would destroy the dump; choose another output name \
-                     (or leave out -o to write <stem>.memory_map.<ext> beside the dump)",
-                    target.display(),
-                    input.display()
-                ),
-            ));
+            return Err(Error::misuse(Misuse::OutputIsInput {
+                output: target.display().to_string(),
+                input: input.display().to_string(),
+                instance: false,
+            }));
         }
     }
     Ok(())
@@ -73,9 +70,7 @@ pub fn default_output(path: &Path, pass: &str, function: Option<&str>, format: F
 /// With `--split`, `-o map.svg` gives `map.<function>.svg`; without `-o`, the default name per function.
 pub fn split_output(path: &Path, pass: &str, output: Option<&Path>, function: &str, format: Format) -> Result<PathBuf> {
     match output {
-        Some(out) if out == Path::new("-") => {
-            Err(Error::new(ErrorKind::Usage, "--split writes one file per function; give -o a file name, not -"))
-        }
+        Some(out) if out == Path::new("-") => Err(Error::misuse(Misuse::SplitToStdout)),
         Some(out) => {
             let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(out.with_file_name(format!("{stem}.{function}.{}", format.extension())))
@@ -86,7 +81,7 @@ pub fn split_output(path: &Path, pass: &str, output: Option<&Path>, function: &s
 
 /// Writes `bytes` to `target` (see [`write_with`]).
 pub fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {
-    write_with(target, |out| out.write_all(bytes).map_err(|e| Error::new(ErrorKind::Io, e.to_string())))
+    write_with(target, |out| out.write_all(bytes).map_err(|e| Error::io(&e)))
 }
 
 /// Writes what `write` makes to `target` as it makes it (`-`: standard output, where a reader that
@@ -96,14 +91,10 @@ pub fn write_output(target: &Path, bytes: &[u8]) -> Result<()> {
 pub fn write_with(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     if target == Path::new("-") {
         let mut out = Sink { out: std::io::BufWriter::new(std::io::stdout().lock()), broken: false };
-        let written = write(&mut out).and_then(|()| {
-            out.flush().map_err(|e| Error::new(ErrorKind::Io, format!("cannot write to standard output: {e}")))
-        });
+        let written = write(&mut out).and_then(|()| out.flush().map_err(|e| Error::io(&e)));
         return match written {
             Err(_) if out.broken => Ok(()),
-            Err(e) if e.kind == ErrorKind::Io => {
-                Err(Error::new(ErrorKind::Io, format!("cannot write to standard output: {}", e.message)))
-            }
+            Err(e) => Err(e.on_path(Path::new("standard output"))),
             other => other,
         };
     }

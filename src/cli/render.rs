@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use pto_memory_map::error::{Detail, Misuse, Named};
 use pto_memory_map::option_table::{self as table, Shell};
 use pto_memory_map::{
     Error, ErrorKind, Format, RenderOptions, Result, ViewOptions, budget, dump, load_with, render_map, render_map_to,
@@ -21,30 +22,18 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     let chosen = args.view.chosen()?;
     let is_tree = tree::is_tree(path, &args.input.pass_name);
     if let Some(out) = args.output.as_deref().filter(|o| is_tree && o.extension().is_some() && !o.is_dir()) {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{} is a folder of cases, drawn as a page per case and an index: give -o a folder (such as site/), \
-                 not the file name {}",
-                path.display(),
-                out.display()
-            ),
-        ));
+        return Err(Error::misuse(Misuse::TreeToFile {
+            tree: path.display().to_string(),
+            output: out.display().to_string(),
+        }));
     }
     let format = match (chosen.format, &args.output) {
         (Some(f), _) => f,
         (None, Some(out)) => match out.extension().and_then(|e| e.to_str()) {
             // `-o map.text` names no format: say so rather than write HTML under that name.
             Some(ext) if Format::from_extension(out).is_none() => {
-                let known: Vec<&str> = Format::ALL.iter().map(|f| f.extension()).collect();
-                return Err(Error::new(
-                    ErrorKind::Usage,
-                    format!(
-                        "-o {}: '.{ext}' is not an output format; use one of .{} or give -f FORMAT",
-                        out.display(),
-                        known.join(", .")
-                    ),
-                ));
+                let known = Format::ALL.iter().map(|f| f.extension());
+                return Err(Error::unknown(Named::Extension { output: out.display().to_string() }, ext, known));
             }
             _ => Format::from_extension(out).unwrap_or(Format::CLI_DEFAULT),
         },
@@ -52,7 +41,7 @@ pub fn render(args: &RenderArgs) -> Result<()> {
     };
     let opts = chosen.render_options(format);
     if is_tree && args.export_csv.is_some() {
-        return Err(Error::new(ErrorKind::Usage, "--export-csv takes one dump or case folder, not a folder of cases"));
+        return Err(Error::misuse(Misuse::ExportTree));
     }
     if is_tree {
         return draw_tree(path, args, opts);
@@ -127,17 +116,10 @@ pub fn summarize(map: &pto_memory_map::MemoryMap, view: &ViewOptions, quiet: boo
 /// says what was drawn, skipped and failed. Exit 1 when any case failed (after drawing the others).
 pub fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Result<()> {
     let Some(out) = args.output.as_deref().filter(|o| *o != Path::new("-")) else {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{} holds many cases: give -o FOLDER for their pages and index, or draw one case folder at a time \
-                 (check takes the whole tree)",
-                path.display()
-            ),
-        ));
+        return Err(Error::misuse(Misuse::TreeWithoutFolder { tree: path.display().to_string() }));
     };
     if args.split {
-        return Err(Error::new(ErrorKind::Usage, "--split draws one case; a folder of cases gets a page per case"));
+        return Err(Error::misuse(Misuse::SplitTree));
     }
     let backends = args.input.backends()?;
     let threads = budget::threads().unwrap_or(0); // 0: every core
@@ -147,10 +129,7 @@ pub fn draw_tree(path: &Path, args: &RenderArgs, render: RenderOptions) -> Resul
     say(format_args!("{}", report.summary()));
     match report.failed() {
         0 => Ok(()),
-        n => Err(Error::new(
-            ErrorKind::Unreadable,
-            format!("{n} case{} could not be drawn (see above)", if n == 1 { "" } else { "s" }),
-        )),
+        count => Err(Error::of(ErrorKind::Unreadable, Detail::CasesFailed { count })),
     }
 }
 

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use pto_memory_map::error::Named;
 use pto_memory_map::option_table::{self as table, Shell};
 use pto_memory_map::{Error, ErrorKind, Result};
 
@@ -16,11 +17,7 @@ use super::say::say_err;
 pub fn error_json(err: &Error) -> serde_json::Value {
     let at = err.location.as_deref();
     // The words the terminal shows (advice included), without the place, which has its own fields.
-    let described = table::describe(err, Shell::Cli);
-    let message = match at {
-        Some(at) => described.strip_prefix(&format!("{at}: ")).unwrap_or(&described).to_string(),
-        None => described.clone(),
-    };
+    let message = table::describe_unplaced(err, Shell::Cli);
     serde_json::json!({
         "code": err.kind.code(),
         "file": at.map(|a| a.file.as_str()),
@@ -75,7 +72,7 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
     if let Some(Err(misspelt)) = first.map(|word| refuse_misspelt_command(Path::new(word))) {
         match json {
             true => say_err(format_args!("{}", error_json(&misspelt))),
-            false => say_err(format_args!("error: {}", misspelt.message)),
+            false => say_err(format_args!("error: {misspelt}")),
         }
         return ExitCode::from(2);
     }
@@ -88,13 +85,37 @@ pub fn usage_error(err: clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
     if !json && ours.is_none() {
         err.exit();
     }
+    // Worded from clap's data (its kind, the argument and value it refused, what it suggests),
+    // not from its rendered text.
+    let text = |kind: ContextKind| match err.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join(", ")),
+        _ => None,
+    };
     let (message, remedy) = match ours {
         Some((word, way)) => (format!("there is no {word} option"), way.to_string()),
         None => {
-            let text = err.render().to_string();
-            let first = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
-            let tip = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")).map(str::to_string);
-            (first, tip.unwrap_or_else(|| "see pto-memory-map --help".to_string()))
+            let what = err.kind().as_str().unwrap_or("the command line is not understood");
+            let message = match (text(ContextKind::InvalidArg), text(ContextKind::InvalidValue)) {
+                (Some(arg), _)
+                    if err.kind() == Clap::ArgumentConflict && text(ContextKind::PriorArg) == Some(arg.clone()) =>
+                {
+                    format!("{arg} is given more than once")
+                }
+                (Some(arg), Some(value)) if value.is_empty() => format!("{arg} needs a value"),
+                (Some(arg), Some(value)) => format!("{what}: {arg} '{value}'"),
+                (Some(arg), None) => format!("{what}: {arg}"),
+                (None, _) => what.to_string(),
+            };
+            let suggested = [ContextKind::SuggestedArg, ContextKind::SuggestedSubcommand, ContextKind::SuggestedValue]
+                .into_iter()
+                .find_map(text);
+            let remedy = match (suggested, text(ContextKind::ValidValue)) {
+                (Some(near), _) => format!("did you mean {near}? (see pto-memory-map --help)"),
+                (None, Some(values)) => format!("give one of {values}"),
+                (None, None) => "see pto-memory-map --help".to_string(),
+            };
+            (message, remedy)
         }
     };
     let error = Error::new(ErrorKind::Usage, message.clone());
@@ -129,13 +150,7 @@ pub fn refuse_misspelt_command(path: &Path) -> Result<()> {
     let near =
         COMMANDS.iter().find(|c| (1..=2.min(c.len() / 2)).contains(&edit_distance(&word.to_ascii_lowercase(), c)));
     match near {
-        Some(command) => Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{word}: no such file or folder, and no command '{word}'; did you mean `{command}`? \
-                 (pto-memory-map {command} --help)"
-            ),
-        )),
+        Some(command) => Err(Error::unknown(Named::Command, word, [*command])),
         None => Ok(()),
     }
 }

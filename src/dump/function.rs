@@ -13,7 +13,7 @@ use super::flow::is_named;
 use super::guard::Unit;
 use super::walk::{Alloc, TileWalk};
 use crate::budget::Limits;
-use crate::error::Result;
+use crate::error::{Location, Result};
 use crate::model::{PeerBuffer, Reserved, Tile, Unresolved};
 
 /// Function types that own tile memory; `Group`, `Orchestration`, `Spmd` and others do not.
@@ -117,8 +117,9 @@ impl<'t> OpenFunction<'t> {
         let limit = crate::budget::limits().lines_per_function;
         let span = (self.src_end - self.src_start + 1) as usize;
         if span > limit {
-            let what = format!("{file}:{}: lines in function {}", self.src_start, self.name);
-            return Err(Limits::refuse(&what, span, limit, crate::budget::Limit::Lines));
+            let what = format!("lines in function {}", self.name);
+            let at = Location { file: file.to_string(), line: self.src_start as usize, column: 1 };
+            return Err(Limits::refuse(&what, span, limit, crate::budget::Limit::Lines).placed(at));
         }
         Ok(())
     }
@@ -136,8 +137,9 @@ impl<'t> OpenFunction<'t> {
         }
         let limit = crate::budget::limits().tiles_per_function;
         if walk.tiles.len() > limit {
-            let what = format!("{file}:{src_start}: tiles in function {name}");
-            return Err(Limits::refuse(&what, walk.tiles.len(), limit, crate::budget::Limit::Tiles));
+            let what = format!("tiles in function {name}");
+            let at = Location { file: file.to_string(), line: src_start as usize, column: 1 };
+            return Err(Limits::refuse(&what, walk.tiles.len(), limit, crate::budget::Limit::Tiles).placed(at));
         }
         let (unresolved, reserved, peer_buffers) =
             (std::mem::take(&mut walk.unresolved), std::mem::take(&mut walk.reserved), std::mem::take(&mut walk.peers));

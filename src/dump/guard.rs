@@ -383,8 +383,8 @@ mod tests {
     fn deep_brackets_are_refused_with_a_place() {
         let text = format!("x = {}", "(".repeat(100_000));
         let err = check(&text, "d.py").unwrap_err();
-        assert!(err.message.starts_with("d.py:1:"), "{err}");
-        assert!(err.message.contains("nested more than 200"), "{err}");
+        assert!(err.to_string().starts_with("d.py:1:"), "{err}");
+        assert!(err.to_string().contains("nested more than 200"), "{err}");
     }
 
     #[test]
@@ -398,10 +398,10 @@ mod tests {
         let text = format!("y = 1\nx = {}1\n", "-".repeat(30_000));
         let err = check(&text, "d.py").unwrap_err();
         assert_eq!(err.kind, ErrorKind::OverLimit);
-        assert!(err.message.starts_with("d.py:2:1: tokens in one statement"), "{err}");
+        assert!(err.to_string().starts_with("d.py:2:1: tokens in one statement"), "{err}");
         assert!(
             matches!(
-                err.detail.as_deref(),
+                Some(&*err.detail),
                 Some(crate::error::Detail::OverLimit { limit: crate::budget::Limit::StatementTokens, .. })
             ),
             "{err}"
@@ -426,7 +426,7 @@ mod tests {
     #[test]
     fn a_long_operator_chain_is_refused() {
         let text = format!("x = a{}\n", format!(".{}", "a".repeat(200)).repeat(2_000));
-        assert!(check(&text, "d.py").unwrap_err().message.contains("one statement runs over"));
+        assert!(check(&text, "d.py").unwrap_err().to_string().contains("one statement runs over"));
     }
 
     /// The units of `text`, as (first line of each, member or not).
@@ -527,10 +527,10 @@ class Q:
         assert!(scan.tokens > 20 * 400, "{}", scan.tokens);
         let one = format!("class P:\n{}", member(0).replace("x = 1\n", "x = 1 + 2 + 3\n"));
         let err = budget::run(budget(), || check(&one, "d.py")).unwrap_err();
-        assert!(err.message.contains("tokens in one function"), "{err}");
+        assert!(err.to_string().contains("tokens in one function"), "{err}");
         assert!(
             matches!(
-                err.detail.as_deref(),
+                Some(&*err.detail),
                 Some(crate::error::Detail::OverLimit { limit: crate::budget::Limit::Tokens, .. })
             ),
             "{err}"

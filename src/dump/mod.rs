@@ -16,7 +16,7 @@ pub use resolve::{DEFAULT_PASS, resolve};
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, FileOp, FileProblem, Result};
 
 /// The text of one dump, with the name it is reported under.
 #[derive(Debug, Clone)]
@@ -78,28 +78,18 @@ pub const MAX_DUMP_BYTES: u64 = 128 * 1024 * 1024;
 /// Reads `path`, which must be a regular file (after links) of at most `limit` bytes: what every input
 /// file goes through, dumps and SoC files alike, so `/dev/zero`, a FIFO or a folder is refused with a
 /// message instead of read until memory runs out. `what` names the file in messages.
-pub fn read_file(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>> {
+pub fn read_file(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>> {
     use std::io::Read;
-    let cannot = |e: std::io::Error| {
-        let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Io };
-        Error::new(kind, format!("{}: cannot read {what}: {e}", path.display()))
+    let op = FileOp::Read(what);
+    let cannot = |e: std::io::Error| Error::file(Some(path), op, &e);
+    let refuse = |kind: ErrorKind, problem: FileProblem| {
+        Error::of(kind, Detail::File { path: Some(path.display().to_string()), op, problem })
     };
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() {
-        return Err(Error::new(
-            ErrorKind::Unreadable,
-            format!(
-                "{}: {what} must be a regular file, and this is not one (a device, a pipe or a folder)",
-                path.display()
-            ),
-        ));
+        return Err(refuse(ErrorKind::Unreadable, FileProblem::NotRegular));
     }
-    let too_large = || {
-        Error::new(
-            ErrorKind::OverLimit,
-            format!("{}: {what} is larger than the limit of {limit} bytes; no real one comes near it", path.display()),
-        )
-    };
+    let too_large = || refuse(ErrorKind::OverLimit, FileProblem::TooLarge { limit });
     if meta.len() > limit {
         return Err(too_large());
     }
@@ -141,7 +131,7 @@ mod tests {
     #[test]
     fn only_regular_files_within_the_limit_are_read() {
         let err = read_file(Path::new("/dev/zero"), 1024, "the SoC file").unwrap_err();
-        assert!(err.message.contains("must be a regular file"), "{err}");
+        assert!(err.to_string().contains("must be a regular file"), "{err}");
         let err = read_file(Path::new("."), 1024, "the dump").unwrap_err();
         assert_eq!(err.kind, ErrorKind::Unreadable);
         let file = std::env::temp_dir().join(format!("pto-mm-read-{}", std::process::id()));
@@ -156,6 +146,6 @@ mod tests {
     fn non_utf8_names_the_place() {
         let err = Dump::from_bytes("d.py", b"x = 1\nab\xffc\n".to_vec()).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Unreadable);
-        assert!(err.message.starts_with("d.py:2:3: not UTF-8"), "{err}");
+        assert!(err.to_string().starts_with("d.py:2:3: not UTF-8"), "{err}");
     }
 }

@@ -16,7 +16,7 @@ use ruff_text_size::TextRange;
 use super::annotation::dotted;
 use super::function::{OpenFunction, ParsedFunction, function, not_drawn, offset};
 use super::guard::Unit;
-use crate::error::{Error, ErrorKind, Location, Result};
+use crate::error::{Detail, Empty, Error, ErrorKind, Location, Result, Task};
 
 /// Dumps smaller than this are parsed on one thread: a thread costs more than the parse.
 const PARALLEL_BYTES: usize = 256 * 1024;
@@ -95,13 +95,7 @@ fn legacy(text: &str, file: &str) -> Option<Error> {
 /// [`parse`] for the current syntax.
 fn parse_current(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
     if text.trim().is_empty() {
-        return Err(Error::new(
-            ErrorKind::Refused,
-            format!(
-                "{file}: the file is empty; a pass dump is the Python text PyPTO writes to \
-                 passes_dump/NN_after_<Pass>.py"
-            ),
-        ));
+        return Err(nothing_to_draw(file, Empty::EmptyFile));
     }
     // The guard's scan and the line index are two passes over the whole text: at once on two
     // cores for a dump large enough to be parsed on several.
@@ -138,7 +132,7 @@ fn parse_current(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
         })
         .map_err(|e| match e.kind {
             ErrorKind::Io => e,
-            _ => Error::new(ErrorKind::Unreadable, format!("{file}: the parser failed on this input")),
+            _ => Error::failed(ErrorKind::Unreadable, Task::Parse { file: file.to_string() }, None),
         })?;
         // Back in dump order, where the first syntax error is the one reported.
         let mut in_order: Vec<_> = (0..groups.len()).map(|_| None).collect();
@@ -158,15 +152,14 @@ fn parse_current(text: &str, file: &str) -> Result<Vec<ParsedFunction>> {
         Err(syntax) => return Err(syntax),
     };
     if !found.iter().any(|f| f.program) && found.iter().all(|f| f.functions.is_empty()) {
-        return Err(Error::new(
-            ErrorKind::Refused,
-            format!(
-                "{file}: this is Python, but not a pass dump: it has no @pl.program class and no \
-                 @pl.function. Pass the passes_dump/NN_after_AllocateMemoryAddr.py file PyPTO writes"
-            ),
-        ));
+        return Err(nothing_to_draw(file, Empty::NotPassDump));
     }
     found.into_iter().flat_map(|f| f.functions).collect()
+}
+
+/// A readable `file` with nothing to draw, for `why`.
+fn nothing_to_draw(file: &str, why: Empty) -> Error {
+    Error::of(ErrorKind::Refused, Detail::NothingToDraw { file: file.to_string(), why })
 }
 
 /// The bytes of dump text a group of units spans.
@@ -324,15 +317,15 @@ mod tests {
         let cut = text.trim_end().rfind('\n').unwrap();
         let broken = format!("{}\n        x = (\n", &text[..cut]);
         let line = broken.lines().count();
-        let expected = whole(&broken).unwrap_err().message;
+        let expected = whole(&broken).unwrap_err().to_string();
         assert!(
             expected.starts_with(&format!("d.py:{}:", line + 1)) || expected.starts_with(&format!("d.py:{line}:")),
             "{expected}"
         );
-        assert_eq!(parse(&broken, "d.py").unwrap_err().message, expected);
+        assert_eq!(parse(&broken, "d.py").unwrap_err().to_string(), expected);
         let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
         let small = crate::budget::Budget { limits, ..Default::default() };
-        assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().message, expected);
+        assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().to_string(), expected);
     }
 
     /// `text` with the first statement of the `def` at `at` replaced by a half expression (the
@@ -355,8 +348,8 @@ mod tests {
         let compute = text.find("    def fx_vector(").unwrap();
         let body = compute + text[compute..].find(":\n").unwrap() + 2;
         let broken = format!("{}        x = 1 +\n{}", &text[..body], &text[body..]);
-        let err = parse(&broken, "d.py").unwrap_err().message;
-        assert_eq!(err, whole(&broken).unwrap_err().message);
+        let err = parse(&broken, "d.py").unwrap_err().to_string();
+        assert_eq!(err, whole(&broken).unwrap_err().to_string());
     }
 
     #[test]
@@ -370,11 +363,11 @@ mod tests {
         let broken = format!("{head}{padded}");
         let first = format!("d.py:{}:", broken[..broken.find("x = 1 +").unwrap()].lines().count());
         // Whether the dump is parsed again whole (within --max-tokens) or not.
-        let err = parse(&broken, "d.py").unwrap_err().message;
+        let err = parse(&broken, "d.py").unwrap_err().to_string();
         assert!(err.starts_with(&first), "{err}");
         let limits = crate::budget::Limits { tokens_per_function: 20_000, ..Default::default() };
         let small = crate::budget::Budget { limits, ..Default::default() };
-        assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().message, err);
+        assert_eq!(crate::budget::run(small, || parse(&broken, "d.py")).unwrap_err().to_string(), err);
     }
 
     #[test]
@@ -390,8 +383,8 @@ mod tests {
             .map(|to| statement + text[statement..].find(to).unwrap() + to.len());
         for cut in cuts.into_iter().chain([body]) {
             let short = &text[..cut];
-            let err = parse(short, "d.py").unwrap_err().message;
-            assert_eq!(err, whole(short).unwrap_err().message, "cut at {cut}");
+            let err = parse(short, "d.py").unwrap_err().to_string();
+            assert_eq!(err, whole(short).unwrap_err().to_string(), "cut at {cut}");
         }
         // Cut after a whole statement: a whole dump, which no parser could tell from one cut short.
         let short = &text[..text.rfind("        return c").unwrap()];

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, Missing, Result};
 
 /// The pass whose dump holds the final addresses.
 pub const DEFAULT_PASS: &str = "AllocateMemoryAddr";
@@ -14,13 +14,7 @@ pub fn resolve(path: &Path, pass_name: &str) -> Result<PathBuf> {
         return Ok(path.to_path_buf());
     }
     if !path.exists() {
-        return Err(Error::new(
-            ErrorKind::NotFound,
-            format!(
-                "{}: no such file or folder; give a pass dump (.py), a passes_dump/ folder or a case folder",
-                path.display()
-            ),
-        ));
+        return Err(missing(path, Missing::Path));
     }
     for dir in [path.to_path_buf(), path.join("passes_dump")] {
         if let Some(found) = highest_dump(&dir, pass_name) {
@@ -28,27 +22,12 @@ pub fn resolve(path: &Path, pass_name: &str) -> Result<PathBuf> {
         }
     }
     let present = passes_present(path);
-    if !present.is_empty() {
-        return Err(Error::new(
-            ErrorKind::NotFound,
-            format!(
-                "{}: no '*_after_{pass_name}.py' dump here or in its passes_dump/; the passes dumped here are: {}. \
-                 Pick one with -p/--pass-name, or dump every pass with \
-                 RunConfig(dump_passes=PassDumpLevel.EXPLICIT)",
-                path.display(),
-                present.join(", ")
-            ),
-        ));
-    }
-    Err(Error::new(
-        ErrorKind::NotFound,
-        format!(
-            "{}: no '*_after_{pass_name}.py' dump here or in its passes_dump/. Compile the kernel with \
-             RunConfig(dump_passes=PassDumpLevel.EXPLICIT) (compile(), not lower(): lower() writes no \
-             dumps), or pick another pass with -p/--pass-name",
-            path.display()
-        ),
-    ))
+    Err(missing(path, Missing::PassDump { pass: pass_name.to_string(), present }))
+}
+
+/// `path` holds no `what`.
+fn missing(path: &Path, what: Missing) -> Error {
+    Error::of(ErrorKind::NotFound, Detail::Missing { path: path.display().to_string(), what })
 }
 
 /// The passes dumped in `path` or its `passes_dump/` (`NN_after_<PASS>.py`), in pass order, each once.

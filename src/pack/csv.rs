@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use super::Block;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Location, Result};
 
 /// Rows an instance may have: far above any real one (MiniMalloc's largest has 454), and a bound
 /// on the work a hostile file can ask for.
@@ -42,8 +42,8 @@ enum Column {
 
 /// Reads an instance from `text`; `name` (the file's path) starts every error's `name:line:col`.
 pub fn read(text: &str, name: &str) -> Result<Instance> {
-    let bad = |line: usize, col: usize, what: String| {
-        Error::new(ErrorKind::Unreadable, format!("{name}:{line}:{col}: {what}"))
+    let bad = |line: usize, column: usize, what: String| {
+        Error::at(ErrorKind::Unreadable, Location { file: name.to_string(), line, column }, what)
     };
     let mut lines = text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)));
     let Some((header_line, header)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty()) else {
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn bad_input_names_its_line_and_column() {
-        let err = |text: &str| read(text, "in.csv").unwrap_err().message;
+        let err = |text: &str| read(text, "in.csv").unwrap_err().to_string();
         assert!(err("id,lower,upper,size\n0,1,x,4\n").starts_with("in.csv:2:5: upper 'x' is not an integer"));
         assert!(err("id,lower,upper,size\n0,1,2\n").starts_with("in.csv:2:5: this row has 3 fields"));
         assert!(err("id,lower,upper,gaps\n").starts_with("in.csv:1:16: column 'gaps' is not understood"));

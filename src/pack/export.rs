@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::csv::{Instance, write_instance};
 use crate::analyze::{reserved_blocks, slot_allocations};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, FileOp, Result};
 use crate::model::{Block, FunctionMap, MemoryMap};
 
 /// The blocks the packer places for `space` of `f`, as the map's packing took them: the boxes, the
@@ -42,10 +42,8 @@ fn file_part(name: &str) -> String {
 /// Writes each instance of `map` to `dir/<function>.<space>.csv` (the folder made if need be);
 /// returns the files written.
 pub fn write_all(map: &MemoryMap, dir: &Path) -> Result<Vec<PathBuf>> {
-    let io = |path: &Path, e: std::io::Error| {
-        Error::new(ErrorKind::Io, format!("--export-csv: cannot write {}: {e}", path.display()))
-    };
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let io = |path: &Path, e: std::io::Error| Error::file(Some(path), FileOp::Write, &e);
+    std::fs::create_dir_all(dir).map_err(|e| Error::file(Some(dir), FileOp::CreateFolder, &e))?;
     let mut written = Vec::new();
     for (function, space, instance) in instances(map) {
         let path = dir.join(format!("{}.{}.csv", file_part(&function), file_part(&space)));

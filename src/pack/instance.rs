@@ -4,7 +4,7 @@
 //! runs only when no greedy placement is proven optimal.
 
 use super::{Block, MAX_PAIRS, occupies, round_up};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, PackProblem, Result};
 
 /// The instance as the search sees it: the free blocks with their sizes aligned and their lives
 /// cut into sections, who meets whom, and the fixed blocks as obstacles.
@@ -89,13 +89,8 @@ impl Instance {
                 let bj = &blocks[j];
                 let (oj, tj) = (bj.fixed.unwrap_or(0), bj.fixed.unwrap_or(0).saturating_add(round_up(bj.size, align)));
                 if bi.meets(bj) && oi < tj && oj < ti {
-                    return Err(Error::new(
-                        ErrorKind::Refused,
-                        format!(
-                            "blocks {i} and {j} both have fixed offsets, are live at once and share bytes \
-                             ({oi}..{ti} and {oj}..{tj}): no placement exists; move one of them"
-                        ),
-                    ));
+                    let overlap = PackProblem::FixedOverlap { blocks: (i, j), first: (oi, ti), second: (oj, tj) };
+                    return Err(Error::of(ErrorKind::Refused, Detail::Pack(overlap)));
                 }
             }
             for (k, &f) in free.iter().enumerate() {
@@ -228,10 +223,7 @@ impl Instance {
 }
 
 pub(super) fn too_many_pairs() -> Error {
-    Error::new(
-        ErrorKind::Refused,
-        format!("more than {MAX_PAIRS} pairs of blocks are live at once: the instance is too large to pack"),
-    )
+    Error::of(ErrorKind::Refused, Detail::Pack(PackProblem::TooManyPairs { max: MAX_PAIRS }))
 }
 
 pub(super) fn gcd(a: u64, b: u64) -> u64 {

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Named, Result};
 
 /// The span of each lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -201,26 +201,15 @@ impl ViewOptions {
         spaces.sort_by_key(|s| crate::model::space_rank(s));
         spaces.dedup();
         if let Some(bad) = self.hidden.iter().find(|h| !spaces.contains(&h.as_str())) {
-            return Err(usage(format!("no space '{bad}' in this dump; its spaces are: {}", spaces.join(", "))));
+            return Err(Error::unknown(Named::Space, bad, spaces));
         }
         let names: Vec<&str> = map.functions.iter().map(|f| f.name.as_str()).collect();
         if let Some(bad) = self.functions.iter().find(|f| !names.contains(&f.as_str())) {
             if let Some((_, ftype)) = map.without_tiles.iter().find(|(n, _)| n == bad) {
-                return Err(usage(format!(
-                    "'{bad}' is an {ftype} function of this dump that places nothing in on-chip memory (no tile \
-                     bound to a MemRef), so it has no map; the functions drawn are: {}",
-                    names.join(", ")
-                )));
+                return Err(Error::unknown(Named::FunctionWithoutMap { ftype: ftype.to_string() }, bad, names));
             }
-            return Err(usage(format!(
-                "no compute function '{bad}' in this dump; its functions are: {}",
-                names.join(", ")
-            )));
+            return Err(Error::unknown(Named::Function, bad, names));
         }
         Ok(())
     }
-}
-
-fn usage(message: String) -> Error {
-    Error::new(ErrorKind::Usage, message)
 }

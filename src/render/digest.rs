@@ -7,7 +7,7 @@
 //! any SVG text or pixel. A picture of chosen functions (`--function`) past the limit is refused
 //! then. A whole dump past it gets the digest instead.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Task};
 use crate::plan::overview::{Overview, Row};
 use crate::plan::{RULES, ViewOptions};
 use crate::scene::Scene;
@@ -84,6 +84,6 @@ fn digest_png(overview: &Overview, lay: &Layout, view: &ViewOptions, scale: f64)
             DIGESTED.with(|d| d.set(true));
             Ok(scene)
         }
-        Err(e) => Err(Error::new(ErrorKind::TooLarge, format!("the digest of this dump is too large: {e}"))),
+        Err(e) => Err(Error::failed(ErrorKind::TooLarge, Task::Digest, Some(e.to_string()))),
     }
 }

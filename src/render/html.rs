@@ -127,7 +127,7 @@ pub fn write(
     plan: &(impl Serialize + Sync),
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
-    let io = |e: std::io::Error| crate::Error::new(crate::ErrorKind::Io, e.to_string());
+    let io = |e: std::io::Error| crate::Error::io(&e);
     let n = page.cards.len();
     let batches: Vec<Range<usize>> =
         (0..n).step_by(CARDS_AT_ONCE).map(|from| from..(from + CARDS_AT_ONCE).min(n)).collect();
@@ -330,7 +330,7 @@ fn write_body(
     static_cards: &StaticCards,
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
-    let io = |e: std::io::Error| crate::Error::new(crate::ErrorKind::Io, e.to_string());
+    let io = |e: std::io::Error| crate::Error::io(&e);
     x.open("body", &[]);
     header(&mut x, &page.header);
     super::overview::table(&mut x, &page.overview);

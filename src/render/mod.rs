@@ -17,7 +17,7 @@ pub mod svg;
 pub mod txt;
 pub mod xml;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 
 /// An output format. Each has one row in [`FORMATS`]; adding one is a variant, a row, and its arm in
 /// `render_map` and `render_diff` (the compiler points at both); the CLI, the server's parsing,
@@ -128,7 +128,7 @@ impl std::str::FromStr for Format {
     fn from_str(s: &str) -> Result<Format> {
         FORMATS.iter().find(|f| f.extension.eq_ignore_ascii_case(s)).map(|f| f.format).ok_or_else(|| {
             let known: Vec<&str> = FORMATS.iter().map(|f| f.extension).collect();
-            Error::new(ErrorKind::Usage, format!("unknown format '{s}'; known formats: {}", known.join(", ")))
+            Error::bad_value("format", s, known.join(", "))
         })
     }
 }

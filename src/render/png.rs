@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use resvg::{tiny_skia, usvg};
 
-use crate::error::{Detail, Error, ErrorKind, Result};
+use crate::error::{Detail, Error, ErrorKind, Result, Task};
 use crate::plan::text::FONT;
 use crate::scene::Scene;
 
@@ -61,31 +61,27 @@ pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
 /// one past [`MAX_PIXELS`]: callers ask before they make the picture (the scene's size is known
 /// before any SVG text or pixel).
 pub fn pixels(width: f64, height: f64, scale: f64) -> Result<(u32, u32)> {
-    sized(width, height, scale, "")
+    sized(width, height, scale, false)
 }
 
 /// [`pixels`] of a lower bound on the picture's size (a card is at least its lines tall): a refusal
 /// says "at least".
 pub fn pixels_at_least(width: f64, height: f64, scale: f64) -> Result<(u32, u32)> {
-    sized(width, height, scale, "at least ")
+    sized(width, height, scale, true)
 }
 
-fn sized(width: f64, height: f64, scale: f64, bound: &str) -> Result<(u32, u32)> {
+fn sized(width: f64, height: f64, scale: f64, at_least: bool) -> Result<(u32, u32)> {
     let (w, h) = ((width * scale).ceil(), (height * scale).ceil());
     let (w, h) = (if w.is_finite() { w.max(0.0) } else { f64::MAX }, if h.is_finite() { h.max(0.0) } else { f64::MAX });
     if w * h > MAX_PIXELS as f64 || w < 1.0 || h < 1.0 {
         // What would make it smaller depends on the view; the caller that knows it adds the advice.
-        return Err(Error::with_detail(
+        return Err(Error::of(
             ErrorKind::TooLarge,
-            format!(
-                "the picture would be {bound}{w} x {h} px ({:.0} Mpx), over the {:.0} Mpx limit",
-                w * h / 1e6,
-                MAX_PIXELS as f64 / 1e6
-            ),
             Detail::PictureTooLarge {
                 width: w as u64,
                 height: h as u64,
                 max_pixels: MAX_PIXELS,
+                at_least,
                 widening: Vec::new(),
                 functions: Vec::new(),
                 advice: Vec::new(),
@@ -173,15 +169,14 @@ fn options() -> &'static usvg::Options<'static> {
 
 /// Parses an SVG document with the bundled font.
 pub fn parse(svg: &str) -> Result<usvg::Tree> {
-    usvg::Tree::from_str(svg, options())
-        .map_err(|e| Error::new(ErrorKind::Io, format!("internal error: the SVG did not parse: {e}")))
+    usvg::Tree::from_str(svg, options()).map_err(|e| Error::failed(ErrorKind::Io, Task::ReadSvg, Some(e.to_string())))
 }
 
 /// Draws a parsed tree onto a new pixmap, whole (for callers that want the pixels themselves; the
 /// PNG is drawn a strip at a time by [`encode_tree`]).
 pub fn rasterize(tree: &usvg::Tree, w: u32, h: u32, scale: f32) -> Result<tiny_skia::Pixmap> {
     let mut pixmap = tiny_skia::Pixmap::new(w, h)
-        .ok_or_else(|| Error::new(ErrorKind::TooLarge, format!("cannot allocate a {w} x {h} px picture")))?;
+        .ok_or_else(|| Error::of(ErrorKind::TooLarge, Detail::NoRoomFor { width: w, height: h }))?;
     resvg::render(tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
     Ok(pixmap)
 }
@@ -226,7 +221,7 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
             // Each thread's strip pixels are allocated once, not for every strip: a fresh strip's
             // pages cost as much to fault in and zero as drawing it. Every painter covers them all.
             pixels.resize(stride * drawn as usize, 0);
-            let too_large = || Error::new(ErrorKind::TooLarge, format!("cannot allocate a {w} x {drawn} px strip"));
+            let too_large = || Error::of(ErrorKind::TooLarge, Detail::NoRoomFor { width: w, height: drawn });
             let mut pixmap = tiny_skia::PixmapMut::from_bytes(pixels, w, drawn).ok_or_else(too_large)?;
             if !matches!(painter, Painter::Scene { .. }) {
                 pixmap.fill(tiny_skia::Color::TRANSPARENT);
@@ -489,7 +484,7 @@ fn deflate(data: &[u8], last: bool) -> Result<Piece> {
         /// Where each thread's compressor writes: zeroed once, not for every strip.
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let fail = |e: zlib_rs::DeflateError| Error::new(ErrorKind::Io, format!("cannot encode the PNG: {}", e.as_str()));
+    let fail = |e: zlib_rs::DeflateError| Error::failed(ErrorKind::Io, Task::EncodePng, Some(e.as_str().to_string()));
     // Raw deflate: no zlib header or checksum of its own (the file has one of each for all pieces).
     let mut z = COMPRESSOR.take().unwrap_or_else(|| zlib_rs::Deflate::new(LEVEL, false, 15));
     let flush = if last { DeflateFlush::Finish } else { DeflateFlush::SyncFlush };

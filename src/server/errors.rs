@@ -211,7 +211,7 @@ impl From<Error> for ApiError {
             ErrorKind::TooLarge => (StatusCode::UNPROCESSABLE_ENTITY, "picture_too_large"),
             ErrorKind::OverLimit => (StatusCode::UNPROCESSABLE_ENTITY, "over_limit"),
             ErrorKind::Cancelled => (StatusCode::GATEWAY_TIMEOUT, "render_timeout"),
-            ErrorKind::Io => return ApiError::internal(err.message),
+            ErrorKind::Io => return ApiError::internal(&err),
         };
         let message = describe(&err, Shell::Http);
         ApiError { cause: Some(Box::new(err)), ..ApiError::new(status, code, message) }

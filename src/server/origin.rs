@@ -11,7 +11,7 @@ use std::net::IpAddr;
 use actix_web::HttpRequest;
 use actix_web::http::header::{self, HeaderMap};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Misuse, Result};
 
 /// The service's address as its users reach it: `http(s)://HOST[:PORT][/PREFIX]`, kept without a
 /// trailing slash so that `/maps/...` follows it.
@@ -21,14 +21,7 @@ pub struct PublicUrl(String);
 impl PublicUrl {
     /// Reads `--public-url`: an http or https URL with a host, and no query or fragment.
     pub fn parse(text: &str) -> Result<PublicUrl> {
-        let bad = |why: &str| {
-            Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "--public-url '{text}' {why}; give the service's address as users reach it, such as https://maps.example.com"
-                ),
-            )
-        };
+        let bad = |why: &'static str| Error::misuse(Misuse::PublicUrl { text: text.to_string(), why });
         let trimmed = text.trim_end_matches('/');
         let (scheme, rest) = trimmed.split_once("://").ok_or_else(|| bad("is not a URL"))?;
         if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
@@ -93,6 +86,7 @@ fn is_host(host: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorKind;
     use actix_web::http::header::{HeaderName, HeaderValue};
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
@@ -127,7 +121,7 @@ mod tests {
         for bad in ["maps.example.com", "ftp://h", "https://", "https://h/a?b", "https://h h"] {
             let err = PublicUrl::parse(bad).unwrap_err();
             assert_eq!(err.kind, ErrorKind::Usage, "{bad}");
-            assert!(err.message.contains("--public-url"), "{err}");
+            assert!(err.to_string().contains("--public-url"), "{err}");
         }
     }
 }

@@ -198,11 +198,11 @@ def test_usage_errors_from_the_binary_carry_its_message_with_keywords(demo_case)
     with pytest.raises(pmm.UsageError) as err:
         pmm.draw(demo_case, hide="Foo")
     assert err.value.exit_code == 2
-    assert "no space 'Foo' in this dump; its spaces are: Vec" in err.value.message
+    assert "no space 'Foo' in this dump" in err.value.message and "Vec" in err.value.remedy
     with pytest.raises(pmm.UsageError) as err:
         pmm.check(demo_case, deny="bogus")
     assert err.value.exit_code == 2 and err.value.code == "usage"
-    assert "'bogus': no such code" in err.value.message and err.value.remedy
+    assert "--deny bogus is not accepted" in err.value.message and "overflow" in err.value.remedy
     with pytest.raises(pmm.UsageError, match="not one of svg, png, html, json, txt"):
         pmm.draw(demo_case, format="gif")
     with pytest.raises(pmm.UsageError, match="max_occupancy=120 is outside 0..100"):
