@@ -164,7 +164,14 @@ fn crosses(l: &[f64; 4], r: &Bounds) -> bool {
     if lo > hi {
         return false;
     }
-    let y_at = |x: f64| if (x2 - x1).abs() < 1e-9 { (y1, y2) } else { let y = y1 + (y2 - y1) * (x - x1) / (x2 - x1); (y, y) };
+    let y_at = |x: f64| {
+        if (x2 - x1).abs() < 1e-9 {
+            (y1, y2)
+        } else {
+            let y = y1 + (y2 - y1) * (x - x1) / (x2 - x1);
+            (y, y)
+        }
+    };
     let (a, b) = (y_at(lo), y_at(hi));
     let (ylo, yhi) = (a.0.min(a.1).min(b.0).min(b.1), a.0.max(a.1).max(b.0).max(b.1));
     ylo < r[3] && yhi > r[1]

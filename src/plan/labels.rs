@@ -174,7 +174,8 @@ pub fn place_lane_around(
     for i in beside {
         let b = &boxes[i];
         let name = &b.label.name;
-        let mut search = |w: f64, reach: Reach| find_spot((i, b), w, lane_w, (line, reach), &mut rows_in, &labels_in, &drawn);
+        let mut search =
+            |w: f64, reach: Reach| find_spot((i, b), w, lane_w, (line, reach), &mut rows_in, &labels_in, &drawn);
         let chosen = search(b.label.w.name, Reach::Near)
             .map(|s| (s, name.clone(), false))
             .or_else(|| search(b.label.w.key, Reach::Near).map(|s| (s, b.key.to_string(), true)))
