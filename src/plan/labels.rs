@@ -107,30 +107,77 @@ pub fn place_lane_around(
     px: &PxRules,
     blocked: Option<(f64, f64)>,
 ) -> Vec<Option<Spot>> {
+    let index = LaneRows::of(boxes.iter().map(|b| b.rows), rows);
+    place_lane_in(boxes, lane_w, &index, px, blocked)
+}
+
+/// Which boxes (by their place in the drawing order) each row of a lane holds: the same at every
+/// factor, so a lane placed at many factors (the page's zoom steps) indexes its rows once. Kept as
+/// one list of all rows' boxes and where each row's start, not a list per row.
+pub struct LaneRows {
+    starts: Vec<u32>,
+    items: Vec<u32>,
+    /// Past [`MAX_CELLS`]: not indexed (labels stay inside their boxes).
+    over: bool,
+}
+
+impl LaneRows {
+    /// The rows of boxes spanning `spans` (first and last row each, in drawing order) in a lane
+    /// `rows` rows tall.
+    pub fn of(spans: impl Iterator<Item = (usize, usize)> + Clone, rows: usize) -> LaneRows {
+        let rows = rows.max(1);
+        let clip = |(a, z): (usize, usize)| (a.min(rows - 1), z.min(rows - 1).max(a.min(rows - 1)));
+        // Rows times boxes is a picture no reader sees at once; past this, labels stay inside their
+        // boxes rather than the work growing with every box's height.
+        let cells: usize = spans.clone().map(|s| clip(s).1 - clip(s).0 + 1).sum();
+        if cells > MAX_CELLS {
+            return LaneRows { starts: vec![0; rows + 1], items: Vec::new(), over: true };
+        }
+        let mut starts = vec![0u32; rows + 1];
+        for (a, z) in spans.clone().map(clip) {
+            for row in a..=z {
+                starts[row + 1] += 1;
+            }
+        }
+        for row in 0..rows {
+            starts[row + 1] += starts[row];
+        }
+        let mut fill = starts.clone();
+        let mut items = vec![0u32; cells];
+        for (i, (a, z)) in spans.map(clip).enumerate() {
+            for row in a..=z {
+                items[fill[row] as usize] = i as u32;
+                fill[row] += 1;
+            }
+        }
+        LaneRows { starts, items, over: false }
+    }
+
+    /// How many rows.
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The boxes in `row`, in drawing order.
+    fn row(&self, row: usize) -> &[u32] {
+        &self.items[self.starts[row] as usize..self.starts[row + 1] as usize]
+    }
+}
+
+/// [`place_lane_around`] with the lane's rows indexed already (`index`, made from `boxes`' rows).
+pub fn place_lane_in(
+    boxes: &[LabelBox],
+    lane_w: f64,
+    index: &LaneRows,
+    px: &PxRules,
+    blocked: Option<(f64, f64)>,
+) -> Vec<Option<Spot>> {
     let line = px.line;
-    let rows = rows.max(1);
-    // Rows times boxes is a picture no reader sees at once; past this, labels stay inside their boxes
-    // rather than the work growing with every box's height.
-    let cells: usize = boxes.iter().map(|b| b.rows.1.min(rows - 1).saturating_sub(b.rows.0) + 1).sum();
-    if cells > MAX_CELLS {
+    if index.over {
         return inside_only(boxes, px);
     }
-    // Each row's boxes and labels, as [from, to) px across: what a label beside a box must avoid;
-    // and each row's boxes by their place in the drawing order, for what covers a label inside.
-    let mut boxes_in: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rows];
-    let mut drawn_in: Vec<Vec<usize>> = vec![Vec::new(); rows];
-    for (i, b) in boxes.iter().enumerate() {
-        for row in b.rows.0.min(rows - 1)..=b.rows.1.min(rows - 1) {
-            boxes_in[row].push((b.x, b.x + b.w));
-            drawn_in[row].push(i);
-        }
-    }
-    let drawn = Drawn { boxes, rows: &drawn_in };
-    if let Some(band) = blocked {
-        for row in boxes_in.iter_mut().take(2) {
-            row.push(band);
-        }
-    }
+    let rows = index.len();
+    let drawn = Drawn { boxes, rows: index };
     let mut labels_in: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rows];
     let mut out: Vec<Option<Spot>> = vec![None; boxes.len()];
     let mut reading: Vec<usize> = (0..boxes.len()).collect();
@@ -150,7 +197,7 @@ pub fn place_lane_around(
         let free = |row: usize, from: f64, to: f64| {
             row < rows
                 && !labels_in[row].iter().any(|&(a, z)| a < to && from < z)
-                && !drawn_in[row].iter().any(|&o| o > i && boxes[o].x < to && from < boxes[o].x + boxes[o].w)
+                && !index.row(row).iter().map(|&o| o as usize).any(|o| o > i && boxes[o].x < to && from < boxes[o].x + boxes[o].w)
         };
         // The first row of the box no box drawn over it covers (a view over its base, say).
         let Some(row) = (b.rows.0..=b.rows.1.min(rows - 1)).find(|&r| free(r, from, to)) else {
@@ -170,7 +217,7 @@ pub fn place_lane_around(
     }
     // Then beside, in reading order, each on the nearest free spot.
     beside.sort_by_key(|&i| (boxes[i].key, i));
-    let mut rows_in = Rows { boxes: &boxes_in, sorted: vec![None; if beside.is_empty() { 0 } else { rows }] };
+    let mut rows_in = Rows { drawn: &drawn, blocked, sorted: vec![None; if beside.is_empty() { 0 } else { rows }] };
     for i in beside {
         let b = &boxes[i];
         let name = &b.label.name;
@@ -229,20 +276,24 @@ struct Found {
     cost: f64,
 }
 
-/// Each row's boxes as [`find_spot`] reads them: as placed, and (once a row is first searched)
-/// widened by the gap and sorted by their left edge. The boxes do not move while the labels beside
-/// them are placed, so each row is sorted once rather than once per label that looks at it (a lane
-/// of a thousand long-lived tiles spent half its time re-sorting the same rows).
-struct Rows<'a> {
-    boxes: &'a [Vec<(f64, f64)>],
+/// Each row's boxes as [`find_spot`] reads them: once a row is first searched, its boxes (and the
+/// blocked stretch, in the first two rows) widened by the gap and sorted by their left edge. The
+/// boxes do not move while the labels beside them are placed, so each row is sorted once rather than
+/// once per label that looks at it (a lane of a thousand long-lived tiles spent half its time
+/// re-sorting the same rows).
+struct Rows<'a, 'b, 'c> {
+    drawn: &'a Drawn<'a, 'b, 'c>,
+    blocked: Option<(f64, f64)>,
     sorted: Vec<Option<Vec<(f64, f64)>>>,
 }
 
-impl Rows<'_> {
+impl Rows<'_, '_, '_> {
     fn sorted(&mut self, row: usize) -> &[(f64, f64)] {
-        let boxes = &self.boxes[row];
+        let (drawn, blocked) = (self.drawn, self.blocked);
         self.sorted[row].get_or_insert_with(|| {
-            let mut v: Vec<(f64, f64)> = boxes.iter().map(|&(a, z)| (a - GAP, z + GAP)).collect();
+            let boxes = drawn.rows.row(row).iter().map(|&o| &drawn.boxes[o as usize]).map(|b| (b.x, b.x + b.w));
+            let band = blocked.filter(|_| row < 2);
+            let mut v: Vec<(f64, f64)> = boxes.chain(band).map(|(a, z)| (a - GAP, z + GAP)).collect();
             v.sort_by(|a, z| a.0.total_cmp(&z.0));
             v
         })
@@ -250,9 +301,9 @@ impl Rows<'_> {
 }
 
 /// The boxes of a lane as drawn, and each row's, by index: what a leader must not cross.
-struct Drawn<'a, 'b> {
+struct Drawn<'a, 'b, 'c> {
     boxes: &'a [LabelBox<'b>],
-    rows: &'a [Vec<usize>],
+    rows: &'c LaneRows,
 }
 
 /// How far [`find_spot`] looks.
@@ -280,7 +331,7 @@ fn find_spot(
     labels_in: &[Vec<(f64, f64)>],
     drawn: &Drawn,
 ) -> Option<Found> {
-    let rows = rows_in.boxes.len();
+    let rows = drawn.rows.len();
     let (r0, r1) = (b.rows.0.min(rows - 1), b.rows.1.min(rows - 1));
     let (rows_out, near_x) = match how {
         Reach::Near | Reach::Crossing => (REACH, NEAR_X),
@@ -368,7 +419,7 @@ fn consider(
     // is its own ground.
     let rows = drawn.rows.len();
     let (ra, rz) = ((y1.min(y2) / line) as usize, ((y1.max(y2) / line) as usize).min(rows - 1));
-    for &o in (ra..=rz).flat_map(|r| drawn.rows[r].iter()) {
+    for o in (ra..=rz).flat_map(|r| drawn.rows.row(r).iter().map(|&o| o as usize)) {
         if o == i {
             continue;
         }

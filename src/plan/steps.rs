@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::labels::{self, LabelBox, Spot};
+use super::labels::{self, LabelBox, LaneRows, Spot};
 use super::{Axis, CardPlan, LanePlan, RULES, px_rules};
 
 /// A lane's boxes (indices into [`CardPlan::boxes`]) in the order they are drawn: the plan's,
@@ -25,8 +25,19 @@ pub fn drawing_order(plan: &CardPlan, lane: usize) -> Vec<usize> {
 /// The labels of the boxes `order` ([`drawing_order`]) of a lane `lane_w` px wide on `axis`: the
 /// one call of the label rule every back end's labels come from.
 pub fn lane_labels(plan: &CardPlan, order: &[usize], axis: &Axis, lane_w: f64) -> Vec<Option<Spot>> {
+    labels_on(plan, order, &lane_rows(plan, order), axis, lane_w)
+}
+
+/// The rows of the boxes `order`, indexed for the label rule (the same at every factor).
+fn lane_rows(plan: &CardPlan, order: &[usize]) -> LaneRows {
+    let row = |line: u32| line.saturating_sub(plan.first) as usize;
+    let spans = order.iter().map(|&i| plan.boxes[i].lines).map(move |[a, z]| (row(a), row(z.max(a))));
+    LaneRows::of(spans, (plan.last - plan.first + 1) as usize)
+}
+
+/// [`lane_labels`] with the lane's rows indexed already.
+fn labels_on(plan: &CardPlan, order: &[usize], index: &LaneRows, axis: &Axis, lane_w: f64) -> Vec<Option<Spot>> {
     let px = px_rules();
-    let rows = (plan.last - plan.first + 1) as usize;
     let row = |line: u32| line.saturating_sub(plan.first) as usize;
     let items: Vec<LabelBox> = order
         .iter()
@@ -39,7 +50,7 @@ pub fn lane_labels(plan: &CardPlan, order: &[usize], axis: &Axis, lane_w: f64) -
         .collect();
     // The cut band's words sit across its first two rows: no label beside a box goes there.
     let band = axis.cut.map(|(from, _)| (axis.x(from), axis.x(from) + axis.px));
-    labels::place_lane_around(&items, lane_w, rows, &px, band)
+    labels::place_lane_in(&items, lane_w, index, &px, band)
 }
 
 /// Where the high-water mark's words start in a lane `lane_w` px wide: centred on its line, moved
@@ -107,7 +118,8 @@ pub fn card_steps(plan: &CardPlan) -> Vec<[Option<LaneSteps>; 2]> {
     (0..plan.lanes.len())
         .map(|li| {
             let order = drawing_order(plan, li);
-            [0, 1].map(|a| lane_steps(plan, li, a, all, &order, ladder))
+            let index = lane_rows(plan, &order);
+            [0, 1].map(|a| lane_steps(plan, (li, a), all, (&order, &index), ladder))
         })
         .collect()
 }
@@ -128,7 +140,13 @@ fn factor_at(plan: &CardPlan, li: usize, axis: usize, mask: usize) -> Option<f64
     Some(inset.map_or(card, |x| x.factor)).filter(|k| *k > 0.0 && k.is_finite())
 }
 
-fn lane_steps(plan: &CardPlan, li: usize, a: usize, all: usize, order: &[usize], ladder: Ladder) -> Option<LaneSteps> {
+fn lane_steps(
+    plan: &CardPlan,
+    (li, a): (usize, usize),
+    all: usize,
+    (order, index): (&[usize], &LaneRows),
+    ladder: Ladder,
+) -> Option<LaneSteps> {
     let lane = &plan.lanes[li];
     let base = factor_at(plan, li, a, all)?;
     let step = RULES.zoom_step.ln();
@@ -154,7 +172,7 @@ fn lane_steps(plan: &CardPlan, li: usize, a: usize, all: usize, order: &[usize],
     for n in from..=to {
         let axis = lane.axis(a, base * RULES.zoom_step.powi(n));
         let lane_w = axis.width(lane.span[a]);
-        let spots = lane_labels(plan, order, &axis, lane_w);
+        let spots = labels_on(plan, order, index, &axis, lane_w);
         let now: Vec<StepLabel> = order.iter().zip(&spots).map(|(&i, s)| step_label(plan, i, s.as_ref())).collect();
         let changed: Vec<StepLabel> =
             now.iter().zip(&before).filter(|(s, b)| b.as_ref() != Some(*s)).map(|(s, _)| s.clone()).collect();
