@@ -706,13 +706,13 @@ impl Detail {
                 SocProblem::Capacity { space, bytes } => write!(
                     f,
                     "{file}: capacity of {space} must be positive and at most {} bytes (1 TiB), not {bytes}",
-                    crate::model::MAX_BYTES
+                    crate::units::MAX_BYTES
                 ),
                 SocProblem::Physical { space, bytes } => write!(
                     f,
                     "{file}: physical size of {space} ({bytes}) must be a space of the capacities table, at least \
                      its usable capacity and at most {} bytes (1 TiB)",
-                    crate::model::MAX_BYTES
+                    crate::units::MAX_BYTES
                 ),
                 SocProblem::Unnamed => write!(f, "{file}: name and arch must not be empty"),
             },

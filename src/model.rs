@@ -11,10 +11,7 @@ mod packing;
 pub use handover::{Access, Accesses, HANDOVERS_LISTED, Handover, Handovers, Mem, Mems, Pipe, crosses, pipe_name};
 pub use packing::{Placed, SpacePacking};
 
-/// The largest magnitude a MemRef offset or size (or a SoC capacity) may have: 1 TiB, far beyond any
-/// on-chip memory, and small enough that sums over a whole dump cannot overflow. Larger values are
-/// refused where they enter, so the analysis and the layout never have to guard their arithmetic.
-pub const MAX_BYTES: i64 = 1 << 40;
+pub use crate::units::MAX_BYTES;
 
 /// One tile binding: a named value that owns bytes of an on-chip space for a range of dump lines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

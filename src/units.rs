@@ -5,6 +5,11 @@
 
 use crate::error::{Error, Result};
 
+/// The largest magnitude a MemRef offset or size (or a SoC capacity) may have: 1 TiB, far beyond any
+/// on-chip memory, and small enough that sums over a whole dump cannot overflow. Larger values are
+/// refused where they enter, so the analysis and the layout never have to guard their arithmetic.
+pub const MAX_BYTES: i64 = 1 << 40;
+
 /// `512 B`, `24 KB`, `40.1 KB`, `1.5 MB`.
 pub fn fmt_bytes(n: i64) -> String {
     let a = n.unsigned_abs() as f64;

@@ -41,7 +41,10 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
                 .map(|b| {
                     let bp = &cp.boxes[b.index];
                     let rows = ((b.start - cp.first) as usize, (b.end - cp.first) as usize);
-                    LabelBox { x: b.rect.x - lane.x, w: b.rect.w, rows, label: &bp.label, key: bp.n }
+                    // Where the plan's axis puts the box in its lane (its rectangle is checked
+                    // against this below): the label rule's input, to the last bit.
+                    let (x, w) = lane.axis.place(bp.bytes[0], bp.bytes[1], lane.width, px.min_box);
+                    LabelBox { x, w, rows, label: &bp.label, key: bp.n }
                 })
                 .collect();
             let a = lane.axis;
