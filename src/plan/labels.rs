@@ -222,7 +222,12 @@ pub fn place_lane_in(
     }
     // Then beside, in reading order, each on the nearest free spot.
     beside.sort_by_key(|&i| (boxes[i].key, i));
-    let mut rows_in = Rows { drawn: &drawn, blocked, sorted: vec![None; if beside.is_empty() { 0 } else { rows }] };
+    let mut rows_in = Rows {
+        drawn: &drawn,
+        blocked,
+        lane_w,
+        sorted: std::iter::repeat_with(|| None).take(if beside.is_empty() { 0 } else { rows }).collect(),
+    };
     for i in beside {
         let b = &boxes[i];
         let name = &b.label.name;
@@ -295,18 +300,31 @@ struct Found {
 struct Rows<'a, 'b, 'c> {
     drawn: &'a Drawn<'a, 'b, 'c>,
     blocked: Option<(f64, f64)>,
-    sorted: Vec<Option<Vec<(f64, f64)>>>,
+    lane_w: f64,
+    sorted: Vec<Option<Row>>,
+}
+
+/// One row's boxes, widened and sorted, and the widest stretch they leave: no text wider than it
+/// fits the row, whatever labels it holds, so a search skips the row unread.
+struct Row {
+    spans: Vec<(f64, f64)>,
+    widest: f64,
 }
 
 impl Rows<'_, '_, '_> {
-    fn sorted(&mut self, row: usize) -> &[(f64, f64)] {
-        let (drawn, blocked) = (self.drawn, self.blocked);
+    fn sorted(&mut self, row: usize) -> &Row {
+        let (drawn, blocked, lane_w) = (self.drawn, self.blocked, self.lane_w);
         self.sorted[row].get_or_insert_with(|| {
             let boxes = drawn.rows.row(row).iter().map(|&o| &drawn.boxes[o as usize]).map(|b| (b.x, b.x + b.w));
             let band = blocked.filter(|_| row < 2);
-            let mut v: Vec<(f64, f64)> = boxes.chain(band).map(|(a, z)| (a - GAP, z + GAP)).collect();
-            v.sort_by(|a, z| a.0.total_cmp(&z.0));
-            v
+            let mut spans: Vec<(f64, f64)> = boxes.chain(band).map(|(a, z)| (a - GAP, z + GAP)).collect();
+            spans.sort_by(|a, z| a.0.total_cmp(&z.0));
+            let (mut reach, mut widest) = (1.0f64, 0.0f64);
+            for &(a, z) in spans.iter().chain([&(lane_w - 1.0, f64::INFINITY)]) {
+                widest = widest.max(a - reach);
+                reach = reach.max(z);
+            }
+            Row { spans, widest }
         })
     }
 }
@@ -364,7 +382,11 @@ fn find_spot(
         // with its few labels (kept sorted), up to the lane's right end; the stretch starts past
         // its left end. Among equal left edges the order does not matter: after the first, the
         // stretch before them is already past.
-        let (sorted, labels) = (rows_in.sorted(row), &labels_in[row]);
+        let known = rows_in.sorted(row);
+        if known.widest < w {
+            continue; // no stretch of this row is wide enough, labels or not
+        }
+        let (sorted, labels) = (&known.spans, &labels_in[row]);
         let (mut p, mut q, mut past) = (0, 0, false);
         let mut reach = 1.0;
         while !past {
