@@ -347,7 +347,9 @@ fn text_group(x: &mut Xml, style: &Text, run: &[Shape], plain: Plain) {
     x.open("g", &attrs);
     for s in run {
         if let Shape::Text(t) = s {
-            x.element("text", &[("x", t.x.into()), ("y", t.y.into())], &t.content);
+            let mut attrs: Vec<(&'static str, Value)> = vec![("x", t.x.into()), ("y", t.y.into())];
+            keep_spaces(&mut attrs, &t.content);
+            x.element("text", &attrs, &t.content);
         }
     }
     x.close();
@@ -394,7 +396,17 @@ fn text_leaf(x: &mut Xml, t: &Text, plain: Plain) {
     if t.anchor == Anchor::End {
         attrs.push(("text-anchor", "end".into()));
     }
+    keep_spaces(&mut attrs, &t.content);
     x.element("text", &attrs, &t.content);
+}
+
+/// `xml:space="preserve"` for a text whose spaces SVG's default handling would change (a leading
+/// or trailing one, or two in a row: a wrapped line's indent, the diff's "old  " and "new  "),
+/// which would drop or merge them: the plan measured every space, and the PNG draws them all.
+fn keep_spaces(attrs: &mut Vec<(&'static str, Value)>, content: &str) {
+    if content.starts_with(' ') || content.ends_with(' ') || content.contains("  ") {
+        attrs.push(("xml:space", "preserve".into()));
+    }
 }
 
 /// The size and colour of `t` where they are not the ones it inherits.
