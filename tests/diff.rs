@@ -257,7 +257,7 @@ fn the_picture_puts_both_sides_on_one_scale() {
     let svg =
         String::from_utf8(render_diff(&old, &new, DiffFormat::Map(Format::Svg), &ViewOptions::default(), 1.0).unwrap())
             .unwrap();
-    pto_memory_map::render::png::parse(&svg).unwrap();
+    common::reference::parse(&svg).unwrap();
     assert!(svg.contains("diff: changed"));
     let html = String::from_utf8(
         render_diff(&old, &new, DiffFormat::Map(Format::Html), &ViewOptions::default(), 1.0).unwrap(),
@@ -269,6 +269,46 @@ fn the_picture_puts_both_sides_on_one_scale() {
     )
     .unwrap();
     assert_eq!(json["functions"][0]["spaces"][0]["delta"], 1024);
+}
+
+/// The diff's PNG is resvg's drawing of the diff's SVG within the map's tolerance (see
+/// `common::reference`), however it is made: the bundled example against
+/// its change (views, conflicts resolved, tiles moved), tiles and a function added and removed in
+/// the dark theme, and a pair too wide to stand side by side, stacked.
+#[test]
+fn the_diff_png_is_resvgs_drawing_of_the_diff_svg() {
+    use common::reference;
+    use pto_memory_map::plan::Theme;
+    let load = |p: std::path::PathBuf| pto_memory_map::load(&p, "AllocateMemoryAddr", None).unwrap();
+    let demo = (load(common::example()), load(common::example().with_file_name("demo_change")));
+    let mut body = base();
+    body.remove(2);
+    body[2] = "        y = pl.tile.add(a, b)".into();
+    body.insert(2, tile("d", 4, 8192, 512));
+    let added = (
+        map_of(&dump(&[("f", base())])),
+        map_of(&dump(&[("f", body), ("g", vec![tile("e", 1, 0, 64), "        z = e".into()])])),
+    );
+    let dark = ViewOptions { theme: Theme::Dark, ..Default::default() };
+    let wide = ViewOptions { width: 2000.0, ..Default::default() };
+    let cases = [
+        ("the example against its change", &demo, ViewOptions::default(), 2.0),
+        ("tiles and a function added and removed, dark", &added, dark, 2.0),
+        ("a wide pair, stacked", &demo, wide.clone(), 2.0),
+    ];
+    let stacked = pto_memory_map::diff_layout(&demo.0, &demo.1, &diff(&demo.0, &demo.1), &wide);
+    assert!(stacked.cards[1].frame.y > stacked.cards[0].frame.y, "the wide pair is stacked");
+    for (what, (old, new), view, scale) in cases {
+        let svg = render_diff(old, new, DiffFormat::Map(Format::Svg), &view, scale).unwrap();
+        let want = reference::draw(std::str::from_utf8(&svg).unwrap(), scale as f32);
+        let got = reference::decode(&render_diff(old, new, DiffFormat::Map(Format::Png), &view, scale).unwrap());
+        let apart = reference::apart(&got, &want);
+        eprintln!("{what}: {apart}");
+        assert!(reference::within_tolerance(apart), "{what}: {apart}");
+    }
+    // A scale out of range is refused before anything is drawn, as for a map.
+    let err = render_diff(&demo.0, &demo.1, DiffFormat::Map(Format::Png), &ViewOptions::default(), 9.0).unwrap_err();
+    assert_eq!(err.kind, pto_memory_map::ErrorKind::Usage, "{err}");
 }
 
 #[test]

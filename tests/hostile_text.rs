@@ -45,7 +45,7 @@ fn pictures_stay_well_formed_xml() {
         assert!(bad.is_empty(), "{format:?} carries {bad:x?}");
         assert!(text.contains("pwned"), "{format:?}: the rest of the name is kept");
     }
-    // And an XML parser takes the picture (the one the PNG rasterizer uses).
+    // And an XML parser takes the picture (usvg's, which the PNG tests draw the SVG with).
     let svg = render(Format::Svg);
     let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default());
     assert!(tree.is_ok(), "{:?}", tree.err());

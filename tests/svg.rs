@@ -2,9 +2,10 @@
 
 mod common;
 
+use common::reference;
 use pto_memory_map::layout;
 use pto_memory_map::plan::{Theme, ViewOptions};
-use pto_memory_map::render::{png, svg};
+use pto_memory_map::render::svg;
 use pto_memory_map::{Format, RenderOptions, render_bytes};
 
 fn svg_of(map: &pto_memory_map::MemoryMap, view: &ViewOptions) -> String {
@@ -16,7 +17,7 @@ fn every_corpus_map_is_valid_self_contained_and_complete() {
     for (path, map) in common::drawable_dumps() {
         let doc = svg_of(&map, &ViewOptions::default());
         let at = path.display();
-        png::parse(&doc).unwrap_or_else(|e| panic!("{at}: {e}"));
+        reference::parse(&doc).unwrap_or_else(|e| panic!("{at}: {e}"));
         assert_no_external_reference(&doc);
         assert_eq!(doc.matches("<g class=\"box").count(), map.block_count(), "{at}: one <g class=box> per block");
         assert_eq!(doc.matches("<g class=\"card\"").count(), map.functions.len(), "{at}");
@@ -39,7 +40,7 @@ fn text_from_the_dump_is_escaped() {
     assert!(doc.contains("data-base=\"a&lt;b&gt;&amp;&quot;&#39;c\""), "{doc}");
     assert!(doc.contains("x&lt;y&gt;&amp;.py"));
     assert!(!doc.contains("a<b>") && !doc.contains("x<y>"));
-    png::parse(&doc).unwrap();
+    reference::parse(&doc).unwrap();
 }
 
 #[test]

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod reference;
+
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::{Dump, backend, build};
 
