@@ -106,6 +106,8 @@ fn main() {
     report("diff against itself, Markdown", diff_md, Some(bytes));
     let diff_svg = median(|| diff(DiffFormat::Map(Format::Svg)), 21);
     report("diff against itself, SVG", diff_svg, Some(bytes));
+    let diff_png = median(|| diff(DiffFormat::Map(Format::Png)), 11);
+    report("diff against itself, PNG", diff_png, Some(bytes));
     println!(
         "diff / one render (dump to SVG): Markdown {:.2}x, SVG {:.2}x",
         diff_md.as_secs_f64() / to_svg.as_secs_f64(),
@@ -122,16 +124,14 @@ fn main() {
         largest.blocks.len()
     );
     let one = ViewOptions { functions: vec![largest.name.clone()], ..ViewOptions::default() };
-    let doc = svg::render(&layout(&map, &one));
-    let t_svg = median(|| drop(svg::render(&layout(&map, &one))), 21);
-    let tree = png::parse(&doc).unwrap();
-    let t_parse = median(|| drop(png::parse(&doc).unwrap()), 11);
-    let (w, h) = ((tree.size().width() * 2.0).ceil() as u32, (tree.size().height() * 2.0).ceil() as u32);
+    let scene = layout(&map, &one);
+    let t_layout = median(|| drop(layout(&map, &one)), 21);
+    let (w, h) = ((scene.width * 2.0).ceil() as u32, (scene.height * 2.0).ceil() as u32);
     let meta = png::Metadata { dump: &map.dump, pass_name: &map.pass_name, backend: &map.backend.name };
-    // Drawn and encoded together, a strip at a time on every core.
-    let t_encode = median(|| drop(png::encode_tree(&tree, w, h, 2.0, &meta).unwrap()), 11);
-    report("  layout + SVG", t_svg, None);
-    report("  usvg parse", t_parse, None);
+    // Drawn straight from the scene (no SVG text) and encoded together, a strip at a time on every
+    // core; the clone of the scene each run is a small part of it.
+    let t_encode = median(|| drop(png::render_scene(scene.clone(), 2.0, &meta).unwrap()), 11);
+    report("  layout", t_layout, None);
     report(&format!("  draw and encode {w}x{h}"), t_encode, None);
-    report("  total", t_svg + t_parse + t_encode, None);
+    report("  total", t_layout + t_encode, None);
 }

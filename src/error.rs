@@ -481,8 +481,6 @@ pub enum Task {
         /// The dump.
         file: String,
     },
-    /// Reading back the SVG drawn, for the PNG.
-    ReadSvg,
     /// Compressing the PNG.
     EncodePng,
     /// Making the digest of a dump too large to draw whole.
@@ -604,7 +602,7 @@ impl Detail {
             Detail::Failed { task: Task::Parse { .. } | Task::Worker, .. } => {
                 "give the pass dump PyPTO wrote, unedited; if it is one, report this input".into()
             }
-            Detail::Failed { task: Task::ReadSvg | Task::EncodePng, .. } => "report this input: it is a bug".into(),
+            Detail::Failed { task: Task::EncodePng, .. } => "report this input: it is a bug".into(),
             Detail::NoRoomFor { .. } => "draw a smaller picture: fewer functions, or a lower pixel ratio".into(),
             Detail::CasesFailed { .. } => "see each case's error above".into(),
             _ => return None,
@@ -758,7 +756,6 @@ impl Detail {
                     Task::StartThread => f.write_str("cannot start a worker thread")?,
                     Task::Worker => f.write_str("a worker thread failed on this input")?,
                     Task::Parse { file } => write!(f, "{file}: the parser failed on this input")?,
-                    Task::ReadSvg => f.write_str("internal error: the SVG did not parse")?,
                     Task::EncodePng => f.write_str("cannot encode the PNG")?,
                     Task::Digest => f.write_str("the digest of this dump is too large")?,
                     Task::Serve => f.write_str("the service stopped")?,

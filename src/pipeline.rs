@@ -429,9 +429,14 @@ pub fn render_diff(
             Ok(render::diff::html(&d, &render::svg::render_markup(&scene), fit).into_bytes())
         }
         DiffFormat::Map(Format::Png) => {
+            // The diff's scene drawn as a map's is, by the one raster path: no SVG text between
+            // (the scene's size is refused past the pixel limit before anything is drawn).
+            plan::SCALE.check("scale", scale)?;
+            let scene = scene();
+            budget::checkpoint()?;
             let head = plan::Header::of(new, view);
             let meta = render::png::Metadata { dump: &head.dump, pass_name: &head.pass_name, backend: &head.backend };
-            render::png::render(picture().as_str(), scale, &meta)
+            render::png::render_scene(scene, scale, &meta)
         }
         DiffFormat::Map(Format::Txt) => Err(Error::bad_value("format", "txt", DIFF_FORMATS)),
     };

@@ -1,7 +1,7 @@
-//! The PNG: a scene drawn with tiny-skia. A scene is drawn straight from its shapes (see
-//! `render::raster`: the paths usvg makes of its SVG, the same pixels but for a few of glyphs'
-//! edges; a test compares them);
-//! an SVG document given as text (a diff's picture) is parsed by usvg with the bundled font.
+//! The PNG: a scene (a map's, its digest's or a diff's) drawn with tiny-skia straight from its
+//! shapes (see `render::raster`: the paths usvg makes of its SVG, the same pixels but for a few of
+//! glyphs' edges; tests hold maps and diffs to resvg's drawing of their SVG). No SVG text is
+//! parsed back: the PNG and the SVG are both written from the one scene.
 //!
 //! The picture is a stack of independent rows, so it is drawn and compressed in horizontal strips
 //! of a fixed height, on every core: each strip draws only the shapes that reach into it, filters
@@ -10,12 +10,9 @@
 //! depend on the number of threads, so neither do the bytes; and no more than one strip per thread
 //! is held as pixels, so a large picture costs its compressed size, not its RGBA buffer.
 
-use std::sync::{Arc, OnceLock};
-
-use resvg::{tiny_skia, usvg};
+use resvg::tiny_skia;
 
 use crate::error::{Detail, Error, ErrorKind, Result, Task};
-use crate::plan::text::FONT;
 use crate::scene::Scene;
 
 /// The most pixels one PNG may have (about 256 MiB of RGBA): past it the picture is refused before
@@ -45,16 +42,6 @@ pub struct Metadata<'a> {
     pub pass_name: &'a str,
     /// The backend whose capacities scale the map.
     pub backend: &'a str,
-}
-
-/// Rasterizes `svg` at `scale` device pixels per px and encodes it as PNG.
-pub fn render(svg: &str, scale: f64, meta: &Metadata) -> Result<Vec<u8>> {
-    crate::plan::SCALE.check("scale", scale)?;
-    let tree = parse(svg)?;
-    crate::budget::checkpoint()?;
-    let size = tree.size();
-    let (w, h) = pixels(size.width() as f64, size.height() as f64, scale)?;
-    draw(&tree, w, h, scale as f32, meta)
 }
 
 /// The size in device pixels of a picture `width` x `height` px drawn at `scale`, or the refusal of
@@ -112,7 +99,8 @@ pub fn render_scene(scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>
     let mut strips = vec![Vec::new(); count];
     for (k, op) in drawing.ops.iter().enumerate() {
         let (top, bottom) = op.rows(scale as f32, &drawing.masks);
-        // Generous, as in `Painter::new`: a shape drawn in one strip too many only costs time.
+        // Generous: anti-aliasing and miter joins reach a little past the rows, and a shape drawn
+        // in one strip too many only costs time.
         let margin = 4.0 + OVERLAP as f32;
         let (top, bottom) = (top - margin, bottom + margin);
         let (first, end) = if top.is_finite() && bottom.is_finite() {
@@ -135,7 +123,7 @@ pub fn render_scene(scene: Scene, scale: f64, meta: &Metadata) -> Result<Vec<u8>
         Background { color: scene.background, exact, width: scene.width as f32, height: scene.height as f32 };
     // An opaque picture goes out as RGB: a quarter less to filter, deflate and store.
     let rgb = exact;
-    let painter = Painter::Scene { scale, drawing: &drawing, strips, background };
+    let painter = Painter { scale, drawing: &drawing, strips, background };
     let indices: Vec<u32> = (0..count as u32).collect();
     let last = count as u32 - 1;
     let pieces = crate::par::map_ref(&indices, |&i| strip(&painter, w, h, i, last));
@@ -150,50 +138,6 @@ struct Background {
     exact: bool,
     width: f32,
     height: f32,
-}
-
-/// usvg options with only the bundled font, so output does not depend on the machine's fonts.
-fn options() -> &'static usvg::Options<'static> {
-    static OPTIONS: OnceLock<usvg::Options<'static>> = OnceLock::new();
-    OPTIONS.get_or_init(|| {
-        let mut db = usvg::fontdb::Database::new();
-        db.load_font_data(FONT.to_vec());
-        let family = db.faces().next().and_then(|f| f.families.first().map(|(n, _)| n.clone())).unwrap_or_default();
-        // Every generic family maps to the bundled face; an unknown family falls back to serif.
-        db.set_serif_family(family.clone());
-        db.set_sans_serif_family(family.clone());
-        db.set_monospace_family(family.clone());
-        usvg::Options { font_family: family, fontdb: Arc::new(db), ..usvg::Options::default() }
-    })
-}
-
-/// Parses an SVG document with the bundled font.
-pub fn parse(svg: &str) -> Result<usvg::Tree> {
-    usvg::Tree::from_str(svg, options()).map_err(|e| Error::failed(ErrorKind::Io, Task::ReadSvg, Some(e.to_string())))
-}
-
-/// Draws a parsed tree onto a new pixmap, whole (for callers that want the pixels themselves; the
-/// PNG is drawn a strip at a time by [`encode_tree`]).
-pub fn rasterize(tree: &usvg::Tree, w: u32, h: u32, scale: f32) -> Result<tiny_skia::Pixmap> {
-    let mut pixmap = tiny_skia::Pixmap::new(w, h)
-        .ok_or_else(|| Error::of(ErrorKind::TooLarge, Detail::NoRoomFor { width: w, height: h }))?;
-    resvg::render(tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
-    Ok(pixmap)
-}
-
-/// Draws `tree` at `scale` into a `w` x `h` px PNG, a strip at a time on every core.
-pub fn encode_tree(tree: &usvg::Tree, w: u32, h: u32, scale: f32, meta: &Metadata) -> Result<Vec<u8>> {
-    draw(tree, w, h, scale, meta)
-}
-
-fn draw(tree: &usvg::Tree, w: u32, h: u32, scale: f32, meta: &Metadata) -> Result<Vec<u8>> {
-    let painter = Painter::new(tree, scale, h);
-    let strips: Vec<u32> = (0..h.div_ceil(STRIP_ROWS)).collect();
-    let last = strips.len() as u32 - 1;
-    let pieces = crate::par::map_ref(&strips, |&i| strip(&painter, w, h, i, last));
-    crate::budget::checkpoint()?;
-    let pieces: Vec<Piece> = pieces.into_iter().collect::<Result<_>>()?;
-    Ok(assemble(w, h, false, meta, &pieces))
 }
 
 thread_local! {
@@ -219,19 +163,16 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
         let stride = w as usize * 4;
         PIXELS.with_borrow_mut(|pixels| {
             // Each thread's strip pixels are allocated once, not for every strip: a fresh strip's
-            // pages cost as much to fault in and zero as drawing it. Every painter covers them all.
+            // pages cost as much to fault in and zero as drawing it. The painter covers them all.
             pixels.resize(stride * drawn as usize, 0);
             let too_large = || Error::of(ErrorKind::TooLarge, Detail::NoRoomFor { width: w, height: drawn });
             let mut pixmap = tiny_skia::PixmapMut::from_bytes(pixels, w, drawn).ok_or_else(too_large)?;
-            if !matches!(painter, Painter::Scene { .. }) {
-                pixmap.fill(tiny_skia::Color::TRANSPARENT);
-            }
             painter.paint(i, top - above, &mut pixmap);
             let kept = &pixels[above as usize * stride..(above + rows) as usize * stride];
             FILTERED.with_borrow_mut(|filtered| {
                 // A scene over a background that covers every pixel stays opaque: each of its
                 // shapes is an opaque colour, blended over opaque pixels.
-                let opaque = matches!(painter, Painter::Scene { background: Background { exact: true, .. }, .. });
+                let opaque = painter.background.exact;
                 debug_assert!(!opaque || self::opaque(kept), "a scene over its background stays opaque");
                 let kept = if opaque { std::borrow::Cow::Borrowed(kept) } else { straight_alpha(kept) };
                 filter_rows(&kept, stride, opaque, filtered);
@@ -241,148 +182,36 @@ fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> 
     }
 }
 
-/// What a strip draws: the paths that reach into it, in painting order, or (for a tree with
-/// features drawn otherwise than shape by shape: group opacity, masks, filters, images, gradients)
-/// the whole tree, clipped to the strip.
-enum Painter<'a> {
-    Culled {
-        scale: f32,
-        paths: Vec<(&'a usvg::Path, tiny_skia::Transform)>,
-        strips: Vec<Vec<u32>>,
-    },
-    Whole {
-        tree: &'a usvg::Tree,
-        scale: f32,
-    },
-    /// A scene's operations (see [`render_scene`]), over its background.
-    Scene {
-        scale: f32,
-        drawing: &'a super::raster::Drawing,
-        strips: Vec<Vec<u32>>,
-        background: Background,
-    },
+/// What a strip draws: a scene's operations that reach into it (see [`render_scene`]), in painting
+/// order, over its background.
+struct Painter<'a> {
+    scale: f32,
+    drawing: &'a super::raster::Drawing,
+    /// For each strip, the indices of the operations it draws.
+    strips: Vec<Vec<u32>>,
+    background: Background,
 }
 
-impl<'a> Painter<'a> {
-    fn new(tree: &'a usvg::Tree, scale: f32, h: u32) -> Painter<'a> {
-        let mut paths = Vec::new();
-        if !collect(tree.root(), tiny_skia::Transform::identity(), &mut paths) {
-            return Painter::Whole { tree, scale };
-        }
-        let count = h.div_ceil(STRIP_ROWS) as usize;
-        let mut strips = vec![Vec::new(); count];
-        for (k, (path, _)) in paths.iter().enumerate() {
-            let b = path.abs_stroke_bounding_box();
-            // Generous: anti-aliasing, hairlines and miter joins reach a little past the box, and a
-            // shape drawn in one strip too many only costs time.
-            let margin = 4.0 + OVERLAP as f32 + path.stroke().map_or(0.0, |s| s.width().get() * scale);
-            let (top, bottom) = (b.top() * scale - margin, b.bottom() * scale + margin);
-            if !(top.is_finite() && bottom.is_finite()) {
-                return Painter::Whole { tree, scale };
-            }
-            let first = (top.max(0.0) as u32 / STRIP_ROWS) as usize;
-            let end = ((bottom.max(0.0) as u32 / STRIP_ROWS) as usize + 1).min(count);
-            for strip in strips.iter_mut().take(end).skip(first) {
-                strip.push(k as u32);
-            }
-        }
-        Painter::Culled { scale, paths, strips }
-    }
-
+impl Painter<'_> {
     /// Draws the shapes of strip `i` into `pixmap`, whose first row is row `top` of the picture.
     fn paint(&self, i: u32, top: u32, pixmap: &mut tiny_skia::PixmapMut) {
-        let (Painter::Culled { scale, .. } | Painter::Whole { scale, .. } | Painter::Scene { scale, .. }) = *self;
+        let Painter { scale, drawing, strips, background } = self;
         // `0.0 - top` rather than `-top`: the first strip's transform is exactly the whole picture's.
-        let at = tiny_skia::Transform::from_row(scale, 0.0, 0.0, scale, 0.0, 0.0 - top as f32);
-        match self {
-            Painter::Whole { tree, .. } => resvg::render(tree, at, pixmap),
-            Painter::Scene { drawing, strips, background, .. } => {
-                let c = background.color;
-                if background.exact {
-                    pixmap.fill(tiny_skia::Color::from_rgba8(c.0, c.1, c.2, 255));
-                } else {
-                    pixmap.fill(tiny_skia::Color::TRANSPARENT);
-                    let mut paint = tiny_skia::Paint::default();
-                    paint.set_color_rgba8(c.0, c.1, c.2, 255);
-                    if let Some(r) = tiny_skia::Rect::from_xywh(0.0, 0.0, background.width, background.height) {
-                        pixmap.fill_rect(r, &paint, at, None);
-                    }
-                }
-                for &k in &strips[i as usize] {
-                    drawing.ops[k as usize].draw(at, top as i32, &drawing.masks, pixmap);
-                }
-            }
-            Painter::Culled { paths, strips, .. } => {
-                for &k in &strips[i as usize] {
-                    let (path, own) = paths[k as usize];
-                    draw_path(path, at.pre_concat(own), pixmap);
-                }
+        let at = tiny_skia::Transform::from_row(*scale, 0.0, 0.0, *scale, 0.0, 0.0 - top as f32);
+        let c = background.color;
+        if background.exact {
+            pixmap.fill(tiny_skia::Color::from_rgba8(c.0, c.1, c.2, 255));
+        } else {
+            pixmap.fill(tiny_skia::Color::TRANSPARENT);
+            let mut paint = tiny_skia::Paint::default();
+            paint.set_color_rgba8(c.0, c.1, c.2, 255);
+            if let Some(r) = tiny_skia::Rect::from_xywh(0.0, 0.0, background.width, background.height) {
+                pixmap.fill_rect(r, &paint, at, None);
             }
         }
-    }
-}
-
-/// The paths under `group` with their transforms (relative to the root), in painting order; false
-/// if something there is not a plain path in a plain group (see [`Painter`]).
-fn collect<'a>(
-    group: &'a usvg::Group,
-    transform: tiny_skia::Transform,
-    out: &mut Vec<(&'a usvg::Path, tiny_skia::Transform)>,
-) -> bool {
-    if group.should_isolate() {
-        return false;
-    }
-    let transform = transform.pre_concat(group.transform());
-    group.children().iter().all(|node| match node {
-        usvg::Node::Group(g) => collect(g, transform, out),
-        usvg::Node::Text(text) => collect(text.flattened(), transform, out),
-        usvg::Node::Path(path) => {
-            let plain = |paint: &usvg::Paint| matches!(paint, usvg::Paint::Color(_));
-            let ok = path.fill().is_none_or(|f| plain(f.paint())) && path.stroke().is_none_or(|s| plain(s.paint()));
-            if ok && path.is_visible() {
-                out.push((path, transform));
-            }
-            ok
+        for &k in &strips[i as usize] {
+            drawing.ops[k as usize].draw(at, top as i32, &drawing.masks, pixmap);
         }
-        usvg::Node::Image(_) => false,
-    })
-}
-
-/// One path, filled and stroked in its paint order as resvg draws it (solid colours only: see
-/// [`collect`]).
-fn draw_path(path: &usvg::Path, transform: tiny_skia::Transform, pixmap: &mut tiny_skia::PixmapMut) {
-    let paint = |paint: &usvg::Paint, opacity: usvg::Opacity| {
-        let mut p = tiny_skia::Paint::default();
-        if let usvg::Paint::Color(c) = paint {
-            p.set_color_rgba8(c.red, c.green, c.blue, opacity.to_u8());
-        }
-        p.anti_alias = path.rendering_mode().use_shape_antialiasing();
-        p
-    };
-    let fill = |pixmap: &mut tiny_skia::PixmapMut| {
-        let Some(fill) = path.fill() else { return };
-        let bounds = path.data().bounds();
-        // A line has no inside to fill (resvg skips it too).
-        if bounds.width() == 0.0 || bounds.height() == 0.0 {
-            return;
-        }
-        let rule = match fill.rule() {
-            usvg::FillRule::NonZero => tiny_skia::FillRule::Winding,
-            usvg::FillRule::EvenOdd => tiny_skia::FillRule::EvenOdd,
-        };
-        pixmap.fill_path(path.data(), &paint(fill.paint(), fill.opacity()), rule, transform, None);
-    };
-    let stroke = |pixmap: &mut tiny_skia::PixmapMut| {
-        let Some(stroke) = path.stroke() else { return };
-        let paint = paint(stroke.paint(), stroke.opacity());
-        pixmap.stroke_path(path.data(), &paint, &stroke.to_tiny_skia(), transform, None);
-    };
-    if path.paint_order() == usvg::PaintOrder::FillAndStroke {
-        fill(pixmap);
-        stroke(pixmap);
-    } else {
-        stroke(pixmap);
-        fill(pixmap);
     }
 }
 
