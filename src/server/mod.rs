@@ -260,12 +260,12 @@ pub fn read_body_for_fuzzing(
         let payload = web::Payload::from_request(&req, &mut payload).await.map_err(|_| "payload")?;
         let how = body::Reading { limit, timeout: Duration::from_secs(10), bodies: body::InFlight::new(usize::MAX) };
         if pair {
-            let (old, new) = body::read_pair(&req, payload, &how).await.map_err(|e| e.code)?;
-            let (old, new) = body::dump_pair(old, new, limit).map_err(|e| e.code)?;
+            let (old, new) = body::read_pair(&req, payload, &how).await.map_err(|e| e.code())?;
+            let (old, new) = body::dump_pair(old, new, limit).map_err(|e| e.code())?;
             Ok(vec![old, new])
         } else {
-            let upload = body::read(&req, payload, &how).await.map_err(|e| e.code)?;
-            Ok(vec![body::dump_bytes(upload.bytes, upload.gzip, limit).map_err(|e| e.code)?])
+            let upload = body::read(&req, payload, &how).await.map_err(|e| e.code())?;
+            Ok(vec![body::dump_bytes(upload.bytes, upload.gzip, limit).map_err(|e| e.code())?])
         }
     })
 }
