@@ -30,10 +30,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use actix_web::body::{BodySize, MessageBody};
-use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 
-use super::errors::ApiError;
+use super::errors::{ApiError, Busy};
 
 /// Bytes handed to the connection at a time.
 const SLICE: usize = 64 * 1024;
@@ -221,13 +220,7 @@ impl AnswerBudget {
 }
 
 fn full(held: usize, cap: usize) -> ApiError {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "busy",
-        format!(
-            "answers to other clients hold {held} bytes of the {cap} this service gives them at once; retry in a moment"
-        ),
-    )
+    ApiError::Busy(Busy::Answers { held, cap })
 }
 
 /// An answer's bytes, given out in slices, holding their share of the budget while alive.
@@ -291,6 +284,7 @@ pub(super) fn within_output_for<T>(input: usize, render: impl FnOnce() -> T) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use actix_web::http::StatusCode;
 
     #[test]
     fn answers_hold_the_budget_until_dropped() {
@@ -300,8 +294,8 @@ mod tests {
         assert_eq!(budget.held(), 2 * M);
         assert!(budget.check().is_ok());
         let err = budget.body(Bytes::from(vec![2; 3 * M / 2])).err().unwrap();
-        assert_eq!((err.status, err.code), (StatusCode::SERVICE_UNAVAILABLE, "busy"));
-        assert!(err.message.contains(&format!("{} bytes of the {}", 2 * M, 3 * M)), "{}", err.message);
+        assert_eq!((err.status(), err.code()), (StatusCode::SERVICE_UNAVAILABLE, "busy"));
+        assert!(matches!(err, ApiError::Busy(Busy::Answers { held, cap }) if (held, cap) == (2 * M, 3 * M)), "{err}");
         let b = budget.body(Bytes::from(vec![3; M])).unwrap();
         assert_eq!(budget.held(), 3 * M);
         // Small answers still have the reserve (a quarter of the budget)...

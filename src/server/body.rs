@@ -29,7 +29,7 @@ use actix_web::web::{self, Bytes};
 use actix_web::{HttpMessage, HttpRequest};
 use futures_util::{Stream, StreamExt};
 
-use super::errors::{ApiError, clip};
+use super::errors::{ApiError, Body, Busy, FormProblem, MediaProblem};
 use super::params;
 
 /// Longest accepted text field in a form (`format`, `theme`...).
@@ -93,11 +93,7 @@ impl Held {
 
 /// The answer when the bodies in flight hold all the memory they may.
 fn crowded() -> ApiError {
-    ApiError::new(
-        actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-        "busy",
-        "the service holds as many request bodies as it may at once; retry in a moment",
-    )
+    ApiError::Busy(Busy::Bodies)
 }
 
 /// A dump as it arrived, before inflating.
@@ -127,49 +123,30 @@ enum Kind {
 fn classify(req: &HttpRequest) -> Result<Kind, ApiError> {
     let encoding = match req.headers().get(header::CONTENT_ENCODING) {
         None => None,
-        Some(v) => Some(
-            v.to_str()
-                .map_err(|_| ApiError::unsupported("unsupported_encoding", "Content-Encoding is not readable text"))?
-                .trim()
-                .to_ascii_lowercase(),
-        ),
+        Some(v) => {
+            Some(v.to_str().map_err(|_| ApiError::Media(MediaProblem::EncodingNotText))?.trim().to_ascii_lowercase())
+        }
     };
     let gzip = match encoding.as_deref() {
         None | Some("") | Some("identity") => false,
         Some("gzip") | Some("x-gzip") => true,
         Some(other) => {
-            return Err(ApiError::unsupported(
-                "unsupported_encoding",
-                format!("Content-Encoding '{}' is not supported; send the dump as is, or gzip", clip(other)),
-            ));
+            return Err(ApiError::Media(MediaProblem::Encoding(other.to_string())));
         }
     };
-    let mime = req
-        .mime_type()
-        .map_err(|_| ApiError::unsupported("unsupported_media_type", "the Content-Type header cannot be parsed"))?;
+    let mime = req.mime_type().map_err(|_| ApiError::Media(MediaProblem::TypeUnparsable))?;
     let Some(mime) = mime else { return Ok(Kind::Raw { gzip }) };
     match (mime.type_().as_str(), mime.subtype().as_str()) {
         ("text", "plain" | "x-python" | "x-script.python") | ("application", "octet-stream" | "x-python") => {
             Ok(Kind::Raw { gzip })
         }
         ("application", "gzip" | "x-gzip") => Ok(Kind::Raw { gzip: true }),
-        ("multipart", "form-data") if gzip => Err(ApiError::unsupported(
-            "unsupported_encoding",
-            "a multipart upload cannot be gzip-encoded as a whole; gzip the file inside it instead",
-        )),
+        ("multipart", "form-data") if gzip => Err(ApiError::Media(MediaProblem::GzipForm)),
         ("multipart", "form-data") => {
             check_boundary(mime.get_param("boundary").map(|b| b.as_str()))?;
             Ok(Kind::Multipart)
         }
-        _ => Err(ApiError::unsupported(
-            "unsupported_media_type",
-            format!(
-                "Content-Type '{}' is not a dump: send the file as text/plain or application/octet-stream \
-                 (curl: -H 'Content-Type: text/plain' --data-binary @dump.py), or as a multipart/form-data \
-                 upload (curl: -F dump=@dump.py)",
-                clip(mime.essence_str())
-            ),
-        )),
+        _ => Err(ApiError::Media(MediaProblem::Type(mime.essence_str().to_string()))),
     }
 }
 
@@ -179,20 +156,13 @@ fn classify(req: &HttpRequest) -> Result<Kind, ApiError> {
 fn check_boundary(boundary: Option<&str>) -> Result<(), ApiError> {
     match boundary.map(str::len) {
         Some(4..=70) => Ok(()),
-        _ => Err(ApiError::bad_request(
-            "bad_multipart",
-            "the multipart boundary must be 4 to 70 characters (curl and browsers choose one)",
-        )),
+        _ => Err(ApiError::Form(FormProblem::Boundary)),
     }
 }
 
 /// The answer to a body that did not arrive in time.
 fn too_slow(timeout: Duration) -> ApiError {
-    ApiError::new(
-        actix_web::http::StatusCode::REQUEST_TIMEOUT,
-        "request_timeout",
-        format!("the request body did not arrive within {:.3} s; send it at once", timeout.as_secs_f64()),
-    )
+    ApiError::BodyTimeout(timeout)
 }
 
 /// How a body is to be read: at most `limit` bytes on the wire, within `timeout`, its bytes counted
@@ -220,7 +190,7 @@ async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize, he
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return Err(ApiError::too_large(limit, "the request body"));
+        return Err(ApiError::too_large(limit, Body::Request));
     }
     let mut upload = match kind {
         Kind::Raw { gzip } => {
@@ -230,11 +200,7 @@ async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize, he
         Kind::Multipart => read_multipart(req, payload, limit, held).await?,
     };
     if upload.bytes.is_empty() {
-        return Err(ApiError::bad_request(
-            "empty_body",
-            "no dump in the request: send the text of a passes_dump/NN_after_<Pass>.py file as the body, \
-             or upload it in the form field 'dump'",
-        ));
+        return Err(ApiError::EmptyBody);
     }
     upload.gzip |= upload.bytes.starts_with(&[0x1f, 0x8b]);
     Ok(upload)
@@ -247,7 +213,7 @@ async fn read_raw(mut payload: web::Payload, limit: usize, held: &Held) -> Resul
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(payload_error)?;
         if out.len() + chunk.len() > limit {
-            return Err(ApiError::too_large(limit, "the request body"));
+            return Err(ApiError::too_large(limit, Body::Request));
         }
         // The buffer may double as it grows: its capacity is what is held.
         let more = (out.len() + chunk.len()).saturating_sub(out.capacity());
@@ -265,10 +231,8 @@ async fn read_raw(mut payload: web::Payload, limit: usize, held: &Held) -> Resul
 
 fn payload_error(err: PayloadError) -> ApiError {
     match err {
-        PayloadError::Overflow => {
-            ApiError::new(actix_web::http::StatusCode::PAYLOAD_TOO_LARGE, "too_large", "the request body is too large")
-        }
-        other => ApiError::bad_request("bad_body", format!("the request body could not be read: {other}")),
+        PayloadError::Overflow => ApiError::TooLarge { what: Body::Request, limit: None },
+        other => ApiError::BadBody(other.to_string()),
     }
 }
 
@@ -340,10 +304,9 @@ impl<F: std::future::Future + Unpin> std::future::Future for Parsed<'_, F> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match Pin::new(&mut self.next).poll(cx) {
             Poll::Ready(out) => Poll::Ready(Ok(out)),
-            Poll::Pending if self.tripped.load(Ordering::Relaxed) == ENDED => Poll::Ready(Err(ApiError::bad_request(
-                "bad_multipart",
-                "the multipart body ended before the form's closing boundary (--BOUNDARY--): send the whole form",
-            ))),
+            Poll::Pending if self.tripped.load(Ordering::Relaxed) == ENDED => {
+                Poll::Ready(Err(ApiError::Form(FormProblem::CutShort)))
+            }
             Poll::Pending => Poll::Pending,
         }
     }
@@ -352,9 +315,9 @@ impl<F: std::future::Future + Unpin> std::future::Future for Parsed<'_, F> {
 /// The error of a multipart body: what stopped the stream under the parser, or the parser's own.
 fn multipart_failure(tripped: &AtomicU8, limit: usize, e: actix_multipart::MultipartError) -> ApiError {
     match tripped.load(Ordering::Relaxed) {
-        OVER_LIMIT => ApiError::too_large(limit, "the request body"),
+        OVER_LIMIT => ApiError::too_large(limit, Body::Request),
         CROWDED => crowded(),
-        _ => ApiError::bad_request("bad_multipart", format!("the multipart upload cannot be read: {e}")),
+        _ => ApiError::Form(FormProblem::Unreadable(e.to_string())),
     }
 }
 
@@ -379,22 +342,11 @@ async fn read_multipart(
         let filename = field.content_disposition().and_then(|cd| cd.get_filename()).map(str::to_string);
         let is_dump = name == "dump" || filename.is_some();
         if is_dump && let Some(first) = &dump_field {
-            return Err(ApiError::bad_request(
-                "bad_multipart",
-                format!(
-                    "the form has a second dump (field '{}' after '{}'): send one dump, in the field 'dump'",
-                    clip(&name),
-                    clip(first)
-                ),
-            ));
+            return Err(ApiError::Form(FormProblem::SecondDump { field: name, first: first.clone() }));
         }
         let cap = if is_dump { limit } else { MAX_FIELD };
         let data = read_field(&mut field, cap, &fail, &tripped).await?.ok_or_else(|| {
-            if is_dump {
-                ApiError::too_large(limit, "the uploaded dump")
-            } else {
-                ApiError::bad_request("bad_option", format!("form field '{}' is too long", clip(&name)))
-            }
+            if is_dump { ApiError::too_large(limit, Body::Upload) } else { ApiError::FieldTooLong(name.clone()) }
         })?;
         if is_dump {
             upload.bytes = data;
@@ -405,10 +357,7 @@ async fn read_multipart(
         }
     }
     if dump_field.is_none() {
-        return Err(ApiError::bad_request(
-            "no_dump",
-            "the form has no dump: put the file in the field 'dump' (curl: -F dump=@dump.py)",
-        ));
+        return Err(ApiError::NoDump { diff: false });
     }
     Ok(upload)
 }
@@ -434,8 +383,7 @@ async fn read_field(
 /// A text field as an option; unknown names and repeats are refused later, with the query's, by
 /// `Params::from_pairs`. An empty value means "default", as a query string without the key.
 fn push_option(fields: &mut Vec<(String, String)>, name: String, data: Vec<u8>) -> Result<(), ApiError> {
-    let value = String::from_utf8(data)
-        .map_err(|_| ApiError::bad_request("bad_option", format!("form field '{}' is not UTF-8", clip(&name))))?;
+    let value = String::from_utf8(data).map_err(|_| ApiError::FieldNotUtf8(name.clone()))?;
     if !value.trim().is_empty() {
         fields.push((name, value));
     }
@@ -458,11 +406,7 @@ async fn read_pair_untimed(
     held: Held,
 ) -> Result<(Upload, Upload), ApiError> {
     if !matches!(classify(req)?, Kind::Multipart) {
-        return Err(ApiError::new(
-            actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "a diff takes a multipart form with the fields 'old' and 'new' (curl: -F old=@a.py -F new=@b.py)",
-        ));
+        return Err(ApiError::Media(MediaProblem::DiffNotForm));
     }
     let (capped, tripped) = Capped::new(payload, limit, held.clone());
     let mut form = Multipart::new(req.headers(), capped);
@@ -477,34 +421,28 @@ async fn read_pair_untimed(
             "old" => (&mut old, &mut have_old),
             "new" => (&mut new, &mut have_new),
             _ if filename.is_some() => {
-                return Err(ApiError::bad_request(
-                    "bad_multipart",
-                    format!("unknown file field '{}': a diff takes the dumps in 'old' and 'new'", clip(&name)),
-                ));
+                return Err(ApiError::Form(FormProblem::UnknownFileField(name)));
             }
             _ => {
                 let data = read_field(&mut field, MAX_FIELD, &fail, &tripped)
                     .await?
-                    .ok_or_else(|| ApiError::too_large(MAX_FIELD, &format!("the field '{}'", clip(&name))))?;
+                    .ok_or_else(|| ApiError::too_large(MAX_FIELD, Body::Field(name.clone())))?;
                 push_option(&mut old.fields, name, data)?;
                 continue;
             }
         };
         if std::mem::replace(seen, true) {
-            return Err(ApiError::bad_request("bad_multipart", format!("the field '{name}' is given more than once")));
+            return Err(ApiError::Form(FormProblem::FieldTwice(name)));
         }
         let data = read_field(&mut field, limit, &fail, &tripped)
             .await?
-            .ok_or_else(|| ApiError::too_large(limit, &format!("the field '{name}'")))?;
+            .ok_or_else(|| ApiError::too_large(limit, Body::Field(name.clone())))?;
         target.gzip = data.starts_with(&[0x1f, 0x8b]);
         target.bytes = data;
         target.filename = filename.as_deref().and_then(params::name_from_upload);
     }
     if old.bytes.is_empty() || new.bytes.is_empty() {
-        return Err(ApiError::bad_request(
-            "no_dump",
-            "a diff needs two dumps: the form fields 'old' and 'new' (curl: -F old=@a.py -F new=@b.py)",
-        ));
+        return Err(ApiError::NoDump { diff: true });
     }
     Ok((old, new))
 }
@@ -513,11 +451,9 @@ async fn read_pair_untimed(
 pub fn inflate(bytes: &[u8], limit: usize) -> Result<Vec<u8>, ApiError> {
     let mut out = Vec::new();
     let mut reader = flate2::read::MultiGzDecoder::new(bytes).take(limit as u64 + 1);
-    reader.read_to_end(&mut out).map_err(|e| {
-        ApiError::bad_request("bad_gzip", format!("the body is marked or looks like gzip but cannot be inflated: {e}"))
-    })?;
+    reader.read_to_end(&mut out).map_err(|e| ApiError::BadGzip(e.to_string()))?;
     if out.len() > limit {
-        return Err(ApiError::too_large(limit, "the inflated body"));
+        return Err(ApiError::too_large(limit, Body::Inflated));
     }
     Ok(out)
 }
@@ -532,10 +468,10 @@ pub fn dump_pair(old: Upload, new: Upload, limit: usize) -> Result<(Vec<u8>, Vec
     let old = dump_bytes(old.bytes, old.gzip, limit)?;
     let rest = limit.saturating_sub(old.len());
     let new = dump_bytes(new.bytes, new.gzip, rest).map_err(|e| {
-        if e.code == "too_large" { ApiError::too_large(limit, "the two inflated dumps together") } else { e }
+        if matches!(e, ApiError::TooLarge { .. }) { ApiError::too_large(limit, Body::InflatedPair) } else { e }
     })?;
     if !new.is_empty() && old.len() + new.len() > limit {
-        return Err(ApiError::too_large(limit, "the two dumps together"));
+        return Err(ApiError::too_large(limit, Body::Pair));
     }
     Ok((old, new))
 }
@@ -572,15 +508,15 @@ mod tests {
     #[test]
     fn inflating_stops_at_the_limit() {
         let bomb = gz(&vec![0u8; 1 << 20]);
-        assert_eq!(inflate(&bomb, 1000).unwrap_err().code, "too_large");
+        assert_eq!(inflate(&bomb, 1000).unwrap_err().code(), "too_large");
         assert_eq!(inflate(&bomb, 1 << 20).unwrap().len(), 1 << 20);
-        assert_eq!(inflate(b"\x1f\x8bnot really", 1000).unwrap_err().code, "bad_gzip");
+        assert_eq!(inflate(b"\x1f\x8bnot really", 1000).unwrap_err().code(), "bad_gzip");
     }
 
     #[test]
     fn a_pair_inflates_within_one_limit() {
         let half = |n: usize| Upload { bytes: gz(&vec![b'x'; n]), gzip: true, ..Upload::default() };
-        assert!(dump_pair(half(600), half(600), 1000).is_err_and(|e| e.code == "too_large"));
+        assert!(dump_pair(half(600), half(600), 1000).is_err_and(|e| matches!(e, ApiError::TooLarge { .. })));
         let (a, b) = dump_pair(half(400), half(600), 1000).unwrap();
         assert_eq!((a.len(), b.len()), (400, 600));
     }

@@ -41,10 +41,7 @@ pub(super) fn etag_of(id: &str, canonical: &str) -> String {
 
 /// The 404 for an id that names no stored map.
 pub(super) fn no_such_map(id: &str) -> ApiError {
-    let shown: String = id.chars().take(80).collect();
-    ApiError::not_found(format!(
-        "no stored map '{shown}': an id is the 64 lowercase hex digits that POST /maps returned"
-    ))
+    ApiError::NoSuchMap(id.to_string())
 }
 
 /// Whether `id` is stored; a store that cannot say is an error (503 when it may answer later),
@@ -83,7 +80,7 @@ pub(super) async fn first_missing<'a>(
         match asked {
             Ok(true) => {}
             Ok(false) => return Ok(Some(id)),
-            Err(e) if held && e.status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE => return Ok(None),
+            Err(e) if held && e.status() == actix_web::http::StatusCode::SERVICE_UNAVAILABLE => return Ok(None),
             Err(e) => return Err(e),
         }
     }

@@ -7,8 +7,7 @@ use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 
 use super::conditional::{IMMUTABLE, etag_of, first_missing, no_such_map, none_match};
-use super::errors::ApiError;
-use super::errors::clip;
+use super::errors::{ApiError, Stored};
 use super::params::{self, Params};
 use super::store;
 use super::{AppState, body};
@@ -40,7 +39,7 @@ fn split_options(mut pairs: Vec<(String, String)>, default: DiffFormat) -> Resul
         false
     });
     if let Some(k) = twice {
-        return Err(ApiError::bad_request("bad_option", format!("'{}' is given twice", clip(&k))));
+        return Err(ApiError::OptionTwice(k));
     }
     let format = match format {
         Some(f) => f.parse::<DiffFormat>()?,
@@ -144,15 +143,10 @@ pub async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<Http
             return Err(no_such_map(id));
         }
     }
-    let format: DiffFormat = ext
-        .parse()
-        .map_err(|_| ApiError::not_found(format!("no format '.{}'; use .md, .json, .svg, .png or .html", clip(ext))))?;
+    let format: DiffFormat = ext.parse().map_err(|_| ApiError::NoFormat { ext: ext.to_string(), of: Stored::Diff })?;
     let pairs = params::query_pairs(req.query_string())?;
     if pairs.iter().any(|(k, _)| k == "format") {
-        return Err(ApiError::bad_request(
-            "bad_option",
-            "a stored diff's format comes from its extension: /maps/OLD/diff/NEW.md",
-        ));
+        return Err(ApiError::FormatInQuery(Stored::Diff));
     }
     let options = split_options(pairs, format)?;
     // The names and backends the maps were stored with never change for an id, so the tag need not

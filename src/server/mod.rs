@@ -49,6 +49,7 @@ use actix_web::{App, ResponseError, middleware, web};
 use cache::RenderCache;
 use metrics::Metrics;
 use pool::RenderPool;
+use store::{StoreError, UrlProblem};
 
 /// How the service is started (`pto-memory-map serve ...`).
 #[derive(Debug, Clone)]
@@ -214,10 +215,7 @@ fn open_store(config: &ServeConfig) -> io::Result<Box<dyn MapStore>> {
     let url = config.store.as_deref().unwrap_or("");
     let dir = match url.strip_prefix("file://") {
         Some("") => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "--store file://: it names no folder (expected file://PATH)",
-            ));
+            return Err(StoreError::BadUrl { url: url.to_string(), why: UrlProblem::NoFolder }.into());
         }
         Some(path) => PathBuf::from(path),
         None if url.is_empty() => config.data_dir.clone(),
@@ -225,7 +223,7 @@ fn open_store(config: &ServeConfig) -> io::Result<Box<dyn MapStore>> {
         None => return open_shared(url, config.max_store_bytes, config.max_body_bytes as u64 + 8192),
     };
     let store = FsStore::open(&dir, config.max_store_bytes)
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot open the data directory {}: {e}", dir.display())))?;
+        .map_err(|source| StoreError::DataDir { dir: dir.clone(), source })?;
     Ok(Box::new(store))
 }
 
@@ -234,15 +232,12 @@ fn open_shared(url: &str, max_bytes: u64, max_object: u64) -> io::Result<Box<dyn
     if url.starts_with("s3://") {
         return Ok(Box::new(s3::S3Store::open(url, max_bytes, max_object)?));
     }
-    Err(io::Error::new(io::ErrorKind::InvalidInput, format!("--store {url}: use file://PATH or s3://BUCKET/PREFIX")))
+    Err(StoreError::BadUrl { url: url.to_string(), why: UrlProblem::Scheme }.into())
 }
 
 #[cfg(not(feature = "s3"))]
 fn open_shared(url: &str, _max_bytes: u64, _max_object: u64) -> io::Result<Box<dyn MapStore>> {
-    Err(io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("--store {url}: this build has no S3 store (built without the `s3` feature); use file://PATH"),
-    ))
+    Err(StoreError::BadUrl { url: url.to_string(), why: UrlProblem::NoS3 }.into())
 }
 
 /// Reads `body` as the service reads a request to `/render` (`pair`: to `/diff`) with these headers,
@@ -265,12 +260,12 @@ pub fn read_body_for_fuzzing(
         let payload = web::Payload::from_request(&req, &mut payload).await.map_err(|_| "payload")?;
         let how = body::Reading { limit, timeout: Duration::from_secs(10), bodies: body::InFlight::new(usize::MAX) };
         if pair {
-            let (old, new) = body::read_pair(&req, payload, &how).await.map_err(|e| e.code)?;
-            let (old, new) = body::dump_pair(old, new, limit).map_err(|e| e.code)?;
+            let (old, new) = body::read_pair(&req, payload, &how).await.map_err(|e| e.code())?;
+            let (old, new) = body::dump_pair(old, new, limit).map_err(|e| e.code())?;
             Ok(vec![old, new])
         } else {
-            let upload = body::read(&req, payload, &how).await.map_err(|e| e.code)?;
-            Ok(vec![body::dump_bytes(upload.bytes, upload.gzip, limit).map_err(|e| e.code)?])
+            let upload = body::read(&req, payload, &how).await.map_err(|e| e.code())?;
+            Ok(vec![body::dump_bytes(upload.bytes, upload.gzip, limit).map_err(|e| e.code())?])
         }
     })
 }

@@ -215,15 +215,15 @@ pub fn from_browser(req: &actix_web::HttpRequest) -> bool {
 
 /// [`error_page`] as the answer, with the error's status.
 pub fn error_response(err: &super::errors::ApiError) -> actix_web::HttpResponse {
-    let message = err.cause.as_deref().map_or_else(|| err.message.clone(), |e| table::describe(e, table::Shell::Form));
-    actix_web::HttpResponse::build(err.status)
+    let message = err.cause().map_or_else(|| err.message(), |e| table::describe(e, table::Shell::Form));
+    actix_web::HttpResponse::build(err.status())
         .content_type("text/html; charset=utf-8")
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
         .insert_header((
             actix_web::http::header::CONTENT_SECURITY_POLICY,
             "default-src 'none'; style-src 'unsafe-inline'",
         ))
-        .body(error_page(err.status.as_u16(), err.code, &message))
+        .body(error_page(err.status().as_u16(), err.code(), &message))
 }
 
 /// An error of the upload form as a page a person can read: what went wrong with the advice

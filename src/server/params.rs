@@ -11,7 +11,7 @@ use crate::Format;
 use crate::backend;
 use crate::option_table::{OPTIONS, OptionSpec};
 
-use super::errors::{ApiError, clip};
+use super::errors::ApiError;
 
 /// Everything a request can say about how to draw, already checked: the option table's
 /// [`crate::option_table::Chosen`], which the command line fills in too.
@@ -31,7 +31,7 @@ pub fn known() -> Vec<&'static str> {
 pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, ApiError> {
     web::Query::<Vec<(String, String)>>::from_query(query)
         .map(|q| q.into_inner())
-        .map_err(|e| ApiError::bad_request("bad_query", format!("the query string cannot be read: {e}")))
+        .map_err(|e| ApiError::BadQuery(e.to_string()))
 }
 
 impl Params {
@@ -44,7 +44,7 @@ impl Params {
         let mut seen: Vec<&str> = Vec::new();
         for (key, value) in pairs {
             let Some(option) = OptionSpec::find(key) else {
-                return Err(bad(format!("unknown option '{}'; known options: {}", clip(key), known().join(", "))));
+                return Err(ApiError::UnknownOption(key.clone()));
             };
             let value = value.trim();
             // A form sends its empty fields too: an empty value is the option left at its default.
@@ -53,7 +53,7 @@ impl Params {
             }
             if !option.repeatable {
                 if seen.contains(&option.http) {
-                    return Err(bad(format!("option '{}' is given more than once", option.http)));
+                    return Err(ApiError::OptionTwice(option.http.to_string()));
                 }
                 seen.push(option.http);
             }
@@ -93,10 +93,6 @@ impl Params {
         }
         if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
     }
-}
-
-fn bad(message: String) -> ApiError {
-    ApiError::bad_request("bad_option", message)
 }
 
 /// A multipart file name as the browser sent it, reduced to its last path segment; `None` when

@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 
 use crate::budget::{self, Budget, Limits};
 
-use super::errors::ApiError;
+use super::errors::{ApiError, Busy};
 
 /// Stack of each render thread. The parser has its own big-stack thread; this covers layout and
 /// the back ends, which recurse over the same shapes.
@@ -77,7 +77,7 @@ impl RenderPool {
         F: FnOnce() -> T + Send + 'static,
     {
         let _turn = match input > LARGE_INPUT {
-            true => Some(self.large.clone().try_acquire_owned().map_err(|_| ApiError::busy())?),
+            true => Some(self.large.clone().try_acquire_owned().map_err(|_| ApiError::Busy(Busy::Queue))?),
             false => None,
         };
         self.run(f).await
@@ -118,12 +118,12 @@ impl RenderPool {
         if let Err(err) = self.sender.try_send(job) {
             self.stats.queued.fetch_sub(1, Ordering::Relaxed);
             return Err(match err {
-                TrySendError::Full(_) => ApiError::busy(),
+                TrySendError::Full(_) => ApiError::Busy(Busy::Queue),
                 TrySendError::Disconnected(_) => ApiError::internal("the render threads have stopped"),
             });
         }
         match actix_web::rt::time::timeout(self.timeout, answer).await {
-            Err(_) => Err(ApiError::timeout(self.timeout)),
+            Err(_) => Err(ApiError::RenderTimeout(self.timeout)),
             Ok(Err(_)) => Err(ApiError::internal("a render thread dropped its job")),
             Ok(Ok(Err(panic))) => Err(ApiError::internal(format!("a render panicked: {}", panic_message(&panic)))),
             Ok(Ok(Ok(value))) => Ok(value),
@@ -175,7 +175,7 @@ mod tests {
             let pool = Arc::new(RenderPool::start(1, 1, Duration::from_secs(5), Limits::default()).unwrap());
             assert_eq!(pool.run(|| 2 + 2).await.unwrap(), 4);
             let err = pool.run(|| -> u8 { panic!("boom") }).await.unwrap_err();
-            assert_eq!(err.code, "internal");
+            assert_eq!(err.code(), "internal");
             // The thread survived the panic.
             assert_eq!(pool.run(|| 7).await.unwrap(), 7);
             let tasks: Vec<_> = (0..3)
@@ -188,7 +188,7 @@ mod tests {
                 .collect();
             let mut busy = 0;
             for task in tasks {
-                if task.await.unwrap().is_err_and(|e| e.code == "busy") {
+                if task.await.unwrap().is_err_and(|e| e.code() == "busy") {
                     busy += 1;
                 }
             }
@@ -210,7 +210,7 @@ mod tests {
             }
             // The other thread is the small renders': a second large one is refused at once...
             let err = pool.run_sized(LARGE_INPUT + 1, || ()).await.unwrap_err();
-            assert_eq!(err.code, "busy");
+            assert_eq!(err.code(), "busy");
             // ...and a small one runs.
             let started = Instant::now();
             assert_eq!(pool.run_sized(1000, || 7).await.unwrap(), 7);
@@ -227,7 +227,7 @@ mod tests {
         actix_web::rt::System::new().block_on(async {
             let pool = RenderPool::start(1, 4, Duration::from_millis(50), Limits::default()).unwrap();
             let err = pool.run(|| std::thread::sleep(Duration::from_millis(400))).await.unwrap_err();
-            assert_eq!(err.code, "render_timeout");
+            assert_eq!(err.code(), "render_timeout");
         });
     }
 
@@ -250,7 +250,7 @@ mod tests {
                 .await
                 .and_then(|r| r)
                 .unwrap_err();
-            assert_eq!(err.code, "render_timeout");
+            assert_eq!(err.code(), "render_timeout");
             // The thread is free again well within a second.
             let started = Instant::now();
             let pool = RenderPool { timeout: Duration::from_secs(5), ..pool };

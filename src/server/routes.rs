@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 
 use super::answer::{Answer, SPOOL_AT, Spool};
 use super::conditional::{IMMUTABLE, contains, etag_of, first_missing, no_such_map, none_match};
-use super::errors::{ApiError, clip};
+use super::errors::{ApiError, Stored};
 use super::metrics::{Gauges, Metrics};
 use super::params::{self, Params};
 use super::store::{self, MapStore, Put};
@@ -56,8 +56,7 @@ where
 
 /// The app's default service: any path no route matches.
 pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    let path: String = req.path().chars().take(120).collect();
-    Err(ApiError::not_found(format!("no route {} {path}; see GET / for the API", req.method())))
+    Err(ApiError::NoRoute { method: req.method().to_string(), path: req.path().to_string() })
 }
 
 async fn index(state: web::Data<AppState>) -> HttpResponse {
@@ -325,17 +324,13 @@ fn may_store(req: &HttpRequest, state: &AppState) -> Result<(), ApiError> {
             host != text(header::HOST)
         });
     if cross_site {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden",
-            "maps are not stored from another site's page; post from a script, or from this service's own page",
-        ));
+        return Err(ApiError::CrossSite);
     }
     let Some(token) = &state.write_token else { return Ok(()) };
     // Compared exactly: a token with spaces around it is another token.
     let given = text(header::AUTHORIZATION).strip_prefix("Bearer ").unwrap_or("");
     if !same_secret(given.as_bytes(), token.as_bytes()) {
-        return Err(ApiError::unauthorized());
+        return Err(ApiError::Unauthorized);
     }
     Ok(())
 }
@@ -370,16 +365,16 @@ async fn stored(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResp
     }
     let format = match ext {
         None => None,
-        Some(ext) => Some(Format::ALL.into_iter().find(|f| f.extension() == ext).ok_or_else(|| {
-            ApiError::not_found(format!("no format '.{}'; use .svg, .png, .html or .json", clip(ext)))
-        })?),
+        Some(ext) => Some(
+            Format::ALL
+                .into_iter()
+                .find(|f| f.extension() == ext)
+                .ok_or_else(|| ApiError::NoFormat { ext: ext.to_string(), of: Stored::Map })?,
+        ),
     };
     let params = Params::from_pairs(&params::query_pairs(req.query_string())?)?;
     if params.format.is_some() {
-        return Err(ApiError::bad_request(
-            "bad_option",
-            "a stored map's format comes from its extension: /maps/ID.svg",
-        ));
+        return Err(ApiError::FormatInQuery(Stored::Map));
     }
     let Some(format) = format else {
         if !contains(&state.store, id).await? {

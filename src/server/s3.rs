@@ -33,7 +33,7 @@ use object_store::aws::{AmazonS3, AmazonS3Builder, S3ConditionalPut};
 use object_store::path::Path;
 use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig};
 
-use super::store::{self, MapStore, Put};
+use super::store::{self, MapStore, Put, StoreError, UrlProblem};
 
 /// Longest a store call may take, retries included, before the caller is told the store is
 /// unavailable.
@@ -76,7 +76,7 @@ impl S3Store {
     /// larger than `max_object` bytes are refused unread.
     pub fn open(url: &str, max_bytes: u64, max_object: u64) -> io::Result<S3Store> {
         let (bucket, prefix) = parse_url(url)?;
-        let prefix = Path::parse(prefix).map_err(|e| bad_url(url, &format!("the prefix is not a plain path: {e}")))?;
+        let prefix = Path::parse(prefix).map_err(|e| bad_url(url, UrlProblem::PrefixPath(e.to_string())))?;
         let mut builder = AmazonS3Builder::from_env()
             .with_bucket_name(bucket)
             .with_conditional_put(S3ConditionalPut::ETagMatch)
@@ -98,7 +98,7 @@ impl S3Store {
         if std::env::var_os("AWS_REGION").is_none() && std::env::var_os("AWS_DEFAULT_REGION").is_none() {
             builder = builder.with_region("us-east-1");
         }
-        let client = builder.build().map_err(|e| bad_url(url, &e.to_string()))?;
+        let client = builder.build().map_err(|e| bad_url(url, UrlProblem::Client(e.to_string())))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("map-store")
@@ -117,7 +117,7 @@ impl S3Store {
 
     fn key(&self, id: &str) -> io::Result<Path> {
         if !store::is_id(id) {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a map id"));
+            return Err(StoreError::NotAnId.into());
         }
         Ok(self.prefix.clone().join(id))
     }
@@ -173,23 +173,23 @@ impl S3Store {
 /// prefix is required: it is what the quota sweep may delete under, so it must name this
 /// service's maps and nothing else of the bucket's.
 fn parse_url(url: &str) -> io::Result<(&str, &str)> {
-    let rest = url.strip_prefix("s3://").ok_or_else(|| bad_url(url, "it must start with s3://"))?;
+    let rest = url.strip_prefix("s3://").ok_or_else(|| bad_url(url, UrlProblem::NotS3))?;
     let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
     if bucket.is_empty() {
-        return Err(bad_url(url, "it names no bucket"));
+        return Err(bad_url(url, UrlProblem::NoBucket));
     }
     if bucket.starts_with('.')
         || bucket.contains("..")
         || !bucket.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
     {
-        return Err(bad_url(url, "the bucket name may hold only letters, digits, '.', '-' and '_'"));
+        return Err(bad_url(url, UrlProblem::BucketName));
     }
     let prefix = prefix.strip_suffix('/').unwrap_or(prefix);
     if prefix.is_empty() {
-        return Err(bad_url(url, "it names no prefix (the folder of the bucket the maps go in)"));
+        return Err(bad_url(url, UrlProblem::NoPrefix));
     }
     if prefix.split('/').any(|segment| segment.is_empty() || segment == "." || segment == "..") {
-        return Err(bad_url(url, "the prefix has an empty, '.' or '..' segment"));
+        return Err(bad_url(url, UrlProblem::PrefixSegment));
     }
     Ok((bucket, prefix))
 }
@@ -280,11 +280,8 @@ fn endpoint_is_http() -> bool {
         .any(|k| std::env::var(k).is_ok_and(|v| v.starts_with("http://")))
 }
 
-fn bad_url(url: &str, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("--store {url}: {why} (expected s3://BUCKET/PREFIX, with AWS_ENDPOINT_URL for a store other than AWS)"),
-    )
+fn bad_url(url: &str, why: UrlProblem) -> io::Error {
+    StoreError::BadUrl { url: url.to_string(), why }.into()
 }
 
 fn log_warning(message: &str) {
@@ -297,10 +294,7 @@ impl MapStore for S3Store {
         let key = self.key(id)?;
         let size = bytes.len() as u64;
         if self.max_bytes > 0 && size > self.max_bytes {
-            return Err(io::Error::new(
-                io::ErrorKind::StorageFull,
-                format!("a map of {size} bytes is larger than the whole store ({} bytes)", self.max_bytes),
-            ));
+            return Err(StoreError::OverQuota { size, quota: self.max_bytes }.into());
         }
         let client = self.client.clone();
         let payload = PutPayload::from(bytes.to_vec());
@@ -348,22 +342,13 @@ impl MapStore for S3Store {
         let bytes = match fetched {
             Ok(Fetched::Bytes(bytes)) => bytes,
             Ok(Fetched::TooLarge(size)) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{}: an object of {size} bytes, more than the largest map this service stores ({max} bytes); not read",
-                        self.key(id)?
-                    ),
-                ));
+                return Err(StoreError::ObjectTooLarge { object: self.key(id)?.to_string(), size, max }.into());
             }
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(failure(e)),
         };
         if store::decode(id, &bytes).is_none() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}: the object's contents do not match its id", self.key(id)?),
-            ));
+            return Err(StoreError::Mismatch { object: self.key(id)?.to_string() }.into());
         }
         Ok(Some(bytes))
     }

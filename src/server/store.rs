@@ -60,52 +60,152 @@ pub enum Put {
     Existed,
 }
 
-/// A store that did not answer, or answered with a failure of its own (down, slow, refusing):
-/// the client is told to retry (503), never that the map does not exist.
+/// What went wrong in a store, as data: the `io::Error` the trait returns carries one, of the kind
+/// [`StoreError::kind`] picks, and the service decides what to answer by the variant, never by
+/// the words. The words (which may name the endpoint, the bucket or the object) go to the log.
 #[derive(Debug)]
-pub struct Unavailable(pub String);
+pub enum StoreError {
+    /// A string that is not a map id was asked for.
+    NotAnId,
+    /// A map of `size` bytes, larger than the whole store's quota of `quota` bytes (answered 507).
+    OverQuota { size: u64, quota: u64 },
+    /// The stored `object` does not match its id (altered or damaged).
+    Mismatch { object: String },
+    /// The stored `object` is `size` bytes, more than the largest map this service stores (`max`);
+    /// it was not read.
+    ObjectTooLarge { object: String, size: u64, max: u64 },
+    /// The store did not answer, or answered with a failure of its own (down, slow): the client is
+    /// told to retry (503), never that the map does not exist. The detail, in the client's words.
+    Unavailable(String),
+    /// The store answered, and refused: bad credentials, no such bucket, no room. Asking again
+    /// will not help until its operator acts, so the client is told so (502, no `Retry-After`).
+    Refused(String),
+    /// `--store URL` names no store this service can open.
+    BadUrl { url: String, why: UrlProblem },
+    /// The data directory `dir` cannot be opened.
+    DataDir { dir: PathBuf, source: io::Error },
+}
 
-impl std::fmt::Display for Unavailable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the map store is unavailable: {}", self.0)
+/// Why a `--store` URL names no store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(feature = "s3"), allow(dead_code))]
+pub enum UrlProblem {
+    /// `file://` with no path.
+    NoFolder,
+    /// A scheme other than `file://` and `s3://`.
+    Scheme,
+    /// `s3://` in a build without the `s3` feature.
+    NoS3,
+    /// An S3 store's URL that does not start with `s3://`.
+    NotS3,
+    /// `s3://` with no bucket.
+    NoBucket,
+    /// A bucket name with characters bucket names do not use.
+    BucketName,
+    /// `s3://BUCKET` with no prefix.
+    NoPrefix,
+    /// A prefix with an empty, `.` or `..` segment.
+    PrefixSegment,
+    /// A prefix the S3 client does not take as a path: its words.
+    PrefixPath(String),
+    /// The S3 client cannot be built from the URL and the environment: its words.
+    Client(String),
+}
+
+impl StoreError {
+    /// The `io::ErrorKind` this error travels as.
+    pub fn kind(&self) -> io::ErrorKind {
+        match self {
+            StoreError::NotAnId | StoreError::BadUrl { .. } => io::ErrorKind::InvalidInput,
+            StoreError::OverQuota { .. } => io::ErrorKind::StorageFull,
+            StoreError::Mismatch { .. } | StoreError::ObjectTooLarge { .. } => io::ErrorKind::InvalidData,
+            StoreError::Unavailable(_) => io::ErrorKind::Other,
+            StoreError::Refused(_) => io::ErrorKind::PermissionDenied,
+            StoreError::DataDir { source, .. } => source.kind(),
+        }
+    }
+
+    /// The store error `err` carries, if any.
+    pub fn of(err: &io::Error) -> Option<&StoreError> {
+        err.get_ref().and_then(|inner| inner.downcast_ref())
     }
 }
 
-impl std::error::Error for Unavailable {}
+impl From<StoreError> for io::Error {
+    fn from(err: StoreError) -> io::Error {
+        io::Error::new(err.kind(), err)
+    }
+}
 
-/// An [`Unavailable`] as the `io::Error` the trait returns.
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::NotAnId => write!(f, "not a map id"),
+            StoreError::OverQuota { size, quota } => {
+                write!(f, "a map of {size} bytes is larger than the whole store ({quota} bytes)")
+            }
+            StoreError::Mismatch { object } => write!(f, "{object}: the stored contents do not match the id"),
+            StoreError::ObjectTooLarge { object, size, max } => write!(
+                f,
+                "{object}: an object of {size} bytes, more than the largest map this service stores ({max} bytes); not read"
+            ),
+            StoreError::Unavailable(detail) => write!(f, "the map store is unavailable: {detail}"),
+            StoreError::Refused(detail) => write!(f, "the map store refuses: {detail}"),
+            StoreError::BadUrl { url, why } => {
+                let why = match why {
+                    UrlProblem::NoFolder => {
+                        return write!(f, "--store {url}: it names no folder (expected file://PATH)");
+                    }
+                    UrlProblem::Scheme => return write!(f, "--store {url}: use file://PATH or s3://BUCKET/PREFIX"),
+                    UrlProblem::NoS3 => {
+                        return write!(
+                            f,
+                            "--store {url}: this build has no S3 store (built without the `s3` feature); use file://PATH"
+                        );
+                    }
+                    UrlProblem::NotS3 => "it must start with s3://".to_string(),
+                    UrlProblem::NoBucket => "it names no bucket".to_string(),
+                    UrlProblem::BucketName => {
+                        "the bucket name may hold only letters, digits, '.', '-' and '_'".to_string()
+                    }
+                    UrlProblem::NoPrefix => "it names no prefix (the folder of the bucket the maps go in)".to_string(),
+                    UrlProblem::PrefixSegment => "the prefix has an empty, '.' or '..' segment".to_string(),
+                    UrlProblem::PrefixPath(e) => format!("the prefix is not a plain path: {e}"),
+                    UrlProblem::Client(e) => e.clone(),
+                };
+                write!(
+                    f,
+                    "--store {url}: {why} (expected s3://BUCKET/PREFIX, with AWS_ENDPOINT_URL for a store other than AWS)"
+                )
+            }
+            StoreError::DataDir { dir, source } => {
+                write!(f, "cannot open the data directory {}: {source}", dir.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A [`StoreError::Unavailable`] as the `io::Error` the trait returns.
 pub fn unavailable(detail: impl std::fmt::Display) -> io::Error {
-    io::Error::other(Unavailable(detail.to_string()))
+    StoreError::Unavailable(detail.to_string()).into()
 }
 
-/// A store that answered, and refused: bad credentials, no such bucket, no room. Asking again will
-/// not help until its operator acts, so the client is told so (502, no `Retry-After`), and the
-/// detail (which may name the endpoint or bucket) goes to the log only.
-#[derive(Debug)]
-pub struct Refused(pub String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the map store refuses: {}", self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
-
-/// A [`Refused`] as the `io::Error` the trait returns.
+/// A [`StoreError::Refused`] as the `io::Error` the trait returns.
 pub fn refused(detail: impl std::fmt::Display) -> io::Error {
-    io::Error::new(io::ErrorKind::PermissionDenied, Refused(detail.to_string()))
+    StoreError::Refused(detail.to_string()).into()
 }
 
-/// Whether `err` is a store that refused (see [`Refused`]).
+/// Whether `err` is a store that refused (see [`StoreError::Refused`]).
 pub fn is_refused(err: &io::Error) -> bool {
-    err.get_ref().is_some_and(|inner| inner.is::<Refused>())
+    matches!(StoreError::of(err), Some(StoreError::Refused(_)))
 }
 
 /// Whether `err` is a store that may answer later (unreachable, timed out, refusing for now).
 pub fn is_unavailable(err: &io::Error) -> bool {
     use io::ErrorKind as K;
-    err.get_ref().is_some_and(|inner| inner.is::<Unavailable>())
+    matches!(StoreError::of(err), Some(StoreError::Unavailable(_)))
         || matches!(
             err.kind(),
             K::TimedOut
@@ -290,7 +390,7 @@ impl FsStore {
 
     fn path_of(&self, id: &str) -> io::Result<PathBuf> {
         if !is_id(id) {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a map id"));
+            return Err(StoreError::NotAnId.into());
         }
         Ok(self.root.join(&id[..2]).join(id))
     }
@@ -333,10 +433,7 @@ impl MapStore for FsStore {
         let target = self.path_of(id)?;
         let size = bytes.len() as u64;
         if size > self.max_bytes {
-            return Err(io::Error::new(
-                io::ErrorKind::StorageFull,
-                format!("a map of {size} bytes is larger than the whole store ({} bytes)", self.max_bytes),
-            ));
+            return Err(StoreError::OverQuota { size, quota: self.max_bytes }.into());
         }
         let mut index = self.index();
         if index.maps.contains_key(id) && target.exists() {
@@ -378,10 +475,7 @@ impl MapStore for FsStore {
             Err(e) => return Err(e),
         };
         if decode(id, &bytes).is_none() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}: contents do not match the id", path.display()),
-            ));
+            return Err(StoreError::Mismatch { object: path.display().to_string() }.into());
         }
         self.index().touch(id);
         Ok(Some(bytes))

@@ -19,7 +19,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use actix_web::http::StatusCode;
+use super::errors::{ApiError, Unframed};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// Longest a connection's writes may make no progress (its reader not reading) before it is closed.
@@ -68,14 +68,13 @@ impl<T> JsonErrors<T> {
 
 /// The JSON body for a status actix-http answers on its own.
 fn body_for(status: u16) -> Option<String> {
-    let (code, message) = match status {
-        400 => ("bad_request", "the request is not valid HTTP/1.1"),
-        408 => ("request_timeout", "the request headers did not arrive in time; send them at once"),
-        431 => ("headers_too_large", "the request headers are too large"),
+    let refused = match status {
+        400 => Unframed::Malformed,
+        408 => Unframed::HeadersLate,
+        431 => Unframed::HeadersTooLarge,
         _ => return None,
     };
-    let _ = StatusCode::from_u16(status).ok()?;
-    Some(serde_json::json!({ "error": { "code": code, "message": message } }).to_string())
+    Some(ApiError::Unframed(refused).body())
 }
 
 /// `buf` with its head rewritten to carry the JSON body, when it starts with a protocol-level error
