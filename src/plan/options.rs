@@ -41,7 +41,7 @@ pub enum ScaleMode {
 pub struct ViewOptions {
     /// What a lane spans.
     pub x_axis: XAxis,
-    /// Multiplies the byte scale, within `RULES.zoom_min..=RULES.zoom_max`.
+    /// Multiplies the byte scale, within [`ZOOM`].
     pub zoom: f64,
     /// Spaces not drawn; the others keep the same byte scale.
     pub hidden: Vec<String>,
@@ -87,7 +87,10 @@ pub struct Rules {
     pub min_box_px: f64,
     /// Zoom factor of one step of the page's buttons and wheel.
     pub zoom_step: f64,
-    /// Smallest zoom ([`ZOOM`]).
+    /// The page's smallest zoom: two steps out (0.39x). The lanes fill the view at zoom 1, so a
+    /// reader never needs the map smaller than this; the page plans every label for each step it
+    /// offers (`plan::steps`), and the two steps below this were 38 % of that work on the decode
+    /// case. A picture takes any zoom of [`ZOOM`].
     pub zoom_min: f64,
     /// Largest zoom ([`ZOOM`]).
     pub zoom_max: f64,
@@ -161,7 +164,7 @@ pub const RULES: Rules = Rules {
     min_lane_px: 72.0,
     min_box_px: 2.0,
     zoom_step: 1.6,
-    zoom_min: ZOOM.min,
+    zoom_min: 1.0 / (1.6 * 1.6),
     zoom_max: ZOOM.max,
     panel_px: 1180.0,
     splitter_min: 140.0,
