@@ -161,9 +161,11 @@ fn lane_steps(
         }
     }
     let (from, to) = match ladder {
+        // The step at or below the smallest and the largest factor, as the page picks them (a
+        // factor a hair under a step, by rounding, is that step).
         Ladder::Whole => (
-            ((lo * RULES.zoom_min / base).ln() / step - 1e-9).floor() as i32,
-            ((hi * RULES.zoom_max / base).ln() / step + 1e-9).ceil() as i32,
+            ((lo * RULES.zoom_min / base).ln() / step + 1e-9).floor() as i32,
+            ((hi * RULES.zoom_max / base).ln() / step + 1e-9).floor() as i32,
         ),
         Ladder::Opening => (0, 0),
     };
