@@ -174,50 +174,37 @@ mod tests {
         let err = X_AXIS.apply(&mut c, "up").unwrap_err();
         assert_eq!(describe(&err, Shell::Cli), "--x-axis up is not accepted; it takes limit or used");
         assert_eq!(describe(&err, Shell::Http), "x_axis up is not accepted; it takes limit or used");
-        let big = Error::of(
-            crate::error::ErrorKind::TooLarge,
-            Detail::PictureTooLarge {
-                at_least: false,
-                width: 1,
-                height: 1,
-                max_pixels: 1,
-                widening: Vec::new(),
-                functions: vec!["a".into(), "b".into()],
-                advice: vec![Advice::Split, Advice::Set { option: "scale", value: "1".into() }],
-            },
-        );
-        assert_eq!(
-            describe(&big, Shell::Cli),
-            "the picture would be 1 x 1 px (0 Mpx), over the 0 Mpx limit; try --split (one file per function) or --scale 1"
-        );
-        assert_eq!(
-            describe(&big, Shell::Http),
-            "the picture would be 1 x 1 px (0 Mpx), over the 0 Mpx limit; try scale=1"
-        );
-        let pick = Error::of(
-            crate::error::ErrorKind::TooLarge,
-            Detail::PictureTooLarge {
-                at_least: true,
-                width: 1,
-                height: 1,
-                max_pixels: 1,
-                widening: Vec::new(),
-                functions: vec!["qk".into(), "softmax".into()],
-                advice: vec![Advice::Set { option: "function", value: "NAME".into() }],
-            },
-        );
-        assert_eq!(
-            describe(&pick, Shell::Cli),
-            "the picture would be at least 1 x 1 px (0 Mpx), over the 0 Mpx limit; try --function NAME (one of qk, softmax)"
-        );
-        assert_eq!(
-            describe(&pick, Shell::Form),
-            "the picture would be at least 1 x 1 px (0 Mpx), over the 0 Mpx limit; you can fill in “Only these functions” (one of qk, softmax)"
-        );
-        assert_eq!(
-            describe(&big, Shell::Form),
-            "the picture would be 1 x 1 px (0 Mpx), over the 0 Mpx limit; you can set “PNG pixel ratio” to 1"
-        );
+        // A picture of 1 x 1 px over a limit of 1 px, naming `functions` and `advice`.
+        let too_large = |at_least: bool, functions: [&str; 2], advice: Vec<Advice>| {
+            Error::of(
+                crate::error::ErrorKind::TooLarge,
+                Detail::PictureTooLarge {
+                    at_least,
+                    width: 1,
+                    height: 1,
+                    max_pixels: 1,
+                    widening: Vec::new(),
+                    functions: functions.map(String::from).to_vec(),
+                    advice,
+                },
+            )
+        };
+        let big = too_large(false, ["a", "b"], vec![Advice::Split, Advice::Set { option: "scale", value: "1".into() }]);
+        let pick = too_large(true, ["qk", "softmax"], vec![Advice::Set { option: "function", value: "NAME".into() }]);
+        let cases = [
+            (&big, Shell::Cli, "try --split (one file per function) or --scale 1"),
+            (&big, Shell::Http, "try scale=1"),
+            (&big, Shell::Form, "you can set “PNG pixel ratio” to 1"),
+            (&pick, Shell::Cli, "try --function NAME (one of qk, softmax)"),
+            (&pick, Shell::Form, "you can fill in “Only these functions” (one of qk, softmax)"),
+        ];
+        for (err, shell, advice) in cases {
+            let size = if std::ptr::eq(err, &pick) { "at least 1 x 1" } else { "1 x 1" };
+            assert_eq!(
+                describe(err, shell),
+                format!("the picture would be {size} px (0 Mpx), over the 0 Mpx limit; {advice}")
+            );
+        }
         let over = crate::budget::Limits::refuse("tiles in function f", 9, 2, Limit::Tiles);
         assert!(describe(&over, Shell::Cli).ends_with("raise it with --max-tiles N"));
         assert!(!describe(&over, Shell::Http).contains("--"));
