@@ -164,7 +164,7 @@ pub const RULES: Rules = Rules {
     min_lane_px: 72.0,
     min_box_px: 2.0,
     zoom_step: 1.6,
-    zoom_min: 1.0 / (1.6 * 1.6),
+    zoom_min: 0.390625, // 1 / 1.6², exactly: two steps out of 1
     zoom_max: ZOOM.max,
     panel_px: 1180.0,
     splitter_min: 140.0,
