@@ -51,6 +51,17 @@ pub async fn secure(
 pub(super) const RAW_SECURITY_HEADERS: &str =
     "x-content-type-options: nosniff\r\ncontent-security-policy: default-src 'none'; frame-ancestors 'none'\r\n";
 
+/// Names accepted in a query string or as form fields: those of the option table
+/// ([`crate::option_table::OPTIONS`]), and the CLI's spelling where it differs (`x-axis`,
+/// `scale-mode`). Anything else is a 400, so a misspelt option is reported instead of silently
+/// ignored.
+fn known() -> Vec<&'static str> {
+    use crate::option_table::OPTIONS;
+    let mut names: Vec<&'static str> = OPTIONS.iter().map(|o| o.http).collect();
+    names.extend(OPTIONS.iter().filter_map(|o| o.cli.filter(|c| *c != o.http)));
+    names
+}
+
 /// Keeps a client-supplied string short enough to quote in a message.
 pub(super) fn clip(s: &str) -> String {
     let mut out: String = s.chars().take(64).collect();
@@ -367,7 +378,7 @@ impl ApiError {
         match self {
             E::BadQuery(why) => format!("the query string cannot be read: {why}"),
             E::UnknownOption(name) => {
-                format!("unknown option '{}'; known options: {}", clip(name), super::params::known().join(", "))
+                format!("unknown option '{}'; known options: {}", clip(name), known().join(", "))
             }
             E::OptionTwice(name) => format!("option '{}' is given more than once", clip(name)),
             E::FormatInQuery(of) => {

@@ -9,23 +9,13 @@ use actix_web::web;
 
 use crate::Format;
 use crate::backend;
-use crate::option_table::{OPTIONS, OptionSpec};
+use crate::option_table::OptionSpec;
 
 use super::errors::ApiError;
 
 /// Everything a request can say about how to draw, already checked: the option table's
 /// [`crate::option_table::Chosen`], which the command line fills in too.
 pub use crate::option_table::Chosen as Params;
-
-/// Names accepted in a query string or as form fields: those of the option table
-/// ([`crate::option_table::OPTIONS`]), and the CLI's spelling where it differs (`x-axis`,
-/// `scale-mode`). Anything else is a 400, so a misspelt option is reported instead of silently
-/// ignored.
-pub fn known() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = OPTIONS.iter().map(|o| o.http).collect();
-    names.extend(OPTIONS.iter().filter_map(|o| o.cli.filter(|c| *c != o.http)));
-    names
-}
 
 /// Splits a query string into (key, value) pairs, percent-decoded, repeated keys kept.
 pub fn query_pairs(query: &str) -> Result<Vec<(String, String)>, ApiError> {
@@ -113,6 +103,7 @@ pub fn percent_encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::option_table::OPTIONS;
     use crate::plan::ScaleMode;
 
     fn pairs(q: &str) -> Vec<(String, String)> {
