@@ -144,7 +144,7 @@ impl std::fmt::Display for StoreError {
             StoreError::OverQuota { size, quota } => {
                 write!(f, "a map of {size} bytes is larger than the whole store ({quota} bytes)")
             }
-            StoreError::Mismatch { object } => write!(f, "{object}: the stored contents do not match the id"),
+            StoreError::Mismatch { object } => write!(f, "{object}: the stored contents do not match its id"),
             StoreError::ObjectTooLarge { object, size, max } => write!(
                 f,
                 "{object}: an object of {size} bytes, more than the largest map this service stores ({max} bytes); not read"
