@@ -276,10 +276,12 @@ fn large_answers_are_spooled_not_held_in_memory() {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-    // Held in memory, the answers alone would add 8 times the picture.
+    // Held in memory, the answers alone would add 8 times the picture (with spooling off this
+    // test measured 12 times); spooled, the renders' own leftovers add 1.3 to 2.2 times, varying
+    // with what the allocator keeps between renders.
     let rss = s.rss().unwrap();
     assert!(
-        rss < drawn + 2 * size as u64,
+        rss < drawn + 3 * size as u64,
         "{rss} bytes resident while 8 answers of {size} bytes are held, {drawn} after one render"
     );
     // Another client reads the same picture whole, from its own spool.
