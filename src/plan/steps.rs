@@ -28,24 +28,27 @@ pub fn lane_labels(plan: &CardPlan, order: &[usize], axis: &Axis, lane_w: f64) -
     labels_on(plan, order, &lane_rows(plan, order), axis, lane_w)
 }
 
+/// The first and last row of box `i` (a row is a dump line less the card's first).
+fn rows_of(plan: &CardPlan, i: usize) -> (usize, usize) {
+    let row = |line: u32| line.saturating_sub(plan.first) as usize;
+    let [a, z] = plan.boxes[i].lines;
+    (row(a), row(z.max(a)))
+}
+
 /// The rows of the boxes `order`, indexed for the label rule (the same at every factor).
 fn lane_rows(plan: &CardPlan, order: &[usize]) -> LaneRows {
-    let row = |line: u32| line.saturating_sub(plan.first) as usize;
-    let spans = order.iter().map(|&i| plan.boxes[i].lines).map(move |[a, z]| (row(a), row(z.max(a))));
-    LaneRows::of(spans, (plan.last - plan.first + 1) as usize)
+    LaneRows::of(order.iter().map(|&i| rows_of(plan, i)), (plan.last - plan.first + 1) as usize)
 }
 
 /// [`lane_labels`] with the lane's rows indexed already.
 fn labels_on(plan: &CardPlan, order: &[usize], index: &LaneRows, axis: &Axis, lane_w: f64) -> Vec<Option<Spot>> {
     let px = px_rules();
-    let row = |line: u32| line.saturating_sub(plan.first) as usize;
     let items: Vec<LabelBox> = order
         .iter()
         .map(|&i| {
             let b = &plan.boxes[i];
             let (x, w) = axis.place(b.bytes[0], b.bytes[1], lane_w, px.min_box);
-            let rows = (row(b.lines[0]), row(b.lines[1].max(b.lines[0])));
-            LabelBox { x, w, rows, label: &b.label, key: b.n }
+            LabelBox { x, w, rows: rows_of(plan, i), label: &b.label, key: b.n }
         })
         .collect();
     // The cut band's words sit across its first two rows: no label beside a box goes there.
@@ -92,7 +95,7 @@ pub struct LaneSteps {
 }
 
 /// Px are carried whole: a label half a pixel off is invisible, and whole numbers keep the
-/// page's data small (the decode case's steps gzip to 26 KB so, 35 KB to a hundredth).
+/// page's data small (measured when this was chosen: 26 KB of gzip so, 35 KB to a hundredth).
 fn whole(v: f64) -> i64 {
     v.round() as i64
 }

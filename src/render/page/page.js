@@ -561,10 +561,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         const cut = el('div', { class: 'cut', hidden: true }, el('span'), el('span'));
         lane.append(cut);
         for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
-        const hwm = lp.marks.find((m) => PLAN.styles[m.style].class === 'hwm');
         this.lanes.set(lp.space, {
           lp, li, head, lane, marks, cut, boxes: [], end: head.querySelector('.lh-end'), badge: head.querySelector('.lh-inset'),
-          hwm: head.querySelector('.lh-hwm'), hwmBytes: hwm ? hwm.bytes[0] : 0,
+          hwm: head.querySelector('.lh-hwm'),
         });
       });
       // The SVG's order (scene::lane): the plan's, views after the boxes they look into, which they
@@ -839,7 +838,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
      * Sets an inset lane apart (dashed frame, and the plan's badge: whole where it fits the lane's
      * head, else the plan's short one, never cut).
      */
-    markInset(entry, inset, kl, laneW) {
+    markInset(entry, inset, kl) {
       const on = !!inset;
       entry.lane.classList.toggle('inset', on);
       entry.head.classList.toggle('inset', on);
@@ -987,7 +986,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         }
         const span = this.spanOf(sp);
         const { axis, inset, width } = this.laneAxis(entry, k);
-        this.markInset(entry, inset, axis.k, width);
+        this.markInset(entry, inset, axis.k);
         cols.push(`${width.toFixed(3)}px`);
         this.placeLane(entry, axis, width);
         entry.head.style.gridColumn = String(col);
