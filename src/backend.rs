@@ -110,9 +110,7 @@ impl Backends {
     pub fn with_soc_file(mut self, path: &Path) -> Result<Backends> {
         let bytes = crate::dump::read_file(path, MAX_SOC_BYTES, SOC_FILE)?;
         let text = String::from_utf8(bytes).map_err(|_| {
-            let problem = FileProblem::NotUtf8;
-            let detail = Detail::File { path: Some(path.display().to_string()), op: FileOp::Read(SOC_FILE), problem };
-            Error::of(ErrorKind::Unreadable, detail)
+            Error::file_problem(ErrorKind::Unreadable, path, FileOp::Read(SOC_FILE), FileProblem::NotUtf8)
         })?;
         let backend = parse_soc(&text, &path.display().to_string(), path.extension().is_some_and(|e| e == "toml"))?;
         if let Some(builtin) = Backends::builtin().0.iter().find(|b| b.name.eq_ignore_ascii_case(&backend.name)) {

@@ -478,9 +478,7 @@ fn verdict(d: &MapDiff) -> String {
     parts.join("; ")
 }
 
-pub(crate) fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
+pub(crate) use crate::units::plural;
 
 /// How a report names two dumps: the shortest ends of their paths that tell them apart, and never
 /// less than the case folder (the one holding `passes_dump/`), so a header says which cases are

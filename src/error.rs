@@ -548,6 +548,11 @@ impl Error {
         Error::of(kind, Detail::File { path: path.map(|p| p.display().to_string()), op, problem })
     }
 
+    /// What is wrong with the file at `path` (not an I/O failure: see [`Error::file`]), as `kind`.
+    pub fn file_problem(kind: ErrorKind, path: &std::path::Path, op: FileOp, problem: FileProblem) -> Self {
+        Error::of(kind, Detail::File { path: Some(path.display().to_string()), op, problem })
+    }
+
     /// A write that failed with `e`, its path to be named by the writer that knows it.
     pub fn io(e: &std::io::Error) -> Self {
         Error::file(None, FileOp::Write, e)

@@ -15,6 +15,7 @@ mod wording;
 
 use clap::ValueEnum;
 
+pub(crate) use self::wording::clip;
 pub use self::wording::{LIMIT_FLAGS, Shell, TIME_LIMIT_FLAG, advice, describe, describe_unplaced, widening_note};
 use crate::error::{Error, Result};
 use crate::plan::{DEFAULT_SCALE, Range, SCALE, ScaleMode, Theme, ViewOptions, WIDTH, XAxis, ZOOM};

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Detail, Error, ErrorKind, FileOp, FileProblem, Result};
+use crate::error::{Error, ErrorKind, FileOp, FileProblem, Result};
 
 /// What a path names, for writing.
 enum Target {
@@ -27,9 +27,7 @@ const MAX_LINKS: usize = 40;
 /// Where writing `target` should go, following symbolic links (even dangling ones: the file they
 /// name is created), and how.
 fn resolve(target: &Path) -> Result<Target> {
-    let cannot = |problem: FileProblem| {
-        Error::of(ErrorKind::Io, Detail::File { path: Some(target.display().to_string()), op: FileOp::Write, problem })
-    };
+    let cannot = |problem: FileProblem| Error::file_problem(ErrorKind::Io, target, FileOp::Write, problem);
     let io = |e: std::io::Error| Error::file(Some(target), FileOp::Write, &e);
     // What the name leads to, through any links (`/dev/stdout` leads through /proc to a pipe, a
     // terminal or a file, whose link text need not be a path).
@@ -92,9 +90,7 @@ pub fn write_file(target: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()
         Target::File(path) => path,
     };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let refuse = |problem: FileProblem| {
-        Error::of(ErrorKind::Io, Detail::File { path: Some(target.display().to_string()), op: FileOp::Write, problem })
-    };
+    let refuse = |problem: FileProblem| Error::file_problem(ErrorKind::Io, target, FileOp::Write, problem);
     let name = path.file_name().ok_or_else(|| refuse(FileProblem::NoFileName))?;
     if !dir.is_dir() {
         // The system's "No such file or directory" would not say which: the folder is missing.

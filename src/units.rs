@@ -10,6 +10,11 @@ use crate::error::{Error, Result};
 /// refused where they enter, so the analysis and the layout never have to guard their arithmetic.
 pub const MAX_BYTES: i64 = 1 << 40;
 
+/// The plural ending of a count's noun: `s`, but for one.
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// `512 B`, `24 KB`, `40.1 KB`, `1.5 MB`.
 pub fn fmt_bytes(n: i64) -> String {
     let a = n.unsigned_abs() as f64;

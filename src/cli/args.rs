@@ -62,7 +62,7 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     /// Stop the run after MS milliseconds (exit 1, error code `cancelled`) [default: no limit]: a
     /// CI job's bound on a dump that takes too long.
-    #[arg(long = "time-limit-ms", value_name = "MS")]
+    #[arg(long = table::TIME_LIMIT_FLAG, value_name = "MS")]
     pub time_limit_ms: Option<u64>,
     #[command(flatten)]
     pub limits: LimitArgs,

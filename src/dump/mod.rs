@@ -16,7 +16,7 @@ pub use resolve::{DEFAULT_PASS, resolve};
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Detail, Error, ErrorKind, FileOp, FileProblem, Result};
+use crate::error::{Error, ErrorKind, FileOp, FileProblem, Result};
 
 /// The text of one dump, with the name it is reported under.
 #[derive(Debug, Clone)]
@@ -82,9 +82,7 @@ pub fn read_file(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>>
     use std::io::Read;
     let op = FileOp::Read(what);
     let cannot = |e: std::io::Error| Error::file(Some(path), op, &e);
-    let refuse = |kind: ErrorKind, problem: FileProblem| {
-        Error::of(kind, Detail::File { path: Some(path.display().to_string()), op, problem })
-    };
+    let refuse = |kind: ErrorKind, problem: FileProblem| Error::file_problem(kind, path, op, problem);
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() {
         return Err(refuse(ErrorKind::Unreadable, FileProblem::NotRegular));

@@ -6,11 +6,6 @@ use std::fmt;
 
 use super::{Detail, Empty, FileOp, FileProblem, Missing, Misuse, Named, PackProblem, SocProblem, Task};
 
-/// A count with its noun, plural when it is not one.
-fn count(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
-}
-
 impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -283,7 +278,9 @@ impl Detail {
                 }
             }
             Detail::Deadline => f.write_str("the render passed its time limit and was stopped"),
-            Detail::CasesFailed { count: n } => write!(f, "{} could not be drawn (see above)", count(*n, "case")),
+            Detail::CasesFailed { count: n } => {
+                write!(f, "{n} case{} could not be drawn (see above)", crate::units::plural(*n))
+            }
         }
     }
 }

@@ -52,7 +52,7 @@ fn setting(key: &str, value: &str, shell: Shell) -> String {
 const MAX_NAMED: usize = 12;
 
 /// Keeps a user's string short enough to quote in a message.
-fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     let mut out: String = s.chars().take(64).collect();
     if out.len() < s.len() {
         out.push('…');

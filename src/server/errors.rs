@@ -63,13 +63,7 @@ fn known() -> Vec<&'static str> {
 }
 
 /// Keeps a client-supplied string short enough to quote in a message.
-pub(super) fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(64).collect();
-    if out.len() < s.len() {
-        out.push('…');
-    }
-    out
-}
+pub(super) use crate::option_table::clip;
 
 /// Which body, or part of one, was over its limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,7 +234,7 @@ impl ApiError {
         use super::store::{self, StoreError};
         use std::io::ErrorKind as K;
         let (answer, level) = match (StoreError::of(&err), err.kind()) {
-            (Some(StoreError::Refused(_)), _) => (ApiError::StoreRefused, "error"),
+            _ if store::is_refused(&err) => (ApiError::StoreRefused, "error"),
             (Some(&StoreError::OverQuota { size, quota }), _) => return ApiError::MapOverQuota { size, quota },
             (_, K::InvalidData) => (ApiError::StoredMapInvalid, "error"),
             (_, K::StorageFull) => (ApiError::StoreFull, "error"),
