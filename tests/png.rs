@@ -8,36 +8,7 @@ use pto_memory_map::plan::{ViewOptions, style};
 use pto_memory_map::scene::Scene;
 use pto_memory_map::{ErrorKind, Format, MemoryMap, RenderOptions, render_map};
 
-struct Image {
-    width: u32,
-    height: u32,
-    rgba: Vec<u8>,
-    texts: Vec<(String, String)>,
-    /// Written without an alpha channel.
-    rgb: bool,
-}
-
-fn decode(bytes: &[u8]) -> Image {
-    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    // An opaque picture is written as RGB (a quarter less to encode); others keep their alpha.
-    let rgb = info.color_type == png::ColorType::Rgb;
-    let rgba = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
-        other => panic!("a PNG of colour type {other:?}"),
-    };
-    let texts = reader.info().utf8_text.iter().map(|t| (t.keyword.clone(), t.get_text().unwrap())).collect();
-    Image { width: info.width, height: info.height, rgba, texts, rgb }
-}
-
-impl Image {
-    fn at(&self, x: f64, y: f64) -> [u8; 3] {
-        let i = ((y as u32 * self.width + x as u32) * 4) as usize;
-        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
-    }
-}
+use common::reference::{self, decode};
 
 fn close(a: [u8; 3], b: style::Color, tolerance: u8) -> bool {
     [b.0, b.1, b.2].iter().zip(a).all(|(&x, y)| x.abs_diff(y) <= tolerance)
@@ -205,7 +176,6 @@ fn the_same_bytes_on_any_number_of_threads() {
 /// first test: the PNG stores straight alpha, resvg's pixels are premultiplied.
 #[test]
 fn the_png_is_resvgs_drawing_of_the_svg() {
-    use common::reference;
     let fixture = |name: &str| common::fixtures().join(name);
     let only =
         |names: &[&str]| ViewOptions { functions: names.iter().map(|n| n.to_string()).collect(), ..Default::default() };

@@ -84,14 +84,7 @@ pub fn describe_unplaced(err: &Error, shell: Shell) -> String {
             None => err.message(),
         },
         Detail::PictureTooLarge { widening, .. } => {
-            let why = match widening.len() {
-                0 => String::new(),
-                n => format!(
-                    " (the small {} {} the byte scale, so the map is several panels wide)",
-                    widening.join(" and "),
-                    if n == 1 { "lane sets" } else { "lanes set" }
-                ),
-            };
+            let why = if widening.is_empty() { String::new() } else { format!(" ({})", widened(widening)) };
             match advice(err, shell) {
                 Some(ways) => format!("{}{why}; {ways}", err.message()),
                 None => format!("{}{why}", err.message()),
@@ -153,14 +146,18 @@ pub const TIME_LIMIT_FLAG: &str = "time-limit-ms";
 
 /// The note for a static picture many panels wide because the small `spaces` set the byte scale.
 pub fn widening_note(spaces: &[String], shell: Shell) -> String {
-    let lanes = if spaces.len() == 1 { "lane sets" } else { "lanes set" };
     format!(
-        "the small {} {lanes} the byte scale, so the map is several panels wide; {} draws a narrower one, and \
-         unless {} such a lane is an inset at its own scale",
-        spaces.join(" and "),
+        "{}; {} draws a narrower one, and unless {} such a lane is an inset at its own scale",
+        widened(spaces),
         setting("hide", &spaces.join(","), shell),
         setting("scale_mode", "strict", shell),
     )
+}
+
+/// Why a picture is several panels wide: the small `spaces` set its byte scale.
+fn widened(spaces: &[String]) -> String {
+    let lanes = if spaces.len() == 1 { "lane sets" } else { "lanes set" };
+    format!("the small {} {lanes} the byte scale, so the map is several panels wide", spaces.join(" and "))
 }
 
 #[cfg(test)]

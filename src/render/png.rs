@@ -153,33 +153,31 @@ thread_local! {
 /// Strip `i` of a `w` x `h` px picture, drawn, filtered and deflated (`last` is the last strip's
 /// index: its piece ends the stream).
 fn strip(painter: &Painter, w: u32, h: u32, i: u32, last: u32) -> Result<Piece> {
-    {
-        crate::budget::checkpoint()?;
-        let top = i * STRIP_ROWS;
-        let rows = STRIP_ROWS.min(h - top);
-        // A few rows past each edge are drawn and dropped (see OVERLAP).
-        let (above, below) = (OVERLAP.min(top), OVERLAP.min(h - top - rows));
-        let drawn = above + rows + below;
-        let stride = w as usize * 4;
-        PIXELS.with_borrow_mut(|pixels| {
-            // Each thread's strip pixels are allocated once, not for every strip: a fresh strip's
-            // pages cost as much to fault in and zero as drawing it. The painter covers them all.
-            pixels.resize(stride * drawn as usize, 0);
-            let too_large = || Error::of(ErrorKind::TooLarge, Detail::NoRoomFor { width: w, height: drawn });
-            let mut pixmap = tiny_skia::PixmapMut::from_bytes(pixels, w, drawn).ok_or_else(too_large)?;
-            painter.paint(i, top - above, &mut pixmap);
-            let kept = &pixels[above as usize * stride..(above + rows) as usize * stride];
-            FILTERED.with_borrow_mut(|filtered| {
-                // A scene over a background that covers every pixel stays opaque: each of its
-                // shapes is an opaque colour, blended over opaque pixels.
-                let opaque = painter.background.exact;
-                debug_assert!(!opaque || self::opaque(kept), "a scene over its background stays opaque");
-                let kept = if opaque { std::borrow::Cow::Borrowed(kept) } else { straight_alpha(kept) };
-                filter_rows(&kept, stride, opaque, filtered);
-                deflate(filtered, i == last)
-            })
+    crate::budget::checkpoint()?;
+    let top = i * STRIP_ROWS;
+    let rows = STRIP_ROWS.min(h - top);
+    // A few rows past each edge are drawn and dropped (see OVERLAP).
+    let (above, below) = (OVERLAP.min(top), OVERLAP.min(h - top - rows));
+    let drawn = above + rows + below;
+    let stride = w as usize * 4;
+    PIXELS.with_borrow_mut(|pixels| {
+        // Each thread's strip pixels are allocated once, not for every strip: a fresh strip's
+        // pages cost as much to fault in and zero as drawing it. The painter covers them all.
+        pixels.resize(stride * drawn as usize, 0);
+        let too_large = || Error::of(ErrorKind::TooLarge, Detail::NoRoomFor { width: w, height: drawn });
+        let mut pixmap = tiny_skia::PixmapMut::from_bytes(pixels, w, drawn).ok_or_else(too_large)?;
+        painter.paint(i, top - above, &mut pixmap);
+        let kept = &pixels[above as usize * stride..(above + rows) as usize * stride];
+        FILTERED.with_borrow_mut(|filtered| {
+            // A scene over a background that covers every pixel stays opaque: each of its
+            // shapes is an opaque colour, blended over opaque pixels.
+            let opaque = painter.background.exact;
+            debug_assert!(!opaque || self::opaque(kept), "a scene over its background stays opaque");
+            let kept = if opaque { std::borrow::Cow::Borrowed(kept) } else { straight_alpha(kept) };
+            filter_rows(&kept, stride, opaque, filtered);
+            deflate(filtered, i == last)
         })
-    }
+    })
 }
 
 /// What a strip draws: a scene's operations that reach into it (see [`render_scene`]), in painting

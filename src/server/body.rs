@@ -91,11 +91,6 @@ impl Held {
     }
 }
 
-/// The answer when the bodies in flight hold all the memory they may.
-fn crowded() -> ApiError {
-    ApiError::Busy(Busy::Bodies)
-}
-
 /// A dump as it arrived, before inflating.
 #[derive(Debug, Default)]
 pub struct Upload {
@@ -160,11 +155,6 @@ fn check_boundary(boundary: Option<&str>) -> Result<(), ApiError> {
     }
 }
 
-/// The answer to a body that did not arrive in time.
-fn too_slow(timeout: Duration) -> ApiError {
-    ApiError::BodyTimeout(timeout)
-}
-
 /// How a body is to be read: at most `limit` bytes on the wire, within `timeout`, its bytes counted
 /// in `bodies`.
 #[derive(Clone)]
@@ -179,7 +169,7 @@ pub async fn read(req: &HttpRequest, payload: web::Payload, how: &Reading) -> Re
     let timeout = how.timeout;
     actix_web::rt::time::timeout(timeout, read_untimed(req, payload, how.limit, Held::new(&how.bodies)))
         .await
-        .map_err(|_| too_slow(timeout))?
+        .map_err(|_| ApiError::BodyTimeout(timeout))?
 }
 
 async fn read_untimed(req: &HttpRequest, payload: web::Payload, limit: usize, held: Held) -> Result<Upload, ApiError> {
@@ -220,7 +210,7 @@ async fn read_raw(mut payload: web::Payload, limit: usize, held: &Held) -> Resul
         if more > 0 {
             let grown = (out.len() + chunk.len()).max(out.capacity() * 2).min(limit);
             if !held.grow(grown - out.capacity()) {
-                return Err(crowded());
+                return Err(ApiError::Busy(Busy::Bodies));
             }
             out.reserve_exact(grown - out.len());
         }
@@ -316,7 +306,7 @@ impl<F: std::future::Future + Unpin> std::future::Future for Parsed<'_, F> {
 fn multipart_failure(tripped: &AtomicU8, limit: usize, e: actix_multipart::MultipartError) -> ApiError {
     match tripped.load(Ordering::Relaxed) {
         OVER_LIMIT => ApiError::too_large(limit, Body::Request),
-        CROWDED => crowded(),
+        CROWDED => ApiError::Busy(Busy::Bodies),
         _ => ApiError::Form(FormProblem::Unreadable(e.to_string())),
     }
 }
@@ -396,7 +386,7 @@ pub async fn read_pair(req: &HttpRequest, payload: web::Payload, how: &Reading) 
     let timeout = how.timeout;
     actix_web::rt::time::timeout(timeout, read_pair_untimed(req, payload, how.limit, Held::new(&how.bodies)))
         .await
-        .map_err(|_| too_slow(timeout))?
+        .map_err(|_| ApiError::BodyTimeout(timeout))?
 }
 
 async fn read_pair_untimed(

@@ -259,87 +259,52 @@ impl ApiError {
 
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
-        use ApiError as E;
-        match self {
-            E::BadQuery(_)
-            | E::UnknownOption(_)
-            | E::OptionTwice(_)
-            | E::FormatInQuery(_)
-            | E::FieldTooLong(_)
-            | E::FieldNotUtf8(_)
-            | E::EmptyBody
-            | E::NoDump { .. }
-            | E::Form(_)
-            | E::BadGzip(_)
-            | E::BadBody(_) => StatusCode::BAD_REQUEST,
-            E::Unauthorized => StatusCode::UNAUTHORIZED,
-            E::CrossSite => StatusCode::FORBIDDEN,
-            E::NoRoute { .. } | E::NoSuchMap(_) | E::NoFormat { .. } => StatusCode::NOT_FOUND,
-            E::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            E::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            E::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            E::Media(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            E::Library(err) => library(err.kind).0,
-            E::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            E::StoreRefused | E::StoredMapInvalid => StatusCode::BAD_GATEWAY,
-            E::MapOverQuota { .. } | E::StoreFull => StatusCode::INSUFFICIENT_STORAGE,
-            E::StoreUnavailable | E::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
-            E::RenderTimeout(_) => StatusCode::GATEWAY_TIMEOUT,
-            E::Unframed(Unframed::Malformed) => StatusCode::BAD_REQUEST,
-            E::Unframed(Unframed::HeadersLate) => StatusCode::REQUEST_TIMEOUT,
-            E::Unframed(Unframed::HeadersTooLarge) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            E::Status(status) | E::Extractor { status, .. } => *status,
-        }
+        self.answer().0
     }
 
     /// The stable, machine-readable code (`unreadable_dump`, `too_large`, ...).
     pub fn code(&self) -> &'static str {
+        self.answer().1
+    }
+
+    /// The status and the code, decided together so that the two never disagree.
+    fn answer(&self) -> (StatusCode, &'static str) {
         use ApiError as E;
+        use StatusCode as S;
         match self {
-            E::BadQuery(_) => "bad_query",
+            E::BadQuery(_) => (S::BAD_REQUEST, "bad_query"),
             E::UnknownOption(_) | E::OptionTwice(_) | E::FormatInQuery(_) | E::FieldTooLong(_) | E::FieldNotUtf8(_) => {
-                "bad_option"
+                (S::BAD_REQUEST, "bad_option")
             }
-            E::EmptyBody => "empty_body",
-            E::NoDump { .. } => "no_dump",
-            E::Form(_) => "bad_multipart",
-            E::BadGzip(_) => "bad_gzip",
-            E::BadBody(_) => "bad_body",
-            E::Unauthorized => "unauthorized",
-            E::CrossSite => "forbidden",
-            E::NoRoute { .. } | E::NoSuchMap(_) | E::NoFormat { .. } => "not_found",
-            E::MethodNotAllowed { .. } => "method_not_allowed",
-            E::BodyTimeout(_) => "request_timeout",
-            E::TooLarge { .. } => "too_large",
+            E::EmptyBody => (S::BAD_REQUEST, "empty_body"),
+            E::NoDump { .. } => (S::BAD_REQUEST, "no_dump"),
+            E::Form(_) => (S::BAD_REQUEST, "bad_multipart"),
+            E::BadGzip(_) => (S::BAD_REQUEST, "bad_gzip"),
+            E::BadBody(_) => (S::BAD_REQUEST, "bad_body"),
+            E::Unauthorized => (S::UNAUTHORIZED, "unauthorized"),
+            E::CrossSite => (S::FORBIDDEN, "forbidden"),
+            E::NoRoute { .. } | E::NoSuchMap(_) | E::NoFormat { .. } => (S::NOT_FOUND, "not_found"),
+            E::MethodNotAllowed { .. } => (S::METHOD_NOT_ALLOWED, "method_not_allowed"),
+            E::BodyTimeout(_) => (S::REQUEST_TIMEOUT, "request_timeout"),
+            E::TooLarge { .. } => (S::PAYLOAD_TOO_LARGE, "too_large"),
             E::Media(MediaProblem::EncodingNotText | MediaProblem::Encoding(_) | MediaProblem::GzipForm) => {
-                "unsupported_encoding"
+                (S::UNSUPPORTED_MEDIA_TYPE, "unsupported_encoding")
             }
-            E::Media(_) => "unsupported_media_type",
-            E::Library(err) => library(err.kind).1,
-            E::Internal => "internal",
-            E::StoreRefused => "store_refused",
-            E::StoredMapInvalid => "stored_map_invalid",
-            E::MapOverQuota { .. } | E::StoreFull => "insufficient_storage",
-            E::StoreUnavailable => "store_unavailable",
-            E::Busy(_) => "busy",
-            E::RenderTimeout(_) => "render_timeout",
-            E::Unframed(Unframed::Malformed) => "bad_request",
-            E::Unframed(Unframed::HeadersLate) => "request_timeout",
-            E::Unframed(Unframed::HeadersTooLarge) => "headers_too_large",
-            E::Status(status) => match status.as_u16() {
-                400 => "bad_request",
-                404 => "not_found",
-                405 => "method_not_allowed",
-                408 => "request_timeout",
-                413 => "too_large",
-                414 => "uri_too_long",
-                415 => "unsupported_media_type",
-                431 => "headers_too_large",
-                s if s >= 500 => "internal",
-                _ => "error",
-            },
-            E::Extractor { status, .. } if *status == StatusCode::PAYLOAD_TOO_LARGE => "too_large",
-            E::Extractor { .. } => "bad_request",
+            E::Media(_) => (S::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+            E::Library(err) => library(err.kind),
+            E::Internal => (S::INTERNAL_SERVER_ERROR, "internal"),
+            E::StoreRefused => (S::BAD_GATEWAY, "store_refused"),
+            E::StoredMapInvalid => (S::BAD_GATEWAY, "stored_map_invalid"),
+            E::MapOverQuota { .. } | E::StoreFull => (S::INSUFFICIENT_STORAGE, "insufficient_storage"),
+            E::StoreUnavailable => (S::SERVICE_UNAVAILABLE, "store_unavailable"),
+            E::Busy(_) => (S::SERVICE_UNAVAILABLE, "busy"),
+            E::RenderTimeout(_) => (S::GATEWAY_TIMEOUT, "render_timeout"),
+            E::Unframed(Unframed::Malformed) => (S::BAD_REQUEST, "bad_request"),
+            E::Unframed(Unframed::HeadersLate) => (S::REQUEST_TIMEOUT, "request_timeout"),
+            E::Unframed(Unframed::HeadersTooLarge) => (S::REQUEST_HEADER_FIELDS_TOO_LARGE, "headers_too_large"),
+            E::Status(status) => (*status, status_code(*status)),
+            E::Extractor { status, .. } if *status == S::PAYLOAD_TOO_LARGE => (*status, "too_large"),
+            E::Extractor { status, .. } => (*status, "bad_request"),
         }
     }
 
@@ -509,6 +474,22 @@ fn log(level: &str, detail: &dyn fmt::Display) {
 /// in the message); a readable dump with nothing to draw is 422. A picture too large to rasterize is
 /// 422 `picture_too_large`, not 413: the request was fine and a smaller body would not help, while
 /// 413 (`too_large`) always means "your upload is over the limit".
+/// The code of an answer that carries only its status (one actix made itself).
+fn status_code(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "bad_request",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        408 => "request_timeout",
+        413 => "too_large",
+        414 => "uri_too_long",
+        415 => "unsupported_media_type",
+        431 => "headers_too_large",
+        s if s >= 500 => "internal",
+        _ => "error",
+    }
+}
+
 fn library(kind: ErrorKind) -> (StatusCode, &'static str) {
     match kind {
         ErrorKind::Unreadable => (StatusCode::BAD_REQUEST, "unreadable_dump"),

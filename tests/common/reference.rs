@@ -32,7 +32,7 @@ pub fn draw(svg: &str, scale: f32) -> Picture {
     let (w, h) = ((tree.size().width() * scale).ceil() as u32, (tree.size().height() * scale).ceil() as u32);
     let mut pixmap = tiny_skia::Pixmap::new(w, h).unwrap();
     resvg::render(&tree, tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
-    Picture { width: w, height: h, rgba: pixmap.take() }
+    Picture { width: w, height: h, rgba: pixmap.take(), rgb: false, texts: Vec::new() }
 }
 
 /// A picture's pixels, RGBA a byte a channel, row by row.
@@ -40,6 +40,18 @@ pub struct Picture {
     pub width: u32,
     pub height: u32,
     pub rgba: Vec<u8>,
+    /// Written without an alpha channel (a PNG's; an opaque one is written as RGB).
+    pub rgb: bool,
+    /// A PNG's text chunks, keyword and text.
+    pub texts: Vec<(String, String)>,
+}
+
+impl Picture {
+    /// The colour of the pixel at (`x`, `y`), in device pixels.
+    pub fn at(&self, x: f64, y: f64) -> [u8; 3] {
+        let i = ((y as u32 * self.width + x as u32) * 4) as usize;
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
+    }
 }
 
 /// A PNG decoded, RGB given an opaque alpha.
@@ -47,12 +59,14 @@ pub fn decode(bytes: &[u8]) -> Picture {
     let mut reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
+    let rgb = info.color_type == png::ColorType::Rgb;
     let rgba = match info.color_type {
         png::ColorType::Rgba => buf,
         png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
         other => panic!("a PNG of colour type {other:?}"),
     };
-    Picture { width: info.width, height: info.height, rgba }
+    let texts = reader.info().utf8_text.iter().map(|t| (t.keyword.clone(), t.get_text().unwrap())).collect();
+    Picture { width: info.width, height: info.height, rgba, rgb, texts }
 }
 
 /// How far two pictures of one size are apart.
