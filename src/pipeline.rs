@@ -169,7 +169,7 @@ pub fn least_output_bytes(map: &MemoryMap, opts: &RenderOptions) -> Option<usize
     let every = opts.format == Format::Html;
     let mut c = render::least::Counts::default();
     for f in map.functions.iter().filter(|f| every || view.draws(&f.name)) {
-        c.lines += f.src_end.saturating_sub(f.src_start) as usize + 1;
+        c.lines += crate::plan::RowMap::of(f).drawn_lines() as usize;
         c.line_bytes += f.source.iter().map(str::len).sum::<usize>();
         for b in f.blocks.iter().filter(|b| !view.hidden.contains(&b.tile.space)) {
             c.boxes += 1;

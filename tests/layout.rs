@@ -78,7 +78,9 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                     "{what}: {} leaves its lane",
                     b.name
                 );
-                let top = card.body_top + (b.start - f.src_start) as f64 * RULES.line_px;
+                // Its line's row (`plan::RowMap`: no fold skips a line of a box), line for line.
+                assert!(!card.rows.folded(b.start) && !card.rows.folded(b.end), "{what}: {} folded", b.name);
+                let top = card.body_top + card.rows.row(b.start) * RULES.line_px;
                 assert!((r.y - top).abs() < EPS, "{what}: {} top", b.name);
                 assert!((r.h - (b.end - b.start + 1) as f64 * RULES.line_px).abs() < EPS, "{what}");
                 let o = &b.outline;

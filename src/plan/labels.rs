@@ -120,6 +120,8 @@ pub struct LaneRows {
     items: Vec<u32>,
     /// Past [`MAX_CELLS`]: not indexed (labels stay inside their boxes).
     over: bool,
+    /// The rows no label goes on or past (a fold's, [`super::RowMap`]), in order.
+    walls: Vec<usize>,
 }
 
 impl LaneRows {
@@ -132,7 +134,7 @@ impl LaneRows {
         // boxes rather than the work growing with every box's height.
         let cells: usize = spans.clone().map(|s| clip(s).1 - clip(s).0 + 1).sum();
         if cells > MAX_CELLS {
-            return LaneRows { starts: vec![0; rows + 1], items: Vec::new(), over: true };
+            return LaneRows { starts: vec![0; rows + 1], items: Vec::new(), over: true, walls: Vec::new() };
         }
         let mut starts = vec![0u32; rows + 1];
         for (a, z) in spans.clone().map(clip) {
@@ -151,7 +153,29 @@ impl LaneRows {
                 fill[row] += 1;
             }
         }
-        LaneRows { starts, items, over: false }
+        LaneRows { starts, items, over: false, walls: Vec::new() }
+    }
+
+    /// The same rows, with `walls` rows no label beside a box goes on, nor past: a label stays
+    /// on its box's side of a fold, where the page's unfolding of it does not move it off.
+    pub fn walled(mut self, walls: impl IntoIterator<Item = usize>) -> LaneRows {
+        self.walls = walls.into_iter().filter(|&r| r < self.len()).collect();
+        self.walls.sort_unstable();
+        self
+    }
+
+    /// Whether `row` is a wall.
+    fn wall(&self, row: usize) -> bool {
+        self.walls.binary_search(&row).is_ok()
+    }
+
+    /// The rows between the walls nearest above `top` and below `bottom`, walls left out.
+    fn between(&self, top: usize, bottom: usize) -> (usize, usize) {
+        let above = self.walls.partition_point(|&w| w < top);
+        let lo = above.checked_sub(1).map_or(0, |i| self.walls[i] + 1);
+        let below = self.walls.partition_point(|&w| w <= bottom);
+        let hi = self.walls.get(below).map_or(usize::MAX, |&w| w - 1);
+        (lo, hi)
     }
 
     /// How many rows.
@@ -315,6 +339,9 @@ impl Rows<'_, '_, '_> {
     fn sorted(&mut self, row: usize) -> &Row {
         let (drawn, blocked, lane_w) = (self.drawn, self.blocked, self.lane_w);
         self.sorted[row].get_or_insert_with(|| {
+            if drawn.rows.wall(row) {
+                return Row { spans: vec![(f64::NEG_INFINITY, f64::INFINITY)], widest: 0.0 };
+            }
             let boxes = drawn.rows.row(row).iter().map(|&o| &drawn.boxes[o as usize]).map(|b| (b.x, b.x + b.w));
             let band = blocked.filter(|_| row < 2);
             let mut spans: Vec<(f64, f64)> = boxes.chain(band).map(|(a, z)| (a - GAP, z + GAP)).collect();
@@ -368,10 +395,11 @@ fn find_spot(
     };
     // The box's own rows near its ends, then the rows above and below it within reach.
     let own = (r0..=r1.min(r0 + END_ROWS)).chain((r1.saturating_sub(END_ROWS).max(r0 + END_ROWS + 1))..=r1);
+    let (lo, hi) = drawn.rows.between(r0, r1);
     let candidates = own
         .map(|r| (r, 0usize))
         .chain((1..=rows_out).flat_map(|d| [r0.checked_sub(d).map(|r| (r, d)), Some((r1 + d, d))]).flatten())
-        .filter(|&(r, _)| r < rows);
+        .filter(|&(r, _)| r < rows && r >= lo && r <= hi);
     let (near_lo, near_hi) = (b.x - near_x - w, b.x + b.w + near_x + w);
     let mut best: Option<Found> = None;
     for (row, d) in candidates {

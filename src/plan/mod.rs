@@ -25,6 +25,7 @@ pub mod page;
 mod parts;
 mod picture;
 mod placed;
+pub mod rows;
 mod scale;
 pub mod steps;
 pub mod style;
@@ -37,6 +38,7 @@ pub use page::{Header, Page};
 pub use parts::*;
 pub use picture::{Findings, Picture, PlacedMarks};
 pub use placed::PLACED_STYLES;
+pub use rows::{Fold, RowMap};
 pub use scale::*;
 pub use width::gutter_width;
 
@@ -260,6 +262,7 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
         function: f.name.clone(),
         first: f.src_start,
         last: f.src_end,
+        rows: RowMap::of(f),
         lanes,
         factors,
         readable,

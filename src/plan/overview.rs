@@ -75,6 +75,9 @@ pub struct Row {
     pub ftype: String,
     /// How many dump lines it spans.
     pub lines: u32,
+    /// How many rows its card draws them in (long runs where nothing is live folded:
+    /// [`super::RowMap`]).
+    pub rows: u32,
     /// Per column of [`Overview::spaces`]: the space's occupancy, where the function has the space.
     pub spaces: Vec<Option<Occupancy>>,
     /// The fullest space's peak (`Vec 180 KB L123`) and its bytes; `None` without spaces.
@@ -110,6 +113,7 @@ impl Overview {
                 name: f.name.clone(),
                 ftype: f.ftype.clone(),
                 lines: f.src_end.saturating_sub(f.src_start) + 1,
+                rows: super::RowMap::of(f).rows(),
                 spaces: spaces
                     .iter()
                     .map(|s| {

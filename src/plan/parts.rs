@@ -40,6 +40,10 @@ pub struct CardPlan {
     pub first: u32,
     /// The last dump line of the function.
     pub last: u32,
+    /// Where each line is drawn: long runs of lines where nothing is live folded into a cut a row
+    /// or two high ([`RowMap`]); carried as its folds.
+    #[serde(rename = "folds", skip_serializing_if = "RowMap::is_flat")]
+    pub rows: RowMap,
     /// One lane per space, in panel order, hidden or not.
     pub lanes: Vec<LanePlan>,
     /// The px/byte factor at zoom 1, by axis (`0` limit, `1` used), then by the set of visible lanes

@@ -28,16 +28,16 @@ pub fn lane_labels(plan: &CardPlan, order: &[usize], axis: &Axis, lane_w: f64) -
     labels_on(plan, order, &lane_rows(plan, order), axis, lane_w)
 }
 
-/// The first and last row of box `i` (a row is a dump line less the card's first).
+/// The first and last row of box `i` ([`super::RowMap`]: no fold skips a line of a box).
 fn rows_of(plan: &CardPlan, i: usize) -> (usize, usize) {
-    let row = |line: u32| line.saturating_sub(plan.first) as usize;
     let [a, z] = plan.boxes[i].lines;
-    (row(a), row(z.max(a)))
+    (plan.rows.whole_row(a), plan.rows.whole_row(z.max(a)))
 }
 
-/// The rows of the boxes `order`, indexed for the label rule (the same at every factor).
+/// The rows of the boxes `order`, indexed for the label rule (the same at every factor), the
+/// folds' rows walls no label goes on or past.
 fn lane_rows(plan: &CardPlan, order: &[usize]) -> LaneRows {
-    LaneRows::of(order.iter().map(|&i| rows_of(plan, i)), (plan.last - plan.first + 1) as usize)
+    LaneRows::of(order.iter().map(|&i| rows_of(plan, i)), plan.rows.rows() as usize).walled(plan.rows.fold_rows())
 }
 
 /// [`lane_labels`] with the lane's rows indexed already.
@@ -110,7 +110,7 @@ const MAX_STEP_CELLS: usize = 2_000_000;
 pub fn card_steps(plan: &CardPlan) -> Vec<[Option<LaneSteps>; 2]> {
     let n = plan.lanes.len().min(super::MAX_SUBSET_LANES);
     let all = (1usize << n) - 1;
-    let rows = (plan.last - plan.first + 1) as usize;
+    let rows = plan.rows.rows() as usize;
     let cells: usize = plan
         .boxes
         .iter()
@@ -195,7 +195,7 @@ fn lane_steps(
 
 fn step_label(plan: &CardPlan, i: usize, spot: Option<&Spot>) -> StepLabel {
     let b = &plan.boxes[i];
-    let first = b.lines[0].saturating_sub(plan.first) as i64;
+    let first = plan.rows.whole_row(b.lines[0]) as i64;
     let top = first as f64 * RULES.line_px;
     match spot {
         None => StepLabel::None(i),

@@ -60,7 +60,7 @@ pub fn least_size(overview: &Overview, view: &ViewOptions) -> (f64, f64) {
         let shown = has.iter().filter(|s| !view.hidden.contains(s)).count();
         if shown == 0 { has.len().min(1) } else { shown }
     };
-    let cards = overview.rows.iter().filter(|r| view.draws(&r.name)).map(|r| (r.lines, drawn(r)));
+    let cards = overview.rows.iter().filter(|r| view.draws(&r.name)).map(|r| (r.rows, drawn(r)));
     crate::scene::least_size(cards, view.zoom)
 }
 

@@ -16,7 +16,7 @@ use super::Format;
 /// What the functions an output draws hold, counted from the map by the caller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Dump lines of the cards (each has its number in the card's gutter).
+    /// Dump lines of the cards no fold skips (each has its number in the card's gutter).
     pub lines: usize,
     /// Bytes of those lines' text (the JSON carries each function's source).
     pub line_bytes: usize,

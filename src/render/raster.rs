@@ -237,6 +237,9 @@ impl<'a> Ops<'a> {
         for p in &card.profiles {
             self.shapes(&p.shapes);
         }
+        for cut in &card.cuts {
+            self.shapes(&cut.shapes);
+        }
     }
 
     fn lane(&mut self, lane: &'a Lane) {

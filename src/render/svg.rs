@@ -150,6 +150,26 @@ fn draw_card(x: &mut Xml, card: &Card, detail: Detail, plain: Plain) {
         shapes(x, &p.shapes, plain);
         x.close();
     }
+    for cut in &card.cuts {
+        draw_line_cut(x, cut, detail, plain);
+    }
+    x.close();
+}
+
+/// A fold of the line axis: a group with its class, the lines it skips and the rows it takes, and,
+/// in full detail, its tooltip.
+fn draw_line_cut(x: &mut Xml, cut: &crate::scene::LineCut, detail: Detail, plain: Plain) {
+    let attrs = vec![
+        ("class", "line-cut".into()),
+        ("data-from", Value::Int(cut.from.into())),
+        ("data-to", Value::Int(cut.to.into())),
+        ("data-rows", Value::Int(cut.rows.into())),
+    ];
+    x.open("g", &described(detail, attrs));
+    if detail == Detail::Full {
+        x.element("title", &[], &cut.title);
+    }
+    shapes(x, &cut.shapes, plain);
     x.close();
 }
 

@@ -37,9 +37,9 @@ pub enum Heading {
     Digest,
 }
 
-/// A function's lines, as tall as its card draws them: the least its card can be.
+/// A function's lines, as tall as its card draws them (folds folded): the least its card can be.
 pub fn body_height(r: &Row) -> f64 {
-    r.lines as f64 * RULES.line_px
+    r.rows as f64 * RULES.line_px
 }
 
 /// The digest of the dump: its header, a row per function of `overview`, the worst first, and the

@@ -12,9 +12,9 @@ use crate::plan::{RULES, text};
 pub const PROFILE_W: f64 = RULES.profile_px;
 pub const PROFILE_GAP: f64 = RULES.profile_gap;
 
-/// The profile column of `plan` at `x` on a card of dump lines `first..=last`, as shapes.
+/// The profile column of `plan` at `x` on a card whose lines are drawn in `rows`, as shapes.
 pub fn profile(
-    (first, last): (u32, u32),
+    rows: &crate::plan::RowMap,
     space: &str,
     plan: &ProfilePlan,
     x: f64,
@@ -23,7 +23,9 @@ pub fn profile(
 ) -> Profile {
     let (plot_top, body_top) = tops;
     let color = space_color(space, pal.theme);
-    let body_h = (last - first + 1) as f64 * RULES.line_px;
+    let first = rows.first();
+    let y = |line: u32| body_top + rows.row(line) * RULES.line_px;
+    let body_h = rows.rows() as f64 * RULES.line_px;
     let mut shapes = vec![
         Shape::Rect(Rect {
             x,
@@ -39,23 +41,24 @@ pub fn profile(
         text_at(x + 4.0, plot_top + 33.0, SMALL, pal.muted, &plan.head[1]),
     ];
     let bar = pal.bar(color);
-    for &(row, rows, w) in &plan.bars {
+    for &(row, n, w) in &plan.bars {
+        let (top, bottom) = (y(first + row), y(first + row + n));
         shapes.push(Shape::Rect(Rect {
             x: x + 3.0,
-            y: body_top + row as f64 * RULES.line_px,
+            y: top,
             w,
-            h: rows as f64 * RULES.line_px,
+            h: bottom - top,
             radius: 0.0,
             fill: Some(bar),
             stroke: None,
         }));
     }
-    let py = body_top + (plan.peak_line.max(first) - first) as f64 * RULES.line_px;
+    let (py, pz) = (y(plan.peak_line), y(plan.peak_line.max(first) + 1));
     shapes.push(Shape::Rect(Rect {
         x: x + 1.0,
         y: py,
         w: PROFILE_W - 2.0,
-        h: RULES.line_px,
+        h: pz - py,
         radius: 0.0,
         fill: None,
         stroke: Some(Stroke { color: pal.text, width: 1.0, dash: None }),
@@ -100,7 +103,8 @@ pub fn hatch_swatch(frame: Rect, color: Color) -> Vec<Shape> {
 
 /// Where a mark is drawn: its lane (left edge and width), the box it sits in if any, the factor,
 /// and the rows.
-pub struct Host {
+#[derive(Clone, Copy)]
+pub struct Host<'a> {
     /// Left edge and width of the lane.
     pub lane: (f64, f64),
     /// Left edge and width of the box the mark belongs to, if it belongs to one.
@@ -109,6 +113,8 @@ pub struct Host {
     pub axis: crate::plan::Axis,
     /// Top of the first line's row, and that line.
     pub body_top: f64,
+    /// Where each line is drawn.
+    pub rows: &'a crate::plan::RowMap,
     /// The first line of the function.
     pub first_line: u32,
     /// The last line of the function.
@@ -119,7 +125,7 @@ pub struct Host {
 pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Shape> {
     let px = crate::plan::px_rules();
     let (lane_x, lane_w) = host.lane;
-    let row = |line: u32| host.body_top + (line.max(host.first_line) - host.first_line) as f64 * px.line;
+    let row = |line: u32| host.body_top + host.rows.row(line) * px.line;
     let (x, w) = match (m.bytes, host.block) {
         (Some([o, s]), _) => {
             let (x, w) = host.axis.place(o, s, lane_w, px.min_box);
@@ -138,7 +144,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
         Tone::Ink => pal.text,
     };
     let [from, to] = m.lines.unwrap_or([host.first_line, host.last_line]);
-    let (top, bottom) = (row(from), row(to) + px.line);
+    let (top, bottom) = (row(from), row(to.max(from) + 1));
     let mut out = Vec::new();
     match m.style.kind {
         MarkKind::Band => {

@@ -9,6 +9,7 @@
 
 mod diff;
 pub mod digest;
+mod folds;
 mod header;
 mod insight;
 mod keys;
@@ -17,7 +18,9 @@ mod shapes;
 
 pub use diff::{FITTED as DIFF_FITTED, VIEWPORT as DIFF_VIEWPORT, diff_scene};
 pub(crate) use shapes::ShiftDown;
-pub use shapes::{Anchor, BlockShape, Card, Inset, Lane, Line, Placed, Profile, Rect, Scene, Shape, Stroke, Text};
+pub use shapes::{
+    Anchor, BlockShape, Card, Inset, Lane, Line, LineCut, Placed, Profile, Rect, Scene, Shape, Stroke, Text,
+};
 
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette, space_color};
 use crate::plan::width::{
@@ -35,9 +38,9 @@ const PLOT_GAP: f64 = 12.0;
 const COLUMN_HEADER: f64 = 40.0;
 const FOOTER: f64 = 36.0;
 
-/// The least size in px, width and height, of a scene of cards each `(lines, spaces)`: its dump
-/// lines and the spaces it draws, at `zoom`. A card is at least its title row, column header, lines
-/// and footer tall, and at least its padding, line-number column, and a lane (at least
+/// The least size in px, width and height, of a scene of cards each `(rows, spaces)`: the rows its
+/// dump lines are drawn in (folds folded) and the spaces it draws, at `zoom`. A card is at least its
+/// title row, column header, rows and footer tall, and at least its padding, line-number column, and a lane (at least
 /// `RULES.min_lane_px`, times the zoom under 1) and a live-bytes column per space wide; the page
 /// pads the cards. The PNG asks it to find a whole dump past its pixel limit without laying every
 /// card out.
@@ -45,10 +48,10 @@ pub fn least_size(cards: impl IntoIterator<Item = (u32, usize)>, zoom: f64) -> (
     // A lane's width is its factor times its bytes, which rounding may leave a hair under the least.
     let lane = (RULES.min_lane_px - 1.0) * zoom.min(1.0);
     let (mut inner, mut height, mut count) = (RULES.width_min, 0.0, 0.0);
-    for (lines, spaces) in cards {
+    for (rows, spaces) in cards {
         let columns = spaces as f64 * (lane + RULES.profile_px + 4.0);
         inner = f64::max(inner, 2.0 * CARD_PAD + gutter_width(0) + RULES.profile_gap + columns);
-        height += TITLE_ROW + PLOT_GAP + COLUMN_HEADER + lines as f64 * RULES.line_px + FOOTER;
+        height += TITLE_ROW + PLOT_GAP + COLUMN_HEADER + rows as f64 * RULES.line_px + FOOTER;
         count += 1.0;
     }
     let gaps = f64::max(count - 1.0, 0.0) * CARD_GAP;
@@ -182,12 +185,13 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     let factor = at.factor.unwrap_or(own);
     let Placement { x, y, w, .. } = at;
     let lines = plan.last - plan.first + 1;
+    let line_rows = &plan.rows;
     let gutter = gutter_width(plan.last);
     let rows = pill_rows(&plan.pills, w, title_width(&plan.function, &plan.ftype));
     let extra = rows.last().map_or(0.0, |&r| r as f64 * PILL_ROW);
     let plot_top = y + TITLE_ROW + extra + PLOT_GAP;
     let body_top = plot_top + COLUMN_HEADER;
-    let body_h = lines as f64 * RULES.line_px;
+    let body_h = line_rows.rows() as f64 * RULES.line_px;
 
     let mut lanes = Vec::new();
     let mut lx = x + CARD_PAD + gutter;
@@ -208,8 +212,7 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     let mut profiles = Vec::new();
     for l in &lanes {
         if let Some(lp) = plan.lanes.iter().find(|p| p.space == l.space) {
-            let lines = (plan.first, plan.last);
-            profiles.push(insight::profile(lines, &lp.space, &lp.profile, px, (plot_top, body_top), pal));
+            profiles.push(insight::profile(line_rows, &lp.space, &lp.profile, px, (plot_top, body_top), pal));
             px += insight::PROFILE_W + 4.0;
         }
     }
@@ -228,6 +231,8 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         other => other,
     }));
     decorations.extend(gutter_shapes(plan, pal, x + CARD_PAD, gutter, plot_top, body_top));
+    let plot = (x + CARD_PAD, px - 4.0 - (x + CARD_PAD));
+    let cuts = line_rows.folds().iter().map(|f| folds::line_cut(f, plot, body_top, pal)).collect();
     let footer_y = body_top + body_h + keys_h;
     decorations.push(Shape::Text(Text {
         x: x + CARD_PAD,
@@ -236,7 +241,8 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         color: pal.muted,
         anchor: Anchor::Start,
         content: format!(
-            "{lines} lines · dump L{}–L{} · {} B per px · held as the compiler holds it (first mention to a loop's end)",
+            "{lines} lines{} · dump L{}–L{} · {} B per px · held as the compiler holds it (first mention to a loop's end)",
+            folds::folded_words(line_rows),
             plan.first,
             plan.last,
             fmt_num(1.0 / factor)
@@ -265,6 +271,8 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
         keys: key_shapes,
         lanes,
         profiles,
+        rows: line_rows.clone(),
+        cuts,
     };
     place_pills(&mut card, &plan.pills, &rows, pal);
     card
@@ -384,8 +392,8 @@ fn lane(plan: &CardPlan, li: usize, span: i64, g: LaneGeometry, pal: &Palette) -
         }));
     }
     for line in plan.first..=plan.last {
-        if line % plan::GRID_LINES == 0 {
-            let gy = body_top + (line - plan.first) as f64 * RULES.line_px + 0.5;
+        if line % plan::GRID_LINES == 0 && !plan.rows.folded(line) {
+            let gy = body_top + plan.rows.row(line) * RULES.line_px + 0.5;
             decorations.push(Shape::Line(Line {
                 x1: x + 1.0,
                 y1: gy,
@@ -400,8 +408,15 @@ fn lane(plan: &CardPlan, li: usize, span: i64, g: LaneGeometry, pal: &Palette) -
     if let Some(cut) = cut {
         decorations.extend(cut_band(cut, &axis, (x, body_top, height - (body_top - y)), pal));
     }
-    let host =
-        |block| insight::Host { lane: (x, width), block, axis, body_top, first_line: plan.first, last_line: plan.last };
+    let host = |block| insight::Host {
+        lane: (x, width),
+        block,
+        axis,
+        body_top,
+        rows: &plan.rows,
+        first_line: plan.first,
+        last_line: plan.last,
+    };
     let mut mine: Vec<&BoxPlan> = plan.boxes.iter().filter(|b| b.lane == li).collect();
     // Views are drawn over the blocks they look into.
     mine.sort_by_key(|b| b.view);
@@ -448,8 +463,8 @@ fn block(plan: &CardPlan, bp: &BoxPlan, host: &insight::Host, color: Color, pal:
     let ([offset, size], [start, end]) = (bp.bytes, bp.lines);
     let (x, w) = host.axis.place(offset, size, lane_w, px.min_box);
     let x = lane_x + x;
-    let y = host.body_top + (start - plan.first) as f64 * RULES.line_px;
-    let h = (end - start + 1) as f64 * RULES.line_px;
+    let y = host.body_top + plan.rows.row(start) * RULES.line_px;
+    let h = (plan.rows.row(end.max(start) + 1) - plan.rows.row(start)) * RULES.line_px;
     let rect = Rect { x, y, w, h, radius: 0.0, fill: Some(pal.fill(color)), stroke: None };
     let stroke = if bp.conflict {
         Stroke { color: CRITICAL, width: 2.0, dash: None }
@@ -590,9 +605,11 @@ fn place_pills(card: &mut Card, pills: &[plan::Pill], rows: &[usize], pal: &Pale
 
 fn gutter_shapes(plan: &CardPlan, pal: &Palette, x: f64, width: f64, plot_top: f64, body_top: f64) -> Vec<Shape> {
     let mut out = vec![text_at(x + 6.0, plot_top + 19.0, SMALL, pal.muted, "LINE")];
-    let row = |line: u32| body_top + (line - plan.first) as f64 * RULES.line_px;
-    // Numbers first, then gridlines: alike shapes in a row let the SVG writer share their style.
-    out.extend((plan.first..=plan.last).map(|line| {
+    let row = |line: u32| body_top + plan.rows.row(line) * RULES.line_px;
+    // Numbers first, then gridlines: alike shapes in a row let the SVG writer share their style. A
+    // folded line has neither: its fold says which lines it skips.
+    let drawn = || (plan.first..=plan.last).filter(|&line| !plan.rows.folded(line));
+    out.extend(drawn().map(|line| {
         Shape::Text(Text {
             x: x + width - 10.0,
             y: row(line) + 12.0,
@@ -602,7 +619,7 @@ fn gutter_shapes(plan: &CardPlan, pal: &Palette, x: f64, width: f64, plot_top: f
             content: line.to_string(),
         })
     }));
-    out.extend((plan.first..=plan.last).filter(|line| line % plan::GRID_LINES == 0).map(|line| {
+    out.extend(drawn().filter(|line| line % plan::GRID_LINES == 0).map(|line| {
         Shape::Line(Line {
             x1: x,
             y1: row(line) + 0.5,

@@ -131,6 +131,32 @@ pub struct Card {
     pub lanes: Vec<Lane>,
     /// Live bytes per line of each visible space, beside the lanes.
     pub profiles: Vec<Profile>,
+    /// Where each dump line is drawn (the plan's [`crate::plan::RowMap`]).
+    pub rows: crate::plan::RowMap,
+    /// The folds of the line axis, drawn over the gutter, the lanes and the live-bytes columns.
+    pub cuts: Vec<LineCut>,
+}
+
+/// A fold of the line axis, drawn ([`crate::plan::Fold`]): a run of lines where nothing is live,
+/// a row or two high across the card's plot, saying which lines it skips.
+#[derive(Debug, Clone)]
+pub struct LineCut {
+    /// The first line it skips.
+    pub from: u32,
+    /// The last line it skips.
+    pub to: u32,
+    /// The rows it is drawn in.
+    pub rows: u32,
+    /// What it is, in a sentence.
+    pub title: String,
+    /// Its shapes: the cut (its first shape, a rect across the plot), its edges, its words.
+    pub shapes: Vec<Shape>,
+}
+
+impl ShiftDown for LineCut {
+    fn shift_down(&mut self, dy: f64) {
+        self.shapes.shift_down(dy);
+    }
 }
 
 /// The column of one memory space.
@@ -354,5 +380,6 @@ impl ShiftDown for Card {
         self.keys.shift_down(dy);
         self.lanes.shift_down(dy);
         self.profiles.shift_down(dy);
+        self.cuts.shift_down(dy);
     }
 }

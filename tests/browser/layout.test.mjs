@@ -85,9 +85,18 @@ function svgBoxes(svgText) {
         });
       }
     }
-    cards[card.dataset.function] = boxes;
+    // The card's folds (plan::RowMap): each line after one is `to - from + 1 - rows` rows up.
+    const folds = [...card.querySelectorAll(':scope > g.line-cut')].map((g) => ({
+      from: Number(g.dataset.from), to: Number(g.dataset.to), rows: Number(g.dataset.rows),
+    }));
+    cards[card.dataset.function] = { boxes, folds };
   }
   return cards;
+}
+
+/** The row of a line no fold skips, on a card whose first line is `first`, with `folds` folded. */
+function rowOf(line, first, folds) {
+  return folds.filter((f) => f.to < line).reduce((row, f) => row - (f.to - f.from + 1 - f.rows), line - first);
 }
 
 /** Boxes of an open card of the page, measured as laid out, with their label and tooltip lines. */
@@ -122,13 +131,13 @@ function pageBoxes(fn) {
 function compare(where, svgCards, pageCards, firstLines, line) {
   let n = 0;
   for (const [fn, page] of Object.entries(pageCards)) {
-    const svg = svgCards[fn];
-    assert.ok(svg, `${where}: ${fn} is in the SVG`);
+    assert.ok(svgCards[fn], `${where}: ${fn} is in the SVG`);
+    const { boxes: svg, folds } = svgCards[fn];
     assert.equal(page.length, svg.length, `${where}: ${fn} box count`);
     const byKey = new Map();
     for (const b of svg) byKey.set(b.key, [...(byKey.get(b.key) || []), b]);
     // The SVG's rows start at one body top per card: every box's top minus its line is that top.
-    const tops = svg.map((b) => b.y - (b.start - firstLines[fn]) * line);
+    const tops = svg.map((b) => b.y - rowOf(b.start, firstLines[fn], folds) * line);
     for (const t of tops) assert.ok(Math.abs(t - tops[0]) < 1e-6, `${where}: ${fn}: SVG box tops follow the lines`);
     for (const p of page) {
       const candidates = byKey.get(p.key) || [];
@@ -139,7 +148,7 @@ function compare(where, svgCards, pageCards, firstLines, line) {
       assert.ok(Math.abs(p.x - s.x) <= TOL, `${what}: x ${p.x} vs ${s.x}`);
       assert.ok(Math.abs(p.w - s.w) <= TOL, `${what}: width ${p.w} vs ${s.w}`);
       assert.ok(Math.abs(p.h - s.h) <= TOL, `${what}: height ${p.h} vs ${s.h}`);
-      assert.ok(Math.abs(p.top - (p.start - firstLines[fn]) * line) <= TOL, `${what}: top on its line`);
+      assert.ok(Math.abs(p.top - rowOf(p.start, firstLines[fn], folds) * line) <= TOL, `${what}: top on its line's row`);
       assert.deepEqual(p.label, s.label, `${what}: label`);
       // A label beside its box starts where the SVG's does (the plan carries it to a whole px).
       if (p.besideX !== null) assert.ok(Math.abs(p.besideX - s.textX[0]) <= 1, `${what}: beside at ${p.besideX} vs ${s.textX[0]}`);
@@ -246,4 +255,44 @@ test('the over-capacity lane spans its high-water mark in the page as in the SVG
   });
   assert.ok(Math.min(...edges.map(Math.abs)) < TOL, `a box ends at the lane's edge: ${edges}`);
   assert.ok(edges.every((e) => e > -TOL), `no box leaves its lane: ${edges}`);
+});
+
+test('a fold of idle lines is drawn where the SVG draws it, and a click unfolds it', async () => {
+  const r = rendered.find((x) => x.name === 'fixture_layout_idle_lines.py');
+  assert.ok(r, 'the idle-lines fixture was rendered');
+  const svg = readFileSync(r.svgs.limit, 'utf8');
+  const cut = /<g class="line-cut" data-from="(\d+)" data-to="(\d+)" data-rows="(\d+)"/.exec(svg);
+  assert.ok(cut, 'the SVG folds the long idle run');
+  const [from, to, rows] = cut.slice(1).map(Number);
+  const page = context.pages()[0] || (await context.newPage());
+  await page.goto(`${pathToFileURL(r.html).href}#fn=idle_runs`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+  const card = page.locator('section.card[data-function="idle_runs"]');
+  await card.locator('.live-view').waitFor();
+  const fold = card.locator(`.line-cut[data-from="${from}"]`);
+  assert.equal(await fold.count(), 1, 'the page draws the fold across the lanes');
+  assert.match(await fold.textContent(), new RegExp(`L${from}–L${to}`), 'it names the lines it skips');
+  const line = (await payload(page, 'pmm-plan')).px.line;
+  const geometry = () => card.evaluate((c, f) => {
+    const lane = c.querySelector('.live-view .lane');
+    const box = [...lane.querySelectorAll('.box')].find((b) => Number(b.dataset.start) > f);
+    const fold = c.querySelector(`.line-cut[data-from="${f}"]`);
+    const row = c.querySelector(`.src .ln[data-line="${f}"]`);
+    return {
+      box: box.getBoundingClientRect().top - lane.getBoundingClientRect().top,
+      fold: fold.hidden ? null : fold.getBoundingClientRect().height,
+      rowShown: row.getBoundingClientRect().height > 0,
+      lane: lane.getBoundingClientRect().height,
+    };
+  }, from);
+  const folded = await geometry();
+  assert.ok(Math.abs(folded.fold - rows * line) <= TOL, `the fold is ${rows} rows high: ${folded.fold}`);
+  assert.equal(folded.rowShown, false, 'its lines are folded in the source too');
+  await fold.click();
+  const open = await geometry();
+  const grown = (to - from + 1 - rows) * line;
+  assert.equal(open.fold, null, 'the fold is gone');
+  assert.equal(open.rowShown, true, 'its lines are back in the source');
+  assert.ok(Math.abs(open.box - folded.box - grown) <= TOL, `the box below moved down ${open.box - folded.box}, not ${grown}`);
+  assert.ok(Math.abs(open.lane - folded.lane - grown) <= TOL, 'the lanes grew by the fold\'s lines');
 });

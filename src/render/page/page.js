@@ -356,6 +356,85 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     }
   }
 
+  // ---------------------------------------------------------------- folded lines (plan::RowMap)
+  // A card's folds (the plan's `folds`): runs of lines where nothing is live, each drawn `rows`
+  // rows high instead of its lines. The plan places them; the page applies its rule (RowMap::row):
+  // a line's row is its line less the card's first, less the rows each folded fold above it takes
+  // out, and a line a folded fold skips lies inside the fold, its lines evenly over its rows. A
+  // click on a fold opens it: its lines take their rows again, and everything below moves down.
+
+  /** The top of `line`'s row in px on `card`, with the folds it has opened open. */
+  function rowY(card, line) {
+    const folds = card.plan.folds || [];
+    let row = line - card.fn.src_start;
+    for (let i = 0; i < folds.length; i++) {
+      const f = folds[i];
+      if (line <= f.from) break;
+      if (card.opened.has(i)) continue;
+      const n = f.to - f.from + 1;
+      if (line <= f.to) return (row - (line - f.from) + ((line - f.from) * f.rows) / n) * PX.line;
+      row -= n - f.rows;
+    }
+    return row * PX.line;
+  }
+
+  /** The card's folds as elements, across the lanes and in the source; a click opens one. */
+  function buildFolds(card) {
+    card.opened = new Set();
+    card.folds = (card.plan.folds || []).map((f, i) => {
+      const open = () => {
+        card.opened.add(i);
+        placeRows(card);
+        card.layout();
+        card.paintPin();
+      };
+      const across = el('button', {
+        type: 'button', class: 'line-cut', title: `${f.title} · click to unfold`,
+        'aria-label': `Unfold lines ${f.from} to ${f.to}`, data: { from: String(f.from), to: String(f.to) },
+      }, el('span', { text: f.words[0] }));
+      const side = el('div', { class: 'ln src-cut', title: f.title, data: { from: String(f.from), to: String(f.to) } },
+        el('span', { class: 'no', text: '⋮' }), el('span', { class: 'code', text: f.words[0] }));
+      across.addEventListener('click', open);
+      side.addEventListener('click', open);
+      card.grid.append(across);
+      card.rows[f.from - card.fn.src_start]?.before(side);
+      return { f, across, side };
+    });
+  }
+
+  /** Every row-placed element of the card, at the rows its folds give it now. */
+  function placeRows(card) {
+    const y = (line) => rowY(card, line);
+    const span = (node, from, to) => {
+      node.style.top = `${y(from)}px`;
+      node.style.height = `${y(to + 1) - y(from)}px`;
+    };
+    const first = card.fn.src_start;
+    card.grid.style.gridTemplateRows = `auto ${y(first + card.lines)}px`;
+    for (const it of card.items) if (it) span(it.node, it.b.start, Math.max(it.b.end, it.b.start));
+    for (const { marks } of card.lanes.values()) {
+      for (const { m, node, text } of marks) {
+        if (m.lines) span(node, m.lines[0], m.lines[1]);
+        if (text) text.style.top = `${y(m.text.line)}px`;
+      }
+    }
+    for (const { body } of card.profiles.values()) {
+      for (const bar of body.querySelectorAll('.bar')) span(bar, first + Number(bar.dataset.row), first + Number(bar.dataset.row) + Number(bar.dataset.rows) - 1);
+      const peak = body.querySelector('.peak-row');
+      span(peak, Number(body.dataset.peakLine), Number(body.dataset.peakLine));
+    }
+    const hidden = new Set();
+    for (const [i, { f, across, side }] of card.folds.entries()) {
+      const open = card.opened.has(i);
+      across.hidden = open;
+      side.hidden = open;
+      across.style.marginTop = `${y(f.from)}px`;
+      across.style.height = side.style.height = `${f.rows * PX.line}px`;
+      if (!open) for (let l = f.from; l <= f.to; l++) hidden.add(l - first);
+    }
+    card.rows.forEach((row, i) => { row.hidden = hidden.has(i); });
+  }
+
   // ---------------------------------------------------------------- one card
 
   class Card {
@@ -598,6 +677,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // Beside-labels and leaders over every box of their lane.
       for (const entry of this.lanes.values()) for (const it of entry.boxes) entry.lane.append(it.leader, it.beside);
       this.profiles = new Map(fn.spaces.map((sp) => [sp.space, this.profile(sp)]));
+      buildFolds(this);
+      placeRows(this);
 
       // legend and table
       const first = fn.src_start;
@@ -870,9 +951,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         data: { space: sp.space, peak: String(pp.peak), peakLine: String(pp.peak_line) },
       });
       for (const [row, rows, w] of pp.bars) {
-        body.append(el('div', { class: 'bar', style: `top:${row * PX.line}px;height:${rows * PX.line}px;width:${w}px` }));
+        body.append(el('div', { class: 'bar', data: { row: String(row), rows: String(rows) }, style: `width:${w}px` }));
       }
-      body.append(el('div', { class: 'peak-row', style: `top:${(pp.peak_line - this.fn.src_start) * PX.line}px` }));
+      body.append(el('div', { class: 'peak-row' }));
       const head = el('div', {
         class: 'profile-head', data: { space: sp.space },
         title: `${sp.space}: most bytes live at once, ${pp.head[1]}, ${pp.head[0]}`,
@@ -919,7 +1000,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     placeLane(entry, axis, laneW) {
       for (const mk of entry.marks) placeMark(mk, [0, laneW], axis, laneW);
       this.placeCut(entry, axis);
-      const first = this.plan.first;
       for (const it of entry.boxes) {
         const [x, w] = placeOn(axis, it.b.offset, it.b.size, laneW, PX.min_box);
         it.node.style.left = `${x}px`;
@@ -948,7 +1028,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         it.leader.hidden = !beside;
         if (!beside) continue;
         const [, row, , x, x1, y1, x2, y2] = beside;
-        const top = (it.b.start - first) * PX.line;
+        const top = rowY(this, it.b.start);
         const [lx1, lx2] = [step.scale(x1), step.scale(x2)];
         it.beside.textContent = keyed ? key : label.name;
         it.beside.style.left = `${step.scale(x)}px`;
@@ -1152,8 +1232,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
     placeBand(band, b, top = 'top') {
       band.hidden = false;
-      band.style[top] = `${(b.start - this.fn.src_start) * R.line_px}px`;
-      band.style.height = `${(b.end - b.start + 1) * R.line_px}px`;
+      band.style[top] = `${rowY(this, b.start)}px`;
+      band.style.height = `${rowY(this, b.end + 1) - rowY(this, b.start)}px`;
     }
 
     togglePin(i) {
