@@ -157,6 +157,7 @@ impl<'a> Planner<'a> {
         crate::par::map_ref(jobs, |&(f, width)| {
             let mut card = plan_card(f, &ViewOptions { width, ..self.view.clone() }, Tips::Written);
             card.steps = steps::card_steps(&card);
+            steps::text_steps(&mut card);
             card
         })
     }
@@ -255,11 +256,13 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     for (li, lane) in lanes.iter_mut().enumerate() {
         lane.by_size = (0..boxes.len()).filter(|&i| boxes[i].lane == li).collect();
         lane.by_size.sort_by_key(|&i| (std::cmp::Reverse(boxes[i].bytes[1]), boxes[i].bytes[0], i));
+        lane.live = marks::live_list(&marks::lane_changes(f, &f.spaces[li]), &boxes, li, (f.src_start, f.src_end));
     }
     CardPlan {
         function: f.name.clone(),
         first: f.src_start,
         last: f.src_end,
+        grid: f64::from(f.src_start.div_ceil(GRID_LINES) * GRID_LINES - f.src_start) * RULES.line_px,
         lanes,
         factors,
         readable,
@@ -338,8 +341,8 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode, full: i64) -> Lan
         hwm_w: measured(&format!("hwm {}", fmt_bytes(s.hwm)), px_rules().small),
         marks,
         profile: marks::profile_plan(s, full),
-        live: marks::lane_changes(f, s),
-        by_size: Vec::new(), // filled once the card's boxes are planned
+        live: Vec::new(),    // filled once the card's boxes are planned
+        by_size: Vec::new(), // likewise
         windows: f
             .reserved
             .iter()
