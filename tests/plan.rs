@@ -161,9 +161,16 @@ fn the_page_writes_the_plan_a_batch_of_cards_at_a_time_as_it_is() {
     let view = ViewOptions::default();
     let planner = plan::Planner::new(&map, &view);
     assert!(planner.len() > 128, "{}", planner.len());
-    let streamed = serde_json::to_string(&plan::PlanStream::new(&map, &view, &planner)).unwrap();
-    let whole = serde_json::to_string(&plan::plan(&map, &view)).unwrap();
+    let lines = |plan: &dyn plan::PageLines| {
+        let mut out = Vec::new();
+        plan.write_lines(&mut out).unwrap();
+        out
+    };
+    let streamed = lines(&plan::PlanStream::new(&map, &view, &planner));
+    let whole = lines(&plan::plan(&map, &view));
     assert!(streamed == whole, "{} and {} bytes", streamed.len(), whole.len());
+    // A line for the head, then one a card.
+    assert_eq!(whole.iter().filter(|&&b| b == b'\n').count(), planner.len());
 }
 
 /// The page formats no byte count itself: every line's live total and largest free range, in every

@@ -191,33 +191,49 @@ impl<'a> PlanStream<'a> {
 /// Cards planned this many at a time while a [`PlanStream`] is written.
 const PLANS_AT_ONCE: usize = 64;
 
-impl Serialize for PlanStream<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut plan = s.serialize_struct("Plan", if self.words.is_empty() { 3 } else { 4 })?;
-        plan.serialize_field("px", &px_rules())?;
-        plan.serialize_field("styles", &MARK_STYLES)?;
-        plan.serialize_field("cards", &Batches(self.planner))?;
-        if !self.words.is_empty() {
-            plan.serialize_field("words", &self.words)?;
-        }
-        plan.end()
+/// A plan as the page carries it: its head (the plan less its cards) as JSON on the first line,
+/// then each card's JSON on a line of its own, in order, so that the page parses only the cards it
+/// draws. JSON holds no raw newline, so the lines are the cards.
+pub trait PageLines: Sync {
+    /// Writes the plan so to `out`.
+    fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+}
+
+/// The head of [`PageLines`]: a [`Plan`] without its cards.
+#[derive(Serialize)]
+struct Head<'a> {
+    px: PxRules,
+    styles: &'static [MarkStyle],
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    words: &'a std::collections::BTreeMap<i64, String>,
+}
+
+/// `head`, then each of `cards` on a line of its own (see [`PageLines`]).
+fn write_lines<C: std::borrow::Borrow<CardPlan>>(
+    words: &std::collections::BTreeMap<i64, String>,
+    cards: impl Iterator<Item = C>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &Head { px: px_rules(), styles: &MARK_STYLES, words })?;
+    for card in cards {
+        out.write_all(b"\n")?;
+        serde_json::to_writer(&mut *out, card.borrow())?;
+    }
+    Ok(())
+}
+
+impl PageLines for Plan {
+    fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_lines(&self.words, self.cards.iter(), out)
     }
 }
 
-/// The cards of a [`PlanStream`], as a JSON array.
-struct Batches<'a>(&'a Planner<'a>);
-
-impl Serialize for Batches<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for from in (0..self.0.len()).step_by(PLANS_AT_ONCE) {
-            for card in self.0.page_cards(from..(from + PLANS_AT_ONCE).min(self.0.len())) {
-                seq.serialize_element(&card)?;
-            }
-        }
-        seq.end()
+impl PageLines for PlanStream<'_> {
+    fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let n = self.planner.len();
+        let batches =
+            (0..n).step_by(PLANS_AT_ONCE).map(|from| self.planner.page_cards(from..(from + PLANS_AT_ONCE).min(n)));
+        write_lines(&self.words, batches.flatten(), out)
     }
 }
 

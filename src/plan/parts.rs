@@ -469,7 +469,8 @@ pub struct MarkText {
     /// The dump line whose row it is drawn in.
     pub line: u32,
     /// Its width in px at the small size: a drawer shows it only where it fits its host
-    /// ([`MarkText::fits`]), unless it is a pill.
+    /// ([`MarkText::fits`]), unless it is a pill. The page is sent the answers instead (`from`).
+    #[serde(skip)]
     pub w: f64,
     /// Drawn always, on a backing pill in the ink colour: where its host is narrower the pill
     /// reaches past it, kept inside the lane (a reserved window names itself and its size
