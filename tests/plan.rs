@@ -161,13 +161,21 @@ fn the_page_writes_the_plan_a_batch_of_cards_at_a_time_as_it_is() {
     let view = ViewOptions::default();
     let planner = plan::Planner::new(&map, &view);
     assert!(planner.len() > 128, "{}", planner.len());
-    let streamed = serde_json::to_string(&plan::PlanStream::new(&map, &view, &planner)).unwrap();
-    let whole = serde_json::to_string(&plan::plan(&map, &view)).unwrap();
+    let lines = |plan: &dyn plan::PageLines| {
+        let mut out = Vec::new();
+        plan.write_lines(&mut out).unwrap();
+        out
+    };
+    let streamed = lines(&plan::PlanStream::new(&map, &view, &planner));
+    let whole = lines(&plan::plan(&map, &view));
     assert!(streamed == whole, "{} and {} bytes", streamed.len(), whole.len());
+    // A line for the head, then one a card.
+    assert_eq!(whole.iter().filter(|&&b| b == b'\n').count(), planner.len());
 }
 
 /// The page formats no byte count itself: every line's live total and largest free range, in every
 /// space of every card, is in the plan's words (which are found only where the live set changes).
+/// And the plan's live list names, at every line, the boxes whose lines include it.
 #[test]
 fn every_line_live_total_and_largest_free_range_has_its_words() {
     for (path, map) in common::drawable_dumps() {
@@ -177,11 +185,23 @@ fn every_line_live_total_and_largest_free_range_has_its_words() {
                 let windows = pto_memory_map::analyze::reserved_blocks(&f.reserved, &s.space, (f.src_start, f.src_end));
                 let mine: Vec<_> = f.blocks.iter().filter(|b| b.tile.space == s.space).chain(&windows).collect();
                 let card = plan.cards.iter().find(|c| c.function == f.name).unwrap();
-                let lane = card.lanes.iter().find(|l| l.space == s.space).unwrap();
+                let li = card.lanes.iter().position(|l| l.space == s.space).unwrap();
+                let lane = &card.lanes[li];
                 for line in f.src_start..=f.src_end {
                     let (total, largest) = plan::live_at(&mine, plan::live_capacity(s), line);
                     // The lane's changes, looked up, say the same as the rule recomputed.
-                    assert_eq!(plan::live_figures(&lane.live, line), (total, largest), "{} L{line}", path.display());
+                    let upto: Vec<&Vec<i64>> = lane.live.iter().take_while(|e| e[0] <= i64::from(line)).collect();
+                    let figures = upto.last().map_or((0, 0, 0), |e| (e[1], e[2], e[3]));
+                    assert_eq!(figures, (total, largest.offset, largest.size), "{} L{line}", path.display());
+                    let mut live = std::collections::BTreeSet::new();
+                    for &i in upto.iter().flat_map(|e| &e[4..]) {
+                        if !live.remove(&i) {
+                            live.insert(i);
+                        }
+                    }
+                    let drawn = |b: &&plan::BoxPlan| b.lane == li && b.lines[0] <= line && line <= b.lines[1];
+                    let want = card.boxes.iter().enumerate().filter(|(_, b)| drawn(b)).map(|(i, _)| i as i64).collect();
+                    assert_eq!(live, want, "{} {} {} L{line}: the live list", path.display(), f.name, s.space);
                     for v in [total, largest.size] {
                         assert!(plan.words.contains_key(&v), "{}: {} {} L{line}: {v}", path.display(), f.name, s.space);
                     }

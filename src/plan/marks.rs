@@ -259,6 +259,56 @@ fn function_words(f: &crate::model::FunctionMap) -> Vec<i64> {
     values
 }
 
+/// A lane's live list by line, as the page reads it: `changes` ([`lane_changes`]) with, at each
+/// line where boxes of lane `lane` start or stop being live (their `lines` are the lines they are
+/// live at), those boxes' indices after the figures: `[line, total, offset, size, box...]`. A box is
+/// live from the entry that names it first up to the one that names it again; a line's list is
+/// the boxes named an odd number of times at or before it.
+pub fn live_list(
+    changes: &[[i64; 4]],
+    boxes: &[super::BoxPlan],
+    lane: usize,
+    (first, last): (u32, u32),
+) -> Vec<Vec<i64>> {
+    let mut flips: Vec<(i64, i64)> = Vec::new();
+    for (i, b) in boxes.iter().enumerate().filter(|(_, b)| b.lane == lane) {
+        let [start, end] = b.lines;
+        if start > last || end < first || end < start {
+            continue;
+        }
+        flips.push((i64::from(start.max(first)), i as i64));
+        if end < last {
+            flips.push((i64::from(end) + 1, i as i64));
+        }
+    }
+    flips.sort_unstable();
+    let mut out: Vec<Vec<i64>> = Vec::with_capacity(changes.len() + flips.len());
+    let (mut c, mut f) = (0, 0);
+    while c < changes.len() || f < flips.len() {
+        let line = match (changes.get(c), flips.get(f)) {
+            (Some(ch), Some(fl)) => ch[0].min(fl.0),
+            (Some(ch), None) => ch[0],
+            (None, Some(fl)) => fl.0,
+            (None, None) => break,
+        };
+        let mut entry = match out.last() {
+            Some(last) => last[..4].to_vec(),
+            None => vec![line, 0, 0, 0],
+        };
+        entry[0] = line;
+        if changes.get(c).is_some_and(|ch| ch[0] == line) {
+            entry[1..4].copy_from_slice(&changes[c][1..]);
+            c += 1;
+        }
+        while flips.get(f).is_some_and(|fl| fl.0 == line) {
+            entry.push(flips[f].1);
+            f += 1;
+        }
+        out.push(entry);
+    }
+    out
+}
+
 /// A lane's live changes: at each line where the live set of the space changes, the live total and
 /// the largest free range (`[line, total, offset, size]`, see `analyze::live::changes`), which the page looks
 /// up rather than recomputes.

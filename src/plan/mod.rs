@@ -159,6 +159,7 @@ impl<'a> Planner<'a> {
         crate::par::map_ref(jobs, |&(f, width)| {
             let mut card = plan_card(f, &ViewOptions { width, ..self.view.clone() }, Tips::Written);
             card.steps = steps::card_steps(&card);
+            steps::text_steps(&mut card);
             card
         })
     }
@@ -192,33 +193,49 @@ impl<'a> PlanStream<'a> {
 /// Cards planned this many at a time while a [`PlanStream`] is written.
 const PLANS_AT_ONCE: usize = 64;
 
-impl Serialize for PlanStream<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut plan = s.serialize_struct("Plan", if self.words.is_empty() { 3 } else { 4 })?;
-        plan.serialize_field("px", &px_rules())?;
-        plan.serialize_field("styles", &MARK_STYLES)?;
-        plan.serialize_field("cards", &Batches(self.planner))?;
-        if !self.words.is_empty() {
-            plan.serialize_field("words", &self.words)?;
-        }
-        plan.end()
+/// A plan as the page carries it: its head (the plan less its cards) as JSON on the first line,
+/// then each card's JSON on a line of its own, in order, so that the page parses only the cards it
+/// draws. JSON holds no raw newline, so the lines are the cards.
+pub trait PageLines: Sync {
+    /// Writes the plan so to `out`.
+    fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+}
+
+/// The head of [`PageLines`]: a [`Plan`] without its cards.
+#[derive(Serialize)]
+struct Head<'a> {
+    px: PxRules,
+    styles: &'static [MarkStyle],
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    words: &'a std::collections::BTreeMap<i64, String>,
+}
+
+/// `head`, then each of `cards` on a line of its own (see [`PageLines`]).
+fn write_lines<C: std::borrow::Borrow<CardPlan>>(
+    words: &std::collections::BTreeMap<i64, String>,
+    cards: impl Iterator<Item = C>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &Head { px: px_rules(), styles: &MARK_STYLES, words })?;
+    for card in cards {
+        out.write_all(b"\n")?;
+        serde_json::to_writer(&mut *out, card.borrow())?;
+    }
+    Ok(())
+}
+
+impl PageLines for Plan {
+    fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_lines(&self.words, self.cards.iter(), out)
     }
 }
 
-/// The cards of a [`PlanStream`], as a JSON array.
-struct Batches<'a>(&'a Planner<'a>);
-
-impl Serialize for Batches<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for from in (0..self.0.len()).step_by(PLANS_AT_ONCE) {
-            for card in self.0.page_cards(from..(from + PLANS_AT_ONCE).min(self.0.len())) {
-                seq.serialize_element(&card)?;
-            }
-        }
-        seq.end()
+impl PageLines for PlanStream<'_> {
+    fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let n = self.planner.len();
+        let batches =
+            (0..n).step_by(PLANS_AT_ONCE).map(|from| self.planner.page_cards(from..(from + PLANS_AT_ONCE).min(n)));
+        write_lines(&self.words, batches.flatten(), out)
     }
 }
 
@@ -257,12 +274,14 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     for (li, lane) in lanes.iter_mut().enumerate() {
         lane.by_size = (0..boxes.len()).filter(|&i| boxes[i].lane == li).collect();
         lane.by_size.sort_by_key(|&i| (std::cmp::Reverse(boxes[i].bytes[1]), boxes[i].bytes[0], i));
+        lane.live = marks::live_list(&marks::lane_changes(f, &f.spaces[li]), &boxes, li, (f.src_start, f.src_end));
     }
     CardPlan {
         function: f.name.clone(),
         first: f.src_start,
         last: f.src_end,
         rows: RowMap::of(f),
+        grid: f64::from(f.src_start.div_ceil(GRID_LINES) * GRID_LINES - f.src_start) * RULES.line_px,
         lanes,
         factors,
         readable,
@@ -341,8 +360,8 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode, full: i64) -> Lan
         hwm_w: measured(&format!("hwm {}", fmt_bytes(s.hwm)), px_rules().small),
         marks,
         profile: marks::profile_plan(s, full),
-        live: marks::lane_changes(f, s),
-        by_size: Vec::new(), // filled once the card's boxes are planned
+        live: Vec::new(),    // filled once the card's boxes are planned
+        by_size: Vec::new(), // likewise
         windows: f
             .reserved
             .iter()

@@ -44,6 +44,9 @@ pub struct CardPlan {
     /// or two high ([`RowMap`]); carried as its folds.
     #[serde(rename = "folds", skip_serializing_if = "RowMap::is_flat")]
     pub rows: RowMap,
+    /// Where its gridlines start: the y in px, from its first row's top, of the first line that
+    /// [`GRID_LINES`] divides; one follows every `GRID_LINES` lines.
+    pub grid: f64,
     /// One lane per space, in panel order, hidden or not.
     pub lanes: Vec<LanePlan>,
     /// The px/byte factor at zoom 1, by axis (`0` limit, `1` used), then by the set of visible lanes
@@ -180,12 +183,13 @@ pub struct LanePlan {
     /// ([`Axis`]): the bytes either side keep the card's scale.
     #[serde(skip_serializing_if = "no_cuts")]
     pub cuts: [Option<Cut>; 2],
-    /// The live list's figures by line: `[line, total, offset, size]` at each line where the live
-    /// set changes (at most two a box), the union of the live boxes' bytes and the largest free
-    /// range ([`live_at`]'s rule); a line's figures are the last entry's at or before it.
-    pub live: Vec<[i64; 4]>,
+    /// The live list by line: `[line, total, offset, size, box...]` at each line where the live
+    /// figures (the union of the live boxes' bytes and the largest free range: [`live_at`]'s rule)
+    /// or the live boxes change (at most two a box); a line's figures are the last entry's at or
+    /// before it, its boxes those named an odd number of times up to it (`marks::live_list`).
+    pub live: Vec<Vec<i64>>,
     /// The lane's boxes (indices into [`CardPlan::boxes`]) in the order a line's live list names
-    /// them: largest first, then by offset. The live list at a line is those of them live there.
+    /// them: largest first, then by offset.
     pub by_size: Vec<usize>,
     /// The lane's placed reserved windows (name, offset, size): live on every line, so in every
     /// line's live list after its boxes, marked reserved.
@@ -468,21 +472,36 @@ pub struct MarkText {
     pub content: String,
     /// The dump line whose row it is drawn in.
     pub line: u32,
-    /// Its width in px at the small size: a drawer shows it only where its host is this wide,
-    /// unless it is a pill.
+    /// Its width in px at the small size: a drawer shows it only where it fits its host
+    /// ([`MarkText::fits`]), unless it is a pill. The page is sent the answers instead (`from`).
+    #[serde(skip)]
     pub w: f64,
     /// Drawn always, on a backing pill in the ink colour: where its host is narrower the pill
     /// reaches past it, kept inside the lane (a reserved window names itself and its size
     /// whatever its width, legible over its hatching).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pill: bool,
+    /// For the page, by x axis: the first of the lane's zoom steps ([`super::steps`]) at which it
+    /// fits its host, `None` where it fits at none the page offers (set for the page only).
+    #[serde(skip_serializing_if = "never")]
+    pub from: [Option<i32>; 2],
+}
+
+fn never(from: &[Option<i32>; 2]) -> bool {
+    from.iter().all(Option::is_none)
 }
 
 impl MarkText {
     /// `content` in the row of dump line `line`, measured.
     pub fn new(content: String, line: u32) -> MarkText {
         let w = measured(&content, px_rules().small);
-        MarkText { content, line, w, pill: false }
+        MarkText { content, line, w, pill: false, from: [None; 2] }
+    }
+
+    /// Whether it is drawn on a host `w` px wide: a pill always; else where it fits with its
+    /// insets.
+    pub fn fits(&self, w: f64) -> bool {
+        self.pill || self.w + 2.0 * px_rules().inset <= w
     }
 
     /// `content` on a pill (see [`MarkText::pill`]).

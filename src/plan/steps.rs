@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use super::labels::{self, LabelBox, LaneRows, Spot};
-use super::{Axis, CardPlan, LanePlan, RULES, px_rules};
+use super::{Axis, CardPlan, LanePlan, MarkText, RULES, px_rules};
 
 /// A lane's boxes (indices into [`CardPlan::boxes`]) in the order they are drawn: the plan's,
 /// views after the boxes they look into, which they cover.
@@ -64,6 +64,13 @@ pub fn hwm_left(lane: &LanePlan, axis: &Axis, lane_w: f64) -> f64 {
     (at - lane.hwm_w / 2.0).clamp(1.0, (lane_w - lane.hwm_w - 1.0).max(1.0))
 }
 
+/// Where a mark's pill starts in a lane `lane_w` px wide, the mark being `[x, x + w)`: at the
+/// mark's left, moved left where it would pass the lane's end, never left of the lane.
+pub fn pill_left(text: &MarkText, x: f64, lane_w: f64) -> f64 {
+    let inset = px_rules().inset;
+    (x + inset).min(lane_w - text.w - inset).max(1.0)
+}
+
 /// One box's label at one step, as the page reads it: a bare box index where it has none; else
 /// `[box, row, keyed, detail]` inside (the detail's index in the label's details, `-1` for none;
 /// the text is the name and badge, or the key where keyed); else `[box, row, keyed, x, x1, y1, x2,
@@ -92,6 +99,10 @@ pub struct LaneSteps {
     pub at: Vec<Vec<StepLabel>>,
     /// For each step, where the high-water mark's words start ([`hwm_left`]), in px at the step.
     pub hwm: Vec<i64>,
+    /// For each step, where the lane's pills start ([`pill_left`]), in px at the step, in the
+    /// order of the lane's marks; empty for a lane without pills.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pills: Vec<Vec<i64>>,
 }
 
 /// Px are carried whole: a label half a pixel off is invisible, and whole numbers keep the
@@ -127,6 +138,41 @@ pub fn card_steps(plan: &CardPlan) -> Vec<[Option<LaneSteps>; 2]> {
         .collect()
 }
 
+/// Sets each mark text's first step ([`MarkText::from`]) on both x axes, over every step a reader
+/// can reach (also on a card whose labels are stepped at its opening factor only: this is cheap).
+pub fn text_steps(plan: &mut CardPlan) {
+    let all = (1usize << plan.lanes.len().min(super::MAX_SUBSET_LANES)) - 1;
+    let of = |li: usize, host: Option<usize>, marks: &[super::Mark]| -> Vec<[Option<i32>; 2]> {
+        marks.iter().map(|m| text_from(plan, (li, host), m, all)).collect()
+    };
+    let lanes: Vec<_> = plan.lanes.iter().enumerate().map(|(li, l)| of(li, None, &l.marks)).collect();
+    let boxes: Vec<_> = plan.boxes.iter().enumerate().map(|(i, b)| of(b.lane, Some(i), &b.marks)).collect();
+    let marks = plan.lanes.iter_mut().map(|l| &mut l.marks).chain(plan.boxes.iter_mut().map(|b| &mut b.marks));
+    for (marks, from) in marks.zip(lanes.into_iter().chain(boxes)) {
+        for (m, from) in marks.iter_mut().zip(from) {
+            if let Some(t) = m.text.as_mut() {
+                t.from = from;
+            }
+        }
+    }
+}
+
+/// The first step on each x axis at which the text of mark `m` of lane `li` (on box `host`, or the
+/// lane) fits it, if any; none for a pill, drawn always.
+fn text_from(plan: &CardPlan, (li, host): (usize, Option<usize>), m: &super::Mark, all: usize) -> [Option<i32>; 2] {
+    let Some(t) = m.text.as_ref().filter(|t| !t.pill) else { return [None; 2] };
+    let lane = &plan.lanes[li];
+    let bytes = m.bytes.or_else(|| host.map(|i| plan.boxes[i].bytes));
+    [0, 1].map(|a| {
+        let (base, mut steps) = ladder(plan, (li, a), all, Ladder::Whole)?;
+        steps.find(|&n| {
+            let axis = lane.axis(a, base * RULES.zoom_step.powi(n));
+            let lane_w = axis.width(lane.span[a]);
+            t.fits(bytes.map_or(lane_w, |[o, s]| axis.place(o, s, lane_w, px_rules().min_box).1))
+        })
+    })
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Ladder {
     /// Every step a reader can reach.
@@ -143,19 +189,22 @@ fn factor_at(plan: &CardPlan, li: usize, axis: usize, mask: usize) -> Option<f64
     Some(inset.map_or(card, |x| x.factor)).filter(|k| *k > 0.0 && k.is_finite())
 }
 
-fn lane_steps(
+/// The lane's factor in the opening view and the steps a reader can reach on axis `a` (`ladder`
+/// [`Ladder::Opening`]: the opening view's alone).
+fn ladder(
     plan: &CardPlan,
     (li, a): (usize, usize),
     all: usize,
-    (order, index): (&[usize], &LaneRows),
     ladder: Ladder,
-) -> Option<LaneSteps> {
-    let lane = &plan.lanes[li];
+) -> Option<(f64, std::ops::RangeInclusive<i32>)> {
     let base = factor_at(plan, li, a, all)?;
+    if ladder == Ladder::Opening {
+        return Some((base, 0..=0));
+    }
     let step = RULES.zoom_step.ln();
     // The steps between the smallest and the largest factor any set of shown lanes gives this one.
     let (mut lo, mut hi) = (base, base);
-    if ladder == Ladder::Whole && li < super::MAX_SUBSET_LANES {
+    if li < super::MAX_SUBSET_LANES {
         for mask in (1..plan.factors[a].len()).filter(|m| m & (1 << li) != 0) {
             if let Some(k) = factor_at(plan, li, a, mask) {
                 lo = lo.min(k);
@@ -163,18 +212,25 @@ fn lane_steps(
             }
         }
     }
-    let (from, to) = match ladder {
-        // The step at or below the smallest and the largest factor, as the page picks them (a
-        // factor a hair under a step, by rounding, is that step).
-        Ladder::Whole => (
-            ((lo * RULES.zoom_min / base).ln() / step + 1e-9).floor() as i32,
-            ((hi * RULES.zoom_max / base).ln() / step + 1e-9).floor() as i32,
-        ),
-        Ladder::Opening => (0, 0),
-    };
-    let mut out = LaneSteps { k: base, from, at: Vec::new(), hwm: Vec::new() };
+    // The step at or below the smallest and the largest factor, as the page picks them (a factor a
+    // hair under a step, by rounding, is that step).
+    let at = |k: f64| ((k / base).ln() / step + 1e-9).floor() as i32;
+    Some((base, at(lo * RULES.zoom_min)..=at(hi * RULES.zoom_max)))
+}
+
+fn lane_steps(
+    plan: &CardPlan,
+    (li, a): (usize, usize),
+    all: usize,
+    (order, index): (&[usize], &LaneRows),
+    ladder_of: Ladder,
+) -> Option<LaneSteps> {
+    let lane = &plan.lanes[li];
+    let (base, steps) = ladder(plan, (li, a), all, ladder_of)?;
+    let px = px_rules();
+    let mut out = LaneSteps { k: base, from: *steps.start(), at: Vec::new(), hwm: Vec::new(), pills: Vec::new() };
     let mut before: Vec<Option<StepLabel>> = vec![None; order.len()];
-    for n in from..=to {
+    for n in steps {
         let axis = lane.axis(a, base * RULES.zoom_step.powi(n));
         let lane_w = axis.width(lane.span[a]);
         let spots = labels_on(plan, order, index, &axis, lane_w);
@@ -184,6 +240,15 @@ fn lane_steps(
         let settled = now.iter().all(|s| settled(plan, s));
         out.at.push(changed);
         out.hwm.push(whole(hwm_left(lane, &axis, lane_w)));
+        let pills: Vec<i64> = lane
+            .marks
+            .iter()
+            .filter_map(|m| Some((m.text.as_ref().filter(|t| t.pill)?, m.bytes?)))
+            .map(|(t, [o, s])| whole(pill_left(t, axis.place(o, s, lane_w, px.min_box).0, lane_w)))
+            .collect();
+        if !pills.is_empty() {
+            out.pills.push(pills);
+        }
         before = now.into_iter().map(Some).collect();
         // Every name inside with its longest detail: a wider step draws the same.
         if settled {

@@ -11,19 +11,19 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::plan::PageLines;
+
 use super::xml::{Markup, Value as Attr, Xml};
 use crate::plan::page::{CardHead, Header, Page};
 use crate::plan::{Pill, Plan};
 
 const PAGE_CSS: &str = include_str!("page/page.css");
 const PAGE_JS: &str = include_str!("page/page.js");
-/// The tooltips and legend words of the marks of what the compiler placed (plan/placed.rs).
-const MARKS_JS: &str = include_str!("page/marks.js");
 
-/// The page's script as it ships: the two sources without their comments (see [`lean`]).
+/// The page's script as it ships: without its comments (see [`lean`]).
 fn page_script() -> &'static str {
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SCRIPT.get_or_init(|| lean(&format!("{MARKS_JS}\n{PAGE_JS}")))
+    SCRIPT.get_or_init(|| lean(PAGE_JS))
 }
 
 /// The page's stylesheet as it ships, without its comments.
@@ -116,7 +116,7 @@ pub type StaticCards<'a> = dyn Fn(Range<usize>) -> Vec<CardView> + Sync + 'a;
 const CARDS_AT_ONCE: usize = 32;
 
 /// [`render`] into `out`, as it is made: the head with the packed data (`plan` is the [`Plan`], or a
-/// [`crate::plan::PlanStream`] that writes the same), then the body a few cards at a time,
+/// [`crate::plan::PlanStream`] that writes the same, as [`PageLines`]), then the body a few cards at a time,
 /// each batch's static pictures drawn by `static_cards` (see `draw_ahead`) and dropped once
 /// written. Stops past the run's deadline (see [`crate::budget`]); a write error is an
 /// [`ErrorKind::Io`](crate::ErrorKind::Io) error.
@@ -124,7 +124,7 @@ pub fn write(
     page: &Page,
     static_cards: &StaticCards,
     rules_json: &str,
-    plan: &(impl Serialize + Sync),
+    plan: &impl PageLines,
     out: &mut dyn std::io::Write,
 ) -> crate::Result<()> {
     let io = |e: std::io::Error| crate::Error::io(&e);
@@ -208,7 +208,7 @@ fn draw_ahead<'s>(
 }
 
 /// The plan, the larger payload, gzipped on a thread of its own from the start of the page.
-fn pack_plan<'s, P: Serialize + Sync>(
+fn pack_plan<'s, P: PageLines>(
     s: &'s std::thread::Scope<'s, '_>,
     plan: &'s P,
     budget: crate::budget::Budget,
@@ -223,7 +223,7 @@ struct Packed<'s, P> {
     job: Option<std::thread::ScopedJoinHandle<'s, std::io::Result<Vec<u8>>>>,
 }
 
-impl<P: Serialize> Packed<'_, P> {
+impl<P: PageLines> Packed<'_, P> {
     /// Whether [`Packed::bytes`] would not wait.
     fn is_ready(&self) -> bool {
         self.job.as_ref().is_none_or(|job| job.is_finished())
@@ -265,7 +265,7 @@ struct AfterPlan<'s, 'o, P> {
     failed: bool,
 }
 
-impl<'s, 'o, P: Serialize> AfterPlan<'s, 'o, P> {
+impl<'s, 'o, P: PageLines> AfterPlan<'s, 'o, P> {
     fn new(plan: Packed<'s, P>, out: &'o mut dyn std::io::Write) -> Self {
         AfterPlan { plan: Some(plan), held: Vec::new(), out, failed: false }
     }
@@ -292,7 +292,7 @@ impl<'s, 'o, P: Serialize> AfterPlan<'s, 'o, P> {
     }
 }
 
-impl<P: Serialize> std::io::Write for AfterPlan<'_, '_, P> {
+impl<P: PageLines> std::io::Write for AfterPlan<'_, '_, P> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.broken()?;
         if let Some(plan) = &self.plan {
@@ -376,17 +376,21 @@ const PAYLOAD_TYPE: &str = "application/gzip";
 /// memory. The page's script inflates them with the browser's own `DecompressionStream`.
 fn pack_to(value: &impl Serialize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let b64 = base64::write::EncoderWriter::new(out, &base64::engine::general_purpose::STANDARD);
-    gzip_to(value, b64)?.finish()?;
+    gzip_to(|json| Ok(serde_json::to_writer(json, value)?), b64)?.finish()?;
     Ok(())
 }
 
-/// `value` as JSON, gzipped, in memory (a tenth of the JSON's size or less).
-fn gzipped(value: &impl Serialize) -> std::io::Result<Vec<u8>> {
-    gzip_to(value, Vec::with_capacity(64 * 1024))
+/// The plan as the page carries it ([`PageLines`]), gzipped, in memory (a tenth of its JSON's size
+/// or less).
+fn gzipped(plan: &impl PageLines) -> std::io::Result<Vec<u8>> {
+    gzip_to(|json| plan.write_lines(json), Vec::with_capacity(64 * 1024))
 }
 
-/// `value` as JSON, gzipped into `out`, which is returned.
-fn gzip_to<W: std::io::Write>(value: &impl Serialize, out: W) -> std::io::Result<W> {
+/// What `write` writes, gzipped into `out`, which is returned.
+fn gzip_to<W: std::io::Write>(
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    out: W,
+) -> std::io::Result<W> {
     use std::io::Write as _;
     // Level 2: zlib-rs's level 1 leaves the decode case's page at 952 KB, too near twice the dump
     // (963 KB); level 3 (887 KB) cost 4 % more of the page's CPU time than level 2 (902 KB), which
@@ -395,7 +399,7 @@ fn gzip_to<W: std::io::Write>(value: &impl Serialize, out: W) -> std::io::Result
     // The compressor is slow at the many small writes a serializer makes: it gets them in blocks,
     // of 32 KiB: larger ones only touch more fresh memory (256 KiB cost a 1x page 120 page faults).
     let mut json = std::io::BufWriter::with_capacity(32 * 1024, gz);
-    serde_json::to_writer(&mut json, value)?;
+    write(&mut json)?;
     json.flush()?;
     json.into_inner().map_err(|e| e.into_error())?.finish()
 }

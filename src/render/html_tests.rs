@@ -19,7 +19,15 @@ fn plan_of(map: &crate::MemoryMap) -> Plan {
     crate::plan::plan(map, &crate::ViewOptions::default())
 }
 
-/// The JSON a page carries in `<script id="{id}">`, inflated as the page's script does.
+/// A stand-in plan for the writer's tests: its JSON on one line.
+impl PageLines for Value {
+    fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        Ok(serde_json::to_writer(out, self)?)
+    }
+}
+
+/// The JSON a page carries in `<script id="{id}">`, inflated as the page's script does; the plan's
+/// lines ([`PageLines`]) put back together as the [`Plan`] they are.
 fn payload(page: &str, id: &str) -> serde_json::Value {
     use base64::Engine as _;
     use std::io::Read as _;
@@ -29,7 +37,12 @@ fn payload(page: &str, id: &str) -> serde_json::Value {
     let gz = base64::engine::general_purpose::STANDARD.decode(&page[start..end]).expect("base64");
     let mut json = String::new();
     flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut json).expect("gzip");
-    serde_json::from_str(&json).expect("JSON")
+    let mut lines = json.split('\n').map(|line| serde_json::from_str::<serde_json::Value>(line).expect("JSON"));
+    let mut head = lines.next().expect("a first line");
+    if id == "pmm-plan" {
+        head["cards"] = lines.collect();
+    }
+    head
 }
 
 /// A map whose dump-derived text tries to break out of every context it lands in.
@@ -246,7 +259,7 @@ fn the_page_colours_are_the_palette() {
 /// dropping indentation would change it).
 #[test]
 fn the_page_ships_its_code_without_comments() {
-    for (source, shipped) in [(format!("{MARKS_JS}\n{PAGE_JS}"), page_script()), (PAGE_CSS.into(), page_css())] {
+    for (source, shipped) in [(PAGE_JS.to_string(), page_script()), (PAGE_CSS.into(), page_css())] {
         let mut kept = shipped.lines();
         let mut in_block = false;
         for line in source.lines().map(str::trim) {

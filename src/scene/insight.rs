@@ -3,10 +3,10 @@
 //! capacity. What they are (scale-free) is planned in `plan::marks`; this module only places them.
 
 use super::shapes::{Anchor, Line, Profile, Rect, Shape, Stroke, Text};
+use crate::plan::RULES;
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, space_color};
 use crate::plan::width::SMALL;
 use crate::plan::{Mark, MarkKind, ProfilePlan, Tone};
-use crate::plan::{RULES, text};
 
 /// Width of one profile column, and the gap before the first (rules the page shares).
 pub const PROFILE_W: f64 = RULES.profile_px;
@@ -222,7 +222,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
     if let Some(t) = m.text.as_ref().filter(|t| t.pill) {
         // Its own width, inside the lane: starting at the mark, moved left where it would pass
         // the lane's end, never left of the lane.
-        let tx = (x + px.inset).min(lane_x + lane_w - t.w - px.inset).max(lane_x + 1.0);
+        let tx = lane_x + crate::plan::steps::pill_left(t, x - lane_x, lane_w);
         let top = row(t.line) + 2.0;
         out.push(Shape::Rect(Rect {
             x: tx - 3.0,
@@ -234,9 +234,7 @@ pub fn mark_shapes(m: &Mark, host: &Host, color: Color, pal: &Palette) -> Vec<Sh
             stroke: Some(Stroke { color: tone, width: 0.75, dash: None }),
         }));
         out.push(text_at(tx, row(t.line) + 12.0, px.small, pal.text, &t.content));
-    } else if let Some(t) = &m.text
-        && text::width(&t.content, px.small) + 2.0 * px.inset <= w
-    {
+    } else if let Some(t) = m.text.as_ref().filter(|t| t.fits(w)) {
         let color = if m.style.tone == Tone::Wash { pal.muted } else { tone };
         out.push(text_at(x + px.inset, row(t.line) + 12.0, px.small, color, &t.content));
     }

@@ -223,11 +223,14 @@ export async function scaledWidths(c) {
 
 /**
  * A payload the page carries gzipped in base64 (`pmm-data`, `pmm-plan`), inflated here, in Node,
- * apart from the page's own script.
+ * apart from the page's own script. The plan's lines (plan::PageLines: its head, then a card a line)
+ * are put back together as the plan they are.
  */
 export async function payload(page, id) {
   const text = await page.locator(`script#${id}`).textContent();
-  return JSON.parse(gunzipSync(Buffer.from(text, 'base64')).toString('utf8'));
+  const lines = gunzipSync(Buffer.from(text, 'base64')).toString('utf8').split('\n');
+  const [head, ...cards] = lines.map((line) => JSON.parse(line));
+  return id === 'pmm-plan' ? { cards, ...head } : head;
 }
 
 /**
