@@ -1,7 +1,6 @@
-// pto-memory-map page script. The HTML reads without it (a header, a <details> card per function
-// with its static SVG); it turns a card, when first opened, into the interactive view. What to draw,
-// and where at every zoom step the page offers, is the plan's (plan/mod.rs, plan/steps.rs): this
-// script picks the step for the reader's zoom, scales it (plan/axis.rs), and handles interaction.
+// pto-memory-map page script: turns a card of the static page (a <details> with its SVG), when first
+// opened, into the interactive view. What to draw, and where at every zoom step, is the plan's
+// (plan/steps.rs); the script picks the step for the reader's zoom, scales it (plan/axis.rs), and handles interaction.
 'use strict';
 
 // A payload the page carries gzipped and in base64 (render/html.rs), inflated by the browser.
@@ -11,15 +10,13 @@ async function pmmPayload(id) {
   return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
 }
 
-// What the stylesheet reads from the rules is set now, before the body is parsed: set once the cards
-// are there, it would restyle every element of a page of hundreds of cards.
+// What the stylesheet reads from the rules is set before the body is parsed, not to restyle hundreds of cards.
 const PMM_RULES = JSON.parse(document.getElementById('pmm-rules').textContent);
 document.documentElement.classList.add('js');
 document.documentElement.style.setProperty('--line', `${PMM_RULES.line_px}px`);
 document.documentElement.style.setProperty('--plot-max', `${PMM_RULES.plot_max_vh * 100}vh`);
 
-// Draws the cards the stylesheet lays out near the viewport only (page.css: past the 64th), a batch
-// per idle moment, so that the page opens at once and is all there soon after.
+// Draws the cards page.css leaves to the viewport (past the 64th), a batch per idle moment: the page opens at once.
 function drawDistantCards() {
   const rest = [...document.querySelectorAll('table.ov > tbody > tr:nth-child(n+65):not(.drawn), main.cards > section.card:nth-child(n+65):not(.drawn)')];
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 16));
@@ -30,16 +27,14 @@ function drawDistantCards() {
   if (rest.length) idle(step, { timeout: 500 });
 }
 
-// The script runs from the head, so that inflating overlaps parsing the body. Cards opened and a
-// fragment followed meanwhile are taken up once both payloads are in.
+// Run from the head, inflating overlaps parsing the body; cards opened meanwhile are taken up once it is done.
 const pmmParsed = new Promise((resolve) => {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', resolve, { once: true });
   else resolve();
 });
 Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([dataText, planText]) => {
   const DATA = JSON.parse(dataText);
-  // The plan's head on its first line, then one card per line in the page's order (plan::PageLines):
-  // a card is parsed when first drawn, so a page of hundreds parses only those it opens.
+  // The plan's head, then a card a line (plan::PageLines): a page of hundreds parses only the cards it draws.
   const cardLines = planText.split('\n');
   const PLAN = JSON.parse(cardLines.shift());
   const R = PMM_RULES;
@@ -97,23 +92,17 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     return [clamp(axisX(axis, offset), 0, Math.max(laneW - w, 0)), w];
   }
 
-  /** A mark of the plan (plan::Mark) as an element, with its tooltip (plan::MarkTip); `placeMark` places it. */
+  /** A mark of the plan (plan::Mark) as an element, its ticks from its first line (or its host's, `firstLine`). */
   function markEl(m, firstLine) {
     const st = PLAN.styles[m.style];
-    const node = el('i', { class: `${st.class} mk-${st.kind} tone-${st.tone}`, 'aria-hidden': 'true' });
-    if (m.tip) {
-      node.title = m.tip.text;
-      Object.assign(node.dataset, { name: m.tip.name, from: String(m.tip.range[0]), to: String(m.tip.range[1]) });
-    }
-    // Without lines of its own a mark covers its host (a box, or the lane) from top to bottom.
-    const [from, to] = m.lines || [firstLine, null];
-    node.style.top = px((from - firstLine) * PX.line);
-    if (to === null) node.style.bottom = '0';
-    else node.style.height = px((to - from + 1) * PX.line);
+    const node = el('i', {
+      class: `${st.class} mk-${st.kind} tone-${st.tone}`, 'aria-hidden': 'true', title: m.tip?.text,
+      data: m.tip && { name: m.tip.name, from: String(m.tip.range[0]), to: String(m.tip.range[1]) },
+    });
+    const from = m.lines ? m.lines[0] : firstLine;
     for (const u of m.at || []) node.append(el('i', { style: `top:${(u - from + 0.5) * PX.line - 1}px` }));
     const text = m.text ? el('span', {
       class: `mk-text tone-${st.tone}${m.text.pill ? ' mk-pill' : ''}`, text: m.text.content, 'aria-hidden': 'true',
-      style: `top:${(m.text.line - firstLine) * PX.line}px`,
     }) : null;
     return { m, st, node, text };
   }
@@ -126,10 +115,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       text.hidden = from === null || step.n < from;
       text.style.left = px(x + PX.inset);
     }
-    if (st.kind === 'band') {
-      const inset = w > 4 ? 1 : 0;
-      x += inset;
-      w -= 2 * inset;
+    if (st.kind === 'band' && w > 4) {
+      x += 1;
+      w -= 2;
     } else if (st.kind === 'outline') {
       x += 1;
       w = Math.max(w - 2, 1);
@@ -147,16 +135,14 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   // Byte counts as the Rust side writes them (plan::Plan::words): the script formats none.
   const words = (n) => (PLAN.words || {})[n] ?? `${n} B`;
-  const fmtZoom = (z) => `${z < 1 ? z.toFixed(2) : z.toFixed(1)}×`;
 
   // The tooltip (one per page): the lines the layout engine wrote (the SVG's <title> has the same).
   const tip = el('div', { class: 'tip', role: 'tooltip', id: 'pmm-tip', hidden: true });
   document.body.append(tip);
 
   function showTip(b, x, y, byFocus = false) {
-    tip.dataset.by = byFocus ? 'focus' : 'pointer';
+    Object.assign(tip.dataset, { by: byFocus ? 'focus' : 'pointer', space: b.space });
     tip.replaceChildren(el('div', { class: 'tt' }, el('b', { text: b.name })), ...b.plan.tip.map((line) => el('div', { class: 'tr', text: line })));
-    tip.dataset.space = b.space;
     tip.hidden = false;
     placeTip(x, y);
   }
@@ -202,46 +188,53 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     }
   }
 
-  // ---------------------------------------------------------------- folded lines (plan::RowMap)
-  // A card's folds (the plan's `folds`): runs of lines where nothing is live, each drawn `rows`
-  // rows high instead of its lines. The plan places them; the page applies its rule (RowMap::row):
-  // a line's row is its line less the card's first, less the rows each folded fold above it takes
-  // out, and a line a folded fold skips lies inside the fold, its lines evenly over its rows. A
-  // click on a fold opens it: its lines take their rows again, and everything below moves down.
-
-  /** The top of `line`'s row in px on `card`, with the folds it has opened open. */
+  // Folded lines: the plan's folds are runs of lines where nothing is live, each `rows` rows high. The page
+  // repeats plan::RowMap::row's arithmetic because the reader opens folds, which the plan cannot know.
+  /** The top of `line`'s row in px on `card`, with the folds the reader opened open. */
   function rowY(card, line) {
-    const folds = card.plan.folds || [];
     let row = line - card.fn.src_start;
-    for (let i = 0; i < folds.length; i++) {
-      const f = folds[i];
+    for (const [i, f] of (card.plan.folds || []).entries()) {
       if (line <= f.from) break;
       if (card.opened.has(i)) continue;
       const n = f.to - f.from + 1;
+      // A line a folded fold skips lies inside it, the fold's lines evenly over its rows.
       if (line <= f.to) return (row - (line - f.from) + ((line - f.from) * f.rows) / n) * PX.line;
       row -= n - f.rows;
     }
     return row * PX.line;
   }
 
-  /** The card's folds as elements, across the lanes and in the source; a click opens one. */
+  /** Sets `node` over lines `from` to `to` of `card`, its top from that of line `origin`'s row. */
+  function spanRows(card, node, from, to, origin = card.fn.src_start) {
+    node.style.top = px(rowY(card, from) - rowY(card, origin));
+    node.style.height = px(rowY(card, to + 1) - rowY(card, from));
+  }
+
+  // A mark's rows, from its host's first line `origin`: without lines of its own it covers its host.
+  function placeMarkRows(card, { m, node, text }, origin) {
+    if (m.lines) spanRows(card, node, m.lines[0], m.lines[1], origin);
+    else node.style.top = node.style.bottom = '0';
+    if (text) text.style.top = px(rowY(card, m.text.line) - rowY(card, origin));
+  }
+
+  // The card's folds, across the lanes and in the source. A click opens one, and all below moves down.
   function buildFolds(card) {
     card.opened = new Set();
     card.folds = (card.plan.folds || []).map((f, i) => {
+      const data = { from: String(f.from), to: String(f.to) };
+      const across = el('button', {
+        type: 'button', class: 'line-cut', title: `${f.title} · click to unfold`,
+        'aria-label': `Unfold lines ${f.from} to ${f.to}`, data,
+      }, el('span', { text: f.words[0] }));
+      const side = el('div', { class: 'ln src-cut', title: f.title, data },
+        el('span', { class: 'no', text: '⋮' }), el('span', { class: 'code', text: f.words[0] }));
       const open = () => {
         card.opened.add(i);
         placeRows(card);
         card.layout();
         card.paintPin();
       };
-      const across = el('button', {
-        type: 'button', class: 'line-cut', title: `${f.title} · click to unfold`,
-        'aria-label': `Unfold lines ${f.from} to ${f.to}`, data: { from: String(f.from), to: String(f.to) },
-      }, el('span', { text: f.words[0] }));
-      const side = el('div', { class: 'ln src-cut', title: f.title, data: { from: String(f.from), to: String(f.to) } },
-        el('span', { class: 'no', text: '⋮' }), el('span', { class: 'code', text: f.words[0] }));
-      across.addEventListener('click', open);
-      side.addEventListener('click', open);
+      for (const node of [across, side]) node.addEventListener('click', open);
       card.grid.append(across);
       card.rows[f.from - card.fn.src_start]?.before(side);
       return { f, across, side };
@@ -250,38 +243,25 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
 
   /** Every row-placed element of the card, at the rows its folds give it now. */
   function placeRows(card) {
-    const y = (line) => rowY(card, line);
-    const span = (node, from, to) => {
-      node.style.top = `${y(from)}px`;
-      node.style.height = `${y(to + 1) - y(from)}px`;
-    };
     const first = card.fn.src_start;
-    card.grid.style.gridTemplateRows = `auto ${y(first + card.lines)}px`;
-    for (const it of card.items) if (it) span(it.node, it.b.start, Math.max(it.b.end, it.b.start));
-    for (const { marks } of card.lanes.values()) {
-      for (const { m, node, text } of marks) {
-        if (m.lines) span(node, m.lines[0], m.lines[1]);
-        if (text) text.style.top = `${y(m.text.line)}px`;
-      }
+    card.grid.style.gridTemplateRows = `auto ${px(rowY(card, first + card.lines))}`;
+    for (const it of card.items) {
+      spanRows(card, it.node, it.b.start, Math.max(it.b.end, it.b.start));
+      for (const mk of it.marks) placeMarkRows(card, mk, it.b.start);
     }
-    for (const { body } of card.profiles.values()) {
-      for (const bar of body.querySelectorAll('.bar')) span(bar, first + Number(bar.dataset.row), first + Number(bar.dataset.row) + Number(bar.dataset.rows) - 1);
-      const peak = body.querySelector('.peak-row');
-      span(peak, Number(body.dataset.peakLine), Number(body.dataset.peakLine));
+    for (const { lp, marks, profile } of card.lanes.values()) {
+      for (const mk of marks) placeMarkRows(card, mk, first);
+      const { bars, peak_line: peak } = lp.profile;
+      bars.forEach(([row, rows], j) => spanRows(card, profile.body.children[j], first + row, first + row + rows - 1));
+      spanRows(card, profile.body.lastChild, peak, peak);
     }
-    const hidden = new Set();
-    for (const [i, { f, across, side }] of card.folds.entries()) {
-      const open = card.opened.has(i);
-      across.hidden = open;
-      side.hidden = open;
-      across.style.marginTop = `${y(f.from)}px`;
-      across.style.height = side.style.height = `${f.rows * PX.line}px`;
-      if (!open) for (let l = f.from; l <= f.to; l++) hidden.add(l - first);
-    }
-    card.rows.forEach((row, i) => { row.hidden = hidden.has(i); });
+    card.folds.forEach(({ f, across, side }, i) => {
+      across.hidden = side.hidden = card.opened.has(i);
+      across.style.marginTop = px(rowY(card, f.from));
+      across.style.height = side.style.height = px(f.rows * PX.line);
+      for (const row of card.rows.slice(f.from - first, f.to - first + 1)) row.hidden = !across.hidden;
+    });
   }
-
-  // ---------------------------------------------------------------- one card
 
   class Card {
     constructor(section, fn) {
@@ -296,7 +276,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.built = false;
       this.marked = [];
     }
-    /** The card's plan, parsed when first needed (its line of the plan). */
     get plan() {
       return (this._plan ??= JSON.parse(cardLines[this.index]));
     }
@@ -311,10 +290,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     /** Lists what is live at `line`, per lane, from the plan (plan::LanePlan::live); twice closes it. */
     showLiveAt(line) {
       const panel = this.liveAtPanel;
-      if (!panel.hidden && panel.dataset.line === String(line)) {
-        panel.hidden = true;
-        return;
-      }
+      panel.hidden = !panel.hidden && panel.dataset.line === String(line);
+      if (panel.hidden) return;
       panel.dataset.line = String(line);
       const close = el('button', { type: 'button', class: 'btn la-close', 'aria-label': 'Close the live list', text: '×' });
       close.addEventListener('click', () => { panel.hidden = true; });
@@ -339,7 +316,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           tiles.length ? el('ul', null, ...tiles) : null));
       }
       panel.replaceChildren(...rows);
-      panel.hidden = false;
     }
     /** Takes the state a link asks for (`q`, readHash); drawn when the card is built (at once if it is). */
     applyState(q) {
@@ -388,24 +364,15 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         el('span', { class: 'group find' }, this.searchInput, this.searchCount),
         this.chip);
       // plot grid: row 1 = headers, row 2 = body; column 1 = the sticky IR column, then one per lane
-      this.grid = el('div', { class: 'grid' });
-      this.grid.style.gridTemplateRows = `auto ${this.lines * R.line_px}px`;
-      this.grid.style.setProperty('--grid-n', String(PX.grid));
-      this.grid.style.setProperty('--grid-y', px(this.plan.grid));
+      this.grid = el('div', { class: 'grid', style: `--grid-n:${PX.grid};--grid-y:${this.plan.grid}px` });
       this.plot = el('div', { class: 'plot' }, this.grid);
       this.plot.style.setProperty('--gutter-w', `calc(${Math.max(3, String(fn.src_end).length)}ch + 22px)`);
       this.corner = el('div', { class: 'corner' });
       this.src = el('div', { class: 'src' });
-      this.rows = [];
-      this.codes = [];
-      const frag = document.createDocumentFragment(); // one append: no spread of thousands of rows
-      for (let i = 0; i < this.lines; i++) {
-        this.codes.push(el('span', { class: 'code', text: fn.source[i] ?? '' }));
-        this.rows.push(el('div', { class: 'ln', data: { line: String(fn.src_start + i) } },
-          el('span', { class: 'no', text: String(fn.src_start + i) }), this.codes[i]));
-        frag.append(this.rows[i]);
-      }
-      this.src.append(frag);
+      this.codes = Array.from({ length: this.lines }, (_, i) => el('span', { class: 'code', text: fn.source[i] ?? '' }));
+      this.rows = this.codes.map((code, i) => el('div', { class: 'ln', data: { line: String(fn.src_start + i) } },
+        el('span', { class: 'no', text: String(fn.src_start + i) }), code));
+      for (const row of this.rows) this.src.append(row); // not a spread of thousands of rows
       this.hoverBand = el('div', { class: 'band hover-band', hidden: true });
       this.pinBand = el('div', { class: 'band pin-band', hidden: true });
       this.splitter = el('div', {
@@ -421,7 +388,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.items = [];
       this.plan.lanes.forEach((lp, li) => {
         const end = el('span', { class: 'lh-end' });
-        // The high-water mark's words on a row of their own, over its dashed line.
         const hwm = el('span', { class: 'lh-hwm', text: lp.hwm, title: `most live at once: ${lp.profile.head[1]}, ${lp.profile.head[0]}` });
         const badge = el('div', { class: 'lh-inset', hidden: true });
         const head = el('div', { class: 'lane-head', data: { space: lp.space } },
@@ -430,10 +396,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         // The lane's cut band (plan::Cut): its free stretch, a fixed width, not to scale.
         const cut = el('div', { class: 'cut', hidden: true }, el('span'), el('span'));
-        const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } }, cut);
-        for (const mk of marks) lane.append(...[mk.node, mk.text].filter(Boolean));
+        const lane = el('div', { class: 'lane', role: 'group', 'aria-label': `${lp.space} lane`, data: { space: lp.space } },
+          cut, ...marks.flatMap((mk) => [mk.node, mk.text]));
         const pills = marks.filter((mk) => mk.text && mk.m.text.pill);
-        this.lanes.set(lp.space, { lp, li, head, lane, marks, pills, cut, boxes: [], end, badge, hwm });
+        const profile = this.profile(lp);
+        this.lanes.set(lp.space, { lp, li, head, lane, marks, pills, cut, boxes: [], end, badge, hwm, profile });
       });
       // The SVG's order (steps::drawing_order): the plan's, views after the boxes they look into.
       for (const b of [...this.boxes].sort((a, c) => a.view - c.view)) {
@@ -449,8 +416,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
             name: b.name, space: b.space, base: b.base, offset: String(b.offset), size: String(b.size),
             start: String(b.start), end: String(b.end), aliases: b.aliases.join(','), index: String(b.i),
           },
-          style: `top:${(b.start - fn.src_start) * PX.line}px;height:${(b.end - b.start + 1) * PX.line}px`,
-        }, el('span', { class: 'bl' }, name, badge), detail, ...marks.flatMap((mk) => [mk.node, mk.text].filter(Boolean)));
+        }, el('span', { class: 'bl' }, name, badge), detail, ...marks.flatMap((mk) => [mk.node, mk.text]));
         // A label beside the box (where none fits in it), and its leader, live in the lane.
         const beside = el('span', { class: 'beside', hidden: true, 'aria-hidden': 'true', data: { for: String(b.i) } });
         const leader = el('i', { class: 'leader', hidden: true, 'aria-hidden': 'true' });
@@ -460,7 +426,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       }
       // Beside-labels and leaders over every box of their lane.
       for (const entry of this.lanes.values()) for (const it of entry.boxes) entry.lane.append(it.leader, it.beside);
-      this.profiles = new Map(this.plan.lanes.map((lp) => [lp.space, this.profile(lp)]));
       buildFolds(this);
       placeRows(this);
       const legend = el('div', { class: 'legend' },
@@ -472,9 +437,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // Clicking a line number lists what is live there, per space (the guide's "what holds it?").
       this.liveAtPanel = el('div', { class: 'live-at', hidden: true, 'aria-live': 'polite' });
       const view = el('div', { class: 'live-view' }, toolbar, this.liveAtPanel, this.plot, this.keyList, legend, this.tableDetails);
-      const stat = this.body.querySelector('.static-map');
-      if (stat) stat.replaceWith(view);
-      else this.body.append(view);
+      this.body.querySelector('.static-map').replaceWith(view);
       this.el.classList.add('live');
       this.wire();
       this.refreshAll();
@@ -535,13 +498,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         const steps = clamp(-dy / WHEEL_NOTCH, -1, 1);
         if (steps) this.zoomTo(this.state.zoom * R.zoom_step ** steps, e.clientX);
       }, { passive: false });
-      this.wireSplitter();
-      this.tableDetails.addEventListener('toggle', () => {
-        if (this.tableDetails.open && !this.table) this.buildTable();
-      });
+      this.tableDetails.addEventListener('toggle', () => this.buildTable(), { once: true }); // the first opens it
       for (const type of ['focusin', 'pointerdown']) this.el.addEventListener(type, () => { activeCard = this; });
-    }
-    wireSplitter() {
       const sp = this.splitter;
       let drag = null;
       sp.addEventListener('pointerdown', (e) => {
@@ -561,8 +519,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         root.classList.remove('dragging');
         this.setSplit(this.srcW, true);
       };
-      sp.addEventListener('pointerup', end);
-      sp.addEventListener('pointercancel', end);
+      for (const type of ['pointerup', 'pointercancel']) sp.addEventListener(type, end);
       sp.addEventListener('dblclick', () => this.setSplit(R.splitter_default, true));
       sp.addEventListener('keydown', (e) => {
         const step = e.shiftKey ? 96 : 16;
@@ -583,7 +540,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     visibleSpaces() {
       return this.fn.spaces.filter((sp) => !this.state.hidden.has(sp.space));
     }
-    /** Index of the x axis in the plan's pairs: 0 limit, 1 used. */
     get a() {
       return this.state.axis === 'used' ? 1 : 0;
     }
@@ -593,13 +549,11 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       for (const { li, lp } of this.lanes.values()) if (!this.state.hidden.has(lp.space)) mask |= 1 << li;
       return mask;
     }
-    // A lane's byte axis: the plan's factor for the visible lanes (or the lane's, for an inset of
-    // theirs) times the zoom, and its cut band; with its inset entry (or null) and width.
+    // A lane's byte axis: the visible lanes' scale (`k`, as layout set it) or an inset's own, and its cut
+    // band; with its inset entry (or null) and width.
     laneAxis(entry) {
-      const table = this.plan.factors[this.a];
-      const insets = this.plan.inset_lanes ? this.plan.inset_lanes[this.a][this.mask()] || [] : [];
-      const inset = insets.find((x) => x.lane === entry.li) || null;
-      const k = (inset ? inset.factor : table[this.mask()] || table[table.length - 1]) * this.state.zoom;
+      const inset = (this.plan.inset_lanes?.[this.a][this.mask()] || []).find((x) => x.lane === entry.li) || null;
+      const k = inset ? inset.factor * this.state.zoom : this.k;
       const c = entry.lp.cuts ? entry.lp.cuts[this.a] : null;
       const axis = { k, cut: c ? [c.from, c.to] : null, px: c ? PX.cut : 0 };
       return { axis, inset, width: axisX(axis, Math.max(entry.lp.span[this.a], 1)) };
@@ -627,18 +581,15 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const body = el('div', {
         class: 'profile', 'aria-hidden': 'true', data: { space: lp.space, peak: String(pp.peak), peakLine: String(pp.peak_line) },
       });
-      for (const [row, rows, w] of pp.bars) {
-        body.append(el('div', { class: 'bar', data: { row: String(row), rows: String(rows) }, style: `width:${w}px` }));
-      }
+      for (const [, , w] of pp.bars) body.append(el('div', { class: 'bar', style: `width:${w}px` }));
       body.append(el('div', { class: 'peak-row' }));
       const head = el('div', {
         class: 'profile-head', data: { space: lp.space }, title: `${lp.space}: most bytes live at once, ${pp.head[1]}, ${pp.head[0]}`,
       }, el('div', { text: pp.head[0] }), el('div', { class: 'ph-bytes', text: pp.head[1] }));
       return { head, body };
     }
-    // The plan's zoom step for a lane on `axis` (plan/steps.rs), `n`: the largest at or below its
-    // factor. Its labels and places (or the last step's, where they stop changing), and `scale`,
-    // which carries a place at the step to this factor through the bytes it stands on.
+    // The plan's zoom step `n` for a lane on `axis` (plan/steps.rs): the largest at or below its factor, its
+    // labels and places (the last step's past it), and `scale`, from a place at the step to this factor.
     stepAt(entry, axis) {
       const st = this.plan.steps && this.plan.steps[entry.li] && this.plan.steps[entry.li][this.a];
       if (!st) return null;
@@ -650,7 +601,6 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const scale = (x) => axisX(axis, byteAt(stepAxis, x));
       return { a: this.a, n, spots, hwm: st.hwm[at], pills: st.pills ? st.pills[at] : [], scale };
     }
-    /** The lane's cut band on the current x axis, where it has one: the plan's words, at its place. */
     placeCut(entry, axis) {
       const c = entry.lp.cuts ? entry.lp.cuts[this.a] : null;
       entry.cut.hidden = !c;
@@ -690,8 +640,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         it.name.parentElement.style.marginTop = inside && inside[1] > 0 ? px(inside[1] * PX.line) : '';
         if (it.keyed) it.node.dataset.key = key;
         else delete it.node.dataset.key;
-        it.beside.hidden = !beside;
-        it.leader.hidden = !beside;
+        it.beside.hidden = it.leader.hidden = !beside;
         if (!beside) continue;
         const [, row, , bx, x1, y1, x2, y2] = beside;
         const top = rowY(this, it.b.start);
@@ -721,7 +670,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         b.title = last ? 'The last visible space cannot be hidden' : `${shown ? 'Hide' : 'Show'} ${sp.space}`;
         if (!shown) {
           // Gone from the DOM, not just invisible, so `.lane` queries see only what is drawn.
-          for (const node of [entry.head, entry.lane]) node.remove();
+          for (const node of [entry.head, entry.lane, entry.profile.head, entry.profile.body]) node.remove();
           continue;
         }
         const { axis, inset, width } = this.laneAxis(entry);
@@ -730,27 +679,21 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         cols.push(`${width.toFixed(3)}px`);
         entry.head.style.gridColumn = entry.lane.style.gridColumn = String(cols.length + 1);
         entry.lane.dataset.span = String(entry.lp.span[this.a]);
-        entry.lane.style.setProperty('--span', entry.lane.dataset.span);
         entry.end.textContent = entry.lp.ends[this.a];
         if (reorder) this.grid.append(entry.head, entry.lane);
       }
       this.applyKeys();
       this.rowBand.style.gridColumn = `2 / ${cols.length + 2}`;
-      // The live-bytes columns of the visible spaces, after a gap, in lane order.
       cols.push(`${R.profile_gap}px`);
-      for (const sp of this.fn.spaces) {
-        const { head, body } = this.profiles.get(sp.space);
-        if (this.state.hidden.has(sp.space)) {
-          for (const node of [head, body]) node.remove();
-          continue;
-        }
+      for (const sp of visible) {
+        const { head, body } = this.lanes.get(sp.space).profile;
         cols.push(`${R.profile_px}px`);
         head.style.gridColumn = body.style.gridColumn = String(cols.length + 1);
-        if (!head.isConnected || reorder) this.grid.append(head, body);
+        if (reorder) this.grid.append(head, body);
       }
       this.laneCols = cols.join(' ');
       this.writeTemplate();
-      this.btnLevel.textContent = fmtZoom(this.state.zoom);
+      this.btnLevel.textContent = `${this.state.zoom.toFixed(this.state.zoom < 1 ? 2 : 1)}×`;
       this.btnIn.disabled = this.state.zoom >= R.zoom_max;
       this.btnOut.disabled = this.state.zoom <= R.zoom_min;
       this.btnAxis.replaceChildren('x axis: ', el('b', { text: this.state.axis }));
@@ -783,11 +726,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         this.fitFrom = undefined;
         this.layout();
       }
-      this.writeTemplate();
       writeHash(this);
     }
-    // Opening the source must not push lanes off screen (as on PyPTO's page): the map zooms out until
-    // it fits beside it, never below the plan's readable zoom, where it scrolls instead.
+    // Opening the source must not push lanes off screen: the map zooms out to fit, down to the plan's readable zoom.
     fitBesideSource() {
       // What zooms is each lane's part to scale; a cut band keeps its width.
       const drawn = this.visibleSpaces().map((sp) => this.laneAxis(this.lanes.get(sp.space)));
@@ -833,9 +774,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       // Exactly 1 where a step lands there within rounding, so that reset and steps agree.
       const z1 = Math.abs(z - 1) < 1e-9 ? 1 : clamp(z, R.zoom_min, R.zoom_max);
       if (z1 === z0) return;
-      const firstLane = this.grid.querySelector('.lane');
       const x = Math.max(anchorX, this.left.getBoundingClientRect().right);
-      const laneLeft = firstLane ? firstLane.getBoundingClientRect().left : 0;
+      const laneLeft = this.grid.querySelector('.lane')?.getBoundingClientRect().left ?? 0;
       // `a`: the anchor's place along the lanes in bytes. Scroll offsets are whole pixels, so repeated
       // zooms at one spot reuse it rather than let the anchor drift.
       const kept = this.anchor;
@@ -853,23 +793,15 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       for (const j of this.partners || []) this.items[j].node.classList.remove('partner');
       this.partners = b ? b.plan.partners || [] : [];
       for (const j of this.partners) this.items[j].node.classList.add('partner');
-      if (this.state.pin !== null || !b) this.hoverBand.hidden = true;
-      else this.placeBand(this.hoverBand, b);
+      this.hoverBand.hidden = this.state.pin !== null || !b;
+      if (b) spanRows(this, this.hoverBand, b.start, b.end);
     }
-    placeBand(band, b, top = 'top') {
-      band.hidden = false;
-      band.style[top] = px(rowY(this, b.start));
-      band.style.height = px(rowY(this, b.end + 1) - rowY(this, b.start));
-    }
-    /** Pins box `i`, or unpins (null). */
     pin(i) {
       if (i === this.state.pin) return;
       this.state.pin = i;
       if (i !== null && !this.state.src) {
         // Finding the tile in the source is the point of pinning: the source opens, the box in sight.
-        this.state.src = true;
-        this.paintSource();
-        this.fitBesideSource();
+        this.setSource(true);
         if (this.items[i].node.isConnected) this.items[i].node.scrollIntoView({ block: 'nearest', inline: 'nearest' });
       }
       this.paintPin();
@@ -887,39 +819,28 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       this.marked = [];
       const i = this.state.pin;
       this.el.classList.toggle('has-pin', i !== null);
-      this.chip.hidden = i === null;
-      if (i === null) {
-        this.pinBand.hidden = true;
-        this.rowBand.hidden = true;
-        return;
-      }
+      this.chip.hidden = this.pinBand.hidden = this.rowBand.hidden = i === null;
+      if (i === null) return;
       const b = this.boxes[i];
       this.items[i].node.classList.add('pinned');
       this.items[i].node.setAttribute('aria-pressed', 'true');
       this.chip.dataset.space = b.space;
       this.chipName.textContent = b.name;
       this.hoverBand.hidden = true;
-      this.placeBand(this.pinBand, b);
-      this.placeBand(this.rowBand, b, 'marginTop');
+      for (const band of [this.pinBand, this.rowBand]) spanRows(this, band, b.start, b.end);
       // Every mention of its names in the IR source as a whole identifier, in <mark>.
       const alts = [...new Set([b.name, ...b.aliases])].filter(Boolean).sort((x, y) => y.length - x.length)
         .map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-      const re = new RegExp(`(?<![A-Za-z0-9_])(?:${alts.join('|')})(?![A-Za-z0-9_])`, 'g');
+      const re = new RegExp(`(?<![A-Za-z0-9_])(${alts.join('|')})(?![A-Za-z0-9_])`);
       this.fn.source.forEach((text, idx) => {
-        const found = [...text.matchAll(re)];
-        if (!found.length) return;
-        const parts = [];
-        let at = 0;
-        for (const m of found) {
-          parts.push(text.slice(at, m.index), el('mark', { class: 'hit', text: m[0] }));
-          at = m.index + m[0].length;
-        }
-        this.codes[idx].replaceChildren(...parts.filter((p) => p !== ''), text.slice(at));
+        const parts = text.split(re); // split by a group: the mentions at the odd places
+        if (parts.length === 1) return;
+        this.codes[idx].replaceChildren(...parts.map((p, j) => (j % 2 ? el('mark', { class: 'hit', text: p }) : p))
+          .filter((p) => p !== ''));
         this.rows[idx].classList.add('has-hit');
         this.marked.push(idx);
       });
     }
-    /** Pins box `i` (unless it is) and brings it into view, focused. */
     reveal(i) {
       this.pin(i);
       const node = this.items[i].node;
@@ -979,7 +900,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   // The card the page opens with (the worst function's, open in the HTML).
   const opening = cards.find((c) => c.details.open) || null;
 
-  function applyHash(scroll) {
+  function applyHash() {
     const q = readHash();
     const card = q.get('fn') && cards.find((c) => c.fn.name === q.get('fn'));
     if (!card) return false;
@@ -989,7 +910,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     for (const other of cards) if (other !== card && other.details.open && !other.built) other.details.open = false;
     if (!card.details.open) card.details.open = true; // its toggle event builds it
     card.build();
-    if (scroll) card.el.scrollIntoView({ block: 'start' });
+    card.el.scrollIntoView({ block: 'start' });
     return true;
   }
 
@@ -1008,10 +929,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   if (overview) {
     const body = overview.tBodies[0];
     const heads = [...overview.tHead.rows[0].cells];
-    const key = (row, i) => {
-      const raw = row.cells[i].dataset.v ?? row.cells[i].textContent.trim();
-      return raw === '' ? null : raw;
-    };
+    const key = (row, i) => (row.cells[i].dataset.v ?? row.cells[i].textContent.trim()) || null;
     heads.forEach((th, i) => {
       th.tabIndex = 0;
       const sort = () => {
@@ -1026,10 +944,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       };
       th.addEventListener('click', sort);
       th.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') {
-          e.preventDefault();
-          sort();
-        }
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        sort();
       });
     });
     overview.addEventListener('click', (e) => {
@@ -1037,16 +954,16 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       if (!row) return;
       e.preventDefault();
       const hash = new URLSearchParams({ fn: row.dataset.function }).toString();
-      if (window.location.hash === `#${hash}`) applyHash(true);
+      if (window.location.hash === `#${hash}`) applyHash();
       else window.location.hash = hash;
     });
   }
 
-  window.addEventListener('hashchange', () => applyHash(true));
+  window.addEventListener('hashchange', applyHash);
   // A tooltip at a focused box would be left behind by scrolling (one at the pointer follows it).
   window.addEventListener('scroll', () => { if (tip.dataset.by === 'focus') hideTip(); }, { passive: true, capture: true });
 
-  // Theme: the system decides unless the reader chose; the choice is remembered.
+  // Theme (the header's button, on every page): the system decides unless the reader chose; the choice is kept.
   const themeBtn = document.querySelector('.theme-toggle');
   const savedTheme = store.get('pmm:theme');
   if (savedTheme === 'dark' || savedTheme === 'light') root.dataset.theme = savedTheme;
@@ -1056,24 +973,20 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     themeBtn.title = `Switch to the ${isDark() ? 'light' : 'dark'} theme`;
     themeBtn.setAttribute('aria-pressed', String(isDark()));
   };
-  if (themeBtn) {
-    themeBtn.hidden = false;
-    themeBtn.addEventListener('click', () => {
-      root.dataset.theme = isDark() ? 'light' : 'dark';
-      store.set('pmm:theme', root.dataset.theme);
-      paintThemeButton();
-    });
-    darkScheme.addEventListener('change', paintThemeButton);
+  themeBtn.hidden = false;
+  themeBtn.addEventListener('click', () => {
+    root.dataset.theme = isDark() ? 'light' : 'dark';
+    store.set('pmm:theme', root.dataset.theme);
     paintThemeButton();
-  }
+  });
+  darkScheme.addEventListener('change', paintThemeButton);
+  paintThemeButton();
 
-  if (!applyHash(true)) {
+  if (!applyHash()) {
     for (const card of cards) if (card.details.open) card.build();
     // The worst card opens at the top of the view, unless it is the first (under the overview) or the
     // reader has scrolled. This window only: a notebook around its frame stays where it is.
-    if (opening && opening !== cards[0] && window.scrollY === 0) {
-      window.scrollTo(0, opening.el.getBoundingClientRect().top);
-    }
+    if (opening && opening !== cards[0] && window.scrollY === 0) window.scrollTo(0, opening.el.getBoundingClientRect().top);
   }
   root.dataset.ready = '1';
   performance.mark('pmm-ready');
