@@ -295,4 +295,11 @@ test('a fold of idle lines is drawn where the SVG draws it, and a click unfolds 
   assert.equal(open.rowShown, true, 'its lines are back in the source');
   assert.ok(Math.abs(open.box - folded.box - grown) <= TOL, `the box below moved down ${open.box - folded.box}, not ${grown}`);
   assert.ok(Math.abs(open.lane - folded.lane - grown) <= TOL, 'the lanes grew by the fold\'s lines');
+  // The fold's row in the source unfolds it too, and is no line to list what is live at.
+  await page.goto('about:blank');
+  await page.goto(`${pathToFileURL(r.html).href}#fn=idle_runs&src=1`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
+  await card.locator(`.src-cut[data-from="${from}"] .no`).click();
+  assert.equal(await card.locator(`.line-cut[data-from="${from}"]`).isHidden(), true, 'the source\'s fold unfolds');
+  assert.equal(await card.locator('.live-at').isHidden(), true, 'the fold row opens no live list');
 });

@@ -456,7 +456,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       for (const [space, b] of this.spaceBtns) b.addEventListener('click', () => this.toggleSpace(space));
       this.src.addEventListener('click', (e) => {
         const no = e.target.closest('.no');
-        if (no) this.showLiveAt(Number(no.parentElement.dataset.line));
+        if (no && no.parentElement.dataset.line) this.showLiveAt(Number(no.parentElement.dataset.line));
       });
       this.searchInput.addEventListener('input', () => this.find(this.searchInput.value));
       this.searchInput.addEventListener('keydown', (e) => {
