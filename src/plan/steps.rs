@@ -142,8 +142,11 @@ pub fn card_steps(plan: &CardPlan) -> Vec<[Option<LaneSteps>; 2]> {
 /// can reach (also on a card whose labels are stepped at its opening factor only: this is cheap).
 pub fn text_steps(plan: &mut CardPlan) {
     let all = (1usize << plan.lanes.len().min(super::MAX_SUBSET_LANES)) - 1;
+    // Each lane's ladder once, not once a mark: it looks at every set of shown lanes.
+    let ladders: Vec<[LaneLadder; 2]> =
+        (0..plan.lanes.len()).map(|li| [0, 1].map(|a| ladder(plan, (li, a), all, Ladder::Whole))).collect();
     let of = |li: usize, host: Option<usize>, marks: &[super::Mark]| -> Vec<[Option<i32>; 2]> {
-        marks.iter().map(|m| text_from(plan, (li, host), m, all)).collect()
+        marks.iter().map(|m| text_from(plan, (li, host), m, &ladders[li])).collect()
     };
     let lanes: Vec<_> = plan.lanes.iter().enumerate().map(|(li, l)| of(li, None, &l.marks)).collect();
     let boxes: Vec<_> = plan.boxes.iter().enumerate().map(|(i, b)| of(b.lane, Some(i), &b.marks)).collect();
@@ -159,12 +162,17 @@ pub fn text_steps(plan: &mut CardPlan) {
 
 /// The first step on each x axis at which the text of mark `m` of lane `li` (on box `host`, or the
 /// lane) fits it, if any; none for a pill, drawn always.
-fn text_from(plan: &CardPlan, (li, host): (usize, Option<usize>), m: &super::Mark, all: usize) -> [Option<i32>; 2] {
+fn text_from(
+    plan: &CardPlan,
+    (li, host): (usize, Option<usize>),
+    m: &super::Mark,
+    ladders: &[LaneLadder; 2],
+) -> [Option<i32>; 2] {
     let Some(t) = m.text.as_ref().filter(|t| !t.pill) else { return [None; 2] };
     let lane = &plan.lanes[li];
     let bytes = m.bytes.or_else(|| host.map(|i| plan.boxes[i].bytes));
     [0, 1].map(|a| {
-        let (base, mut steps) = ladder(plan, (li, a), all, Ladder::Whole)?;
+        let (base, mut steps) = ladders[a].clone()?;
         steps.find(|&n| {
             let axis = lane.axis(a, base * RULES.zoom_step.powi(n));
             let lane_w = axis.width(lane.span[a]);
@@ -172,6 +180,9 @@ fn text_from(plan: &CardPlan, (li, host): (usize, Option<usize>), m: &super::Mar
         })
     })
 }
+
+/// A lane's [`ladder`] on one x axis.
+type LaneLadder = Option<(f64, std::ops::RangeInclusive<i32>)>;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Ladder {
@@ -191,12 +202,7 @@ fn factor_at(plan: &CardPlan, li: usize, axis: usize, mask: usize) -> Option<f64
 
 /// The lane's factor in the opening view and the steps a reader can reach on axis `a` (`ladder`
 /// [`Ladder::Opening`]: the opening view's alone).
-fn ladder(
-    plan: &CardPlan,
-    (li, a): (usize, usize),
-    all: usize,
-    ladder: Ladder,
-) -> Option<(f64, std::ops::RangeInclusive<i32>)> {
+fn ladder(plan: &CardPlan, (li, a): (usize, usize), all: usize, ladder: Ladder) -> LaneLadder {
     let base = factor_at(plan, li, a, all)?;
     if ladder == Ladder::Opening {
         return Some((base, 0..=0));
