@@ -5,8 +5,8 @@ mod common;
 use common::{Rng, drawable_dumps, map_of, random_dump};
 use pto_memory_map::layout;
 use pto_memory_map::model::MemoryMap;
-use pto_memory_map::plan::{RULES, ScaleMode, ViewOptions, XAxis, span, text};
-use pto_memory_map::scene::{BlockShape, Shape, Text};
+use pto_memory_map::plan::{RULES, ScaleMode, ViewOptions, WIDE_PX, XAxis, span, text};
+use pto_memory_map::scene::{BlockShape, Lane, Shape, Text};
 
 const EPS: f64 = 0.01;
 
@@ -37,7 +37,7 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                     // lane where the card's other lanes leave less (plan::inset_width): one width
                     // for every inset of the card.
                     let band = lane.axis.px;
-                    let at_one = (lane.width - band) / view.zoom + band;
+                    let at_one = (lane.width - added(lane) - band) / view.zoom + band;
                     assert!(
                         (RULES.min_lane_px - EPS..=RULES.inset_px + EPS).contains(&at_one),
                         "{what}: inset width {at_one}"
@@ -62,7 +62,10 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                 }
                 None => (lane.span, 0.0),
             };
-            assert!((lane.width - scaled as f64 * own - band).abs() < EPS, "{what}: one factor per card");
+            assert!(view.scale_mode == ScaleMode::Insets || lane.axis.wide.is_empty(), "{what}: strict widens");
+            check_stretches(lane, what);
+            let width = scaled as f64 * own + band + added(lane);
+            assert!((lane.width - width).abs() < EPS, "{what}: one factor per card, plus the widened stretches");
             assert!(lane.x >= right - EPS, "{what}: lanes never overlap");
             right = lane.x + lane.width;
             if view.zoom == 1.0 {
@@ -71,8 +74,26 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
             assert!(!view.hidden.contains(&lane.space) || card.lanes.len() == 1, "{what}: hidden lane drawn");
             for b in &lane.blocks {
                 let r = &b.rect;
-                let want = (b.size.max(0) as f64 * own).max(RULES.min_box_px);
+                // The box's bytes at the factor, plus what the stretches over them add.
+                let stop = b.offset.saturating_add(b.size.max(0));
+                let stretched: f64 = lane
+                    .axis
+                    .wide
+                    .iter()
+                    .map(|&(from, to)| {
+                        let over = (stop.min(to) - b.offset.max(from)).max(0) as f64;
+                        let len = (to - from) as f64;
+                        over / len * (len * own).max(WIDE_PX) - over * own
+                    })
+                    .sum();
+                let want = (b.size.max(0) as f64 * own + stretched).max(RULES.min_box_px);
                 assert!((r.w - want).abs() < EPS, "{what}: {} is {} px, not {want}", b.name, r.w);
+                // In the opening view, no box with bytes on its lane is thinner than a stretch's
+                // least width: it is seen apart and carries its key.
+                let opening = view.zoom == 1.0 && view.hidden.is_empty() && view.scale_mode == ScaleMode::Insets;
+                if opening && b.size > 0 && b.offset >= 0 && stop <= lane.span {
+                    assert!(r.w >= WIDE_PX - EPS, "{what}: {} is {} px", b.name, r.w);
+                }
                 assert!(
                     r.x >= lane.x - EPS && r.x + r.w <= lane.x + lane.width + EPS,
                     "{what}: {} leaves its lane",
@@ -92,6 +113,30 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
         let drawn: usize = card.lanes.iter().map(|l| l.blocks.len()).sum();
         let visible = f.blocks.iter().filter(|b| card.lanes.iter().any(|l| l.space == b.tile.space)).count();
         assert_eq!(drawn, visible, "{what}: every block of a visible space is drawn once");
+    }
+}
+
+/// What a lane's widened stretches add to its width at its factor (`plan::Axis`): each is drawn at
+/// least `WIDE_PX` wide.
+fn added(lane: &Lane) -> f64 {
+    lane.axis.wide.iter().map(|&(from, to)| (WIDE_PX - (to - from) as f64 * lane.factor).max(0.0)).sum()
+}
+
+/// A lane's widened stretches are sorted, disjoint, inside the lane, clear of its cut, and each
+/// lies inside a box; none under `Strict`.
+fn check_stretches(lane: &Lane, what: &str) {
+    let wide = &lane.axis.wide;
+    for w in wide.windows(2) {
+        assert!(w[0].1 <= w[1].0, "{what}: {} stretches {:?} overlap", lane.space, w);
+    }
+    for &(from, to) in wide.iter() {
+        assert!(0 <= from && from < to && to <= lane.span, "{what}: stretch {from}..{to}");
+        assert!(lane.axis.cut.is_none_or(|(a, z)| to <= a || from >= z), "{what}: a stretch in the cut");
+        assert!(
+            lane.blocks.iter().any(|b| b.offset <= from && to <= b.offset + b.size),
+            "{what}: stretch {from}..{to} of {} in no box",
+            lane.space
+        );
     }
 }
 
@@ -190,7 +235,8 @@ fn hiding_a_space_gives_its_width_to_the_others_at_one_scale() {
     let (a, h) = (&all.cards[0], &hidden.cards[0]);
     assert!(a.lanes.iter().any(|l| l.space == "Left") && !h.lanes.iter().any(|l| l.space == "Left"));
     assert_eq!(h.lanes.len(), a.lanes.len() - 1);
-    let total = |c: &pto_memory_map::scene::Card| c.lanes.iter().map(|l| l.width).sum::<f64>();
+    // Less what the widened stretches add, which shrinks as the scale grows.
+    let total = |c: &pto_memory_map::scene::Card| c.lanes.iter().map(|l| l.width - added(l)).sum::<f64>();
     // The panel stays filled: the lanes left take the hidden one's width and its live-bytes column.
     let freed = RULES.profile_px + 4.0;
     assert!((total(h) - total(a) - freed).abs() < 1.0, "the panel stays filled: {} vs {}", total(a), total(h));

@@ -47,7 +47,7 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
                     LabelBox { x, w, rows, label: &bp.label, key: bp.n }
                 })
                 .collect();
-            let a = lane.axis;
+            let a = &lane.axis;
             let band = a.cut.map(|(from, _)| (a.x(from), a.x(from) + a.px));
             let spots = pto_memory_map::plan::labels::place_lane_around(&boxes, lane.width, rows, &px, band);
             for (bi, b) in lane.blocks.iter().enumerate() {

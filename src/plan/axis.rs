@@ -7,6 +7,8 @@
 //! capacity line, a reserved window, the unsafe band, a declared allocation, a `--fit` answer), so
 //! every mark keeps its place on the axis. Only the stretch is out of scale, and it says so.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::Mark;
@@ -38,9 +40,10 @@ impl Cut {
 }
 
 /// How bytes map to px across one lane: `k` px a byte, except the cut `[from, to)`, drawn `px`
-/// wide. The page's script applies the same rule (`axisX`; the browser test that compares every
-/// box with the SVG holds the two equal).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// wide, and the widened stretches, each drawn `max(len * k, WIDE_PX)` px wide. The page's script
+/// applies the same rule (`axisX`; the browser test that compares every box with the SVG holds the
+/// two equal).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
     /// Px per byte (zoom included).
     pub k: f64,
@@ -48,16 +51,43 @@ pub struct Axis {
     pub cut: Option<(i64, i64)>,
     /// Width of the cut band.
     pub px: f64,
+    /// The widened stretches, sorted and disjoint, none in the cut ([`widened`]).
+    pub wide: Arc<[(i64, i64)]>,
+    /// The px the stretches before each one add at `k` (one more entry than `wide`): what the
+    /// lane gains left of a byte, found with one binary search.
+    before: Arc<[f64]>,
 }
+
+/// The least width of a widened stretch, in px: a box this wide is seen apart from its neighbours,
+/// and carries its key beside it.
+pub const WIDE_PX: f64 = 4.0;
 
 impl Axis {
     /// One scale from end to end.
     pub fn linear(k: f64) -> Axis {
-        Axis { k, cut: None, px: 0.0 }
+        Axis::new(k, None, 0.0, Arc::from([]))
     }
 
-    /// Where byte `b` lands, from the lane's left.
-    pub fn x(&self, b: i64) -> f64 {
+    /// The axis at `k` px/byte with a cut `px` wide, if any, and widened stretches `wide`.
+    pub fn new(k: f64, cut: Option<(i64, i64)>, px: f64, wide: Arc<[(i64, i64)]>) -> Axis {
+        let mut before = Vec::with_capacity(wide.len() + 1);
+        let mut at = 0.0;
+        before.push(at);
+        for &(from, to) in wide.iter() {
+            // The page sums the same terms in the same order (`axisX`).
+            at += (WIDE_PX - (to - from) as f64 * k).max(0.0);
+            before.push(at);
+        }
+        Axis { k, cut, px, wide, before: before.into() }
+    }
+
+    /// The same axis without its widened stretches.
+    pub fn unwidened(&self) -> Axis {
+        Axis::new(self.k, self.cut, self.px, Arc::from([]))
+    }
+
+    /// Where byte `b` lands with the cut alone.
+    fn scaled(&self, b: i64) -> f64 {
         match self.cut {
             Some((from, to)) if b > from => {
                 if b >= to {
@@ -70,6 +100,23 @@ impl Axis {
         }
     }
 
+    /// The px a stretch of `len` bytes takes: to scale, or `WIDE_PX` where that is less.
+    pub fn stretch_px(&self, len: i64) -> f64 {
+        (len as f64 * self.k).max(WIDE_PX)
+    }
+
+    /// Where byte `b` lands, from the lane's left.
+    pub fn x(&self, b: i64) -> f64 {
+        let i = self.wide.partition_point(|s| s.1 <= b);
+        match self.wide.get(i) {
+            // Inside a stretch: spread evenly over its width.
+            Some(&(from, to)) if from < b => {
+                self.scaled(from) + self.before[i] + (b - from) as f64 * self.stretch_px(to - from) / (to - from) as f64
+            }
+            _ => self.scaled(b) + self.before[i],
+        }
+    }
+
     /// The width of a lane spanning `span` bytes.
     pub fn width(&self, span: i64) -> f64 {
         self.x(span.max(1))
@@ -79,13 +126,67 @@ impl Axis {
     /// narrower than `min_px`, moved inside the lane where it would pass an end ([`super::place`]).
     pub fn place(&self, offset: i64, size: i64, lane_w: f64, min_px: f64) -> (f64, f64) {
         let stop = offset.saturating_add(size.max(0));
-        // On one side of the cut the width is the size at the scale, as with no cut at all.
-        let apart = self.cut.is_none_or(|(from, to)| stop <= from || offset >= to);
-        let w = if apart { size.max(0) as f64 * self.k } else { self.x(stop) - self.x(offset) };
+        // Clear of the cut and of every stretch, the width is the size at the scale, as on a plain
+        // axis.
+        let off_cut = self.cut.is_none_or(|(from, to)| stop <= from || offset >= to);
+        let off_wide = self.wide.get(self.wide.partition_point(|s| s.1 <= offset)).is_none_or(|s| s.0 >= stop);
+        let w = if off_cut && off_wide { size.max(0) as f64 * self.k } else { self.x(stop) - self.x(offset) };
         let w = w.max(min_px);
         let x = self.x(offset).clamp(0.0, (lane_w - w).max(0.0));
         (x, w)
     }
+
+    /// The stretches drawn wider than their bytes at this scale: each one's bytes and its left
+    /// edge and width in px.
+    pub fn distorted(&self) -> impl Iterator<Item = ((i64, i64), f64, f64)> + '_ {
+        self.wide
+            .iter()
+            .filter(|&&(from, to)| ((to - from) as f64 * self.k) < WIDE_PX)
+            .map(|&(from, to)| ((from, to), self.x(from), self.stretch_px(to - from)))
+    }
+}
+
+/// The stretches of a lane to widen, from its boxes' bytes `boxes` (offset, size) at `k` px/byte:
+/// the boxes narrower than [`WIDE_PX`] at `k` are cut at each of their edges, and every piece
+/// inside one of them is a stretch. So each such box, nested or overlapping others, takes at least
+/// `WIDE_PX`, and any two of them with an edge apart are drawn apart. Sorted, disjoint, in
+/// `[0, span]`; an empty box (no bytes) widens nothing. O(n log n).
+pub fn widened(boxes: impl Iterator<Item = (i64, i64)>, span: i64, k: f64) -> Vec<(i64, i64)> {
+    if !(k > 0.0 && k.is_finite()) {
+        return Vec::new();
+    }
+    // +1 where a thin box starts, -1 where it stops; a piece is inside one while the count is up.
+    let mut edges: Vec<(i64, i32)> = Vec::new();
+    for (offset, size) in boxes {
+        let (from, to) = (offset.clamp(0, span), offset.saturating_add(size.max(0)).clamp(0, span));
+        if to > from && ((to - from) as f64 * k) < WIDE_PX {
+            edges.push((from, 1));
+            edges.push((to, -1));
+        }
+    }
+    edges.sort_unstable();
+    let mut out = Vec::new();
+    let mut inside = 0;
+    for (i, &(at, step)) in edges.iter().enumerate() {
+        inside += step;
+        if let Some(&(next, _)) = edges.get(i + 1)
+            && inside > 0
+            && next > at
+        {
+            out.push((at, next));
+        }
+    }
+    out
+}
+
+/// What a widened stretch is, in a sentence (a tooltip).
+pub fn wide_title(from: i64, to: i64) -> String {
+    format!(
+        "{} ({} to {}) drawn at least {WIDE_PX} px wide, not to scale",
+        fmt_bytes(to - from),
+        fmt_bytes(from),
+        fmt_bytes(to)
+    )
 }
 
 /// The stretch of space `s` of `f`, in a lane spanning `span` bytes, that is cut: the longest one
@@ -148,7 +249,7 @@ mod tests {
 
     #[test]
     fn the_cut_is_a_band_of_its_own_width_and_the_rest_keeps_the_scale() {
-        let a = Axis { k: 0.01, cut: Some((1000, 9000)), px: 50.0 };
+        let a = Axis::new(0.01, Some((1000, 9000)), 50.0, Arc::from([]));
         assert_eq!(a.x(500), 5.0);
         assert_eq!(a.x(1000), 10.0);
         assert_eq!(a.x(5000), 35.0, "halfway through the band");
@@ -157,5 +258,65 @@ mod tests {
         assert_eq!(a.place(0, 1000, 70.0, 2.0), (0.0, 10.0));
         assert_eq!(a.place(9000, 1000, 70.0, 2.0), (60.0, 10.0));
         assert_eq!(Axis::linear(0.01).place(9000, 1000, 100.0, 2.0), (90.0, 10.0));
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn a_widened_stretch_is_drawn_wide_and_shifts_the_bytes_after_it() {
+        // 100 B a px: 64 B would be 0.64 px; drawn 4 px, so 3.36 px more to its right.
+        let a = Axis::new(0.01, None, 0.0, Arc::from([(1000, 1064)]));
+        assert!(close(a.x(1000), 10.0));
+        assert!(close(a.x(1032), 12.0), "halfway through the stretch: {}", a.x(1032));
+        assert!(close(a.x(1064), 14.0));
+        assert!(close(a.x(2000), 23.36));
+        assert!(close(a.width(10_000), 103.36));
+        let (x, w) = a.place(1000, 64, 103.36, 2.0);
+        assert!(close(x, 10.0) && close(w, 4.0), "{x} {w}");
+        // A range clear of the stretch keeps its size at the scale; one over it takes its px.
+        assert_eq!(a.place(0, 1000, 103.36, 2.0), (0.0, 10.0));
+        let (_, w) = a.place(900, 200, 103.36, 2.0);
+        assert!(close(w, 5.36), "{w}");
+        assert_eq!(a.distorted().count(), 1);
+        // Zoomed in until the stretch is wider than the least width: the scale, undistorted.
+        let z = Axis::new(1.0, None, 0.0, Arc::from([(1000, 1064)]));
+        assert!(close(z.x(1032), 1032.0) && close(z.x(5000), 5000.0));
+        assert_eq!(z.distorted().count(), 0);
+    }
+
+    #[test]
+    fn stretches_and_a_cut_add_up() {
+        let a = Axis::new(0.01, Some((5000, 9000)), 50.0, Arc::from([(1000, 1064), (9500, 9501)]));
+        assert!(close(a.x(5000), 53.36), "after the first stretch: {}", a.x(5000));
+        assert!(close(a.x(7000), 53.36 + 25.0), "halfway through the band");
+        assert!(close(a.x(9000), 103.36));
+        assert!(close(a.x(9500), 108.36));
+        assert!(close(a.x(9501), 112.36), "a byte drawn 4 px wide");
+        assert!(close(a.x(10_000), 112.36 + 4.99));
+        let (x, w) = a.place(9500, 1, 200.0, 2.0);
+        assert!(close(x, 108.36) && close(w, 4.0));
+        assert!(close(a.unwidened().x(10_000), 110.0));
+    }
+
+    #[test]
+    fn thin_boxes_are_cut_at_their_edges_into_stretches() {
+        // Two overlapping 64 B boxes and a wide one around them, at 100 B a px.
+        let boxes = [(1000, 64), (1032, 64), (0, 5000), (3000, 0)];
+        let wide = widened(boxes.into_iter(), 10_000, 0.01);
+        assert_eq!(wide, [(1000, 1032), (1032, 1064), (1064, 1096)]);
+        let a = Axis::new(0.01, None, 0.0, wide.into());
+        for (o, s) in [(1000, 64), (1032, 64)] {
+            let (_, w) = a.place(o, s, 200.0, 2.0);
+            assert!(w >= 8.0 - 1e-9, "each takes two pieces: {w}");
+        }
+        // Their left edges are apart by a piece.
+        assert!(close(a.x(1032) - a.x(1000), 4.0));
+        // Nested: a 32 B view inside a 64 B box.
+        assert_eq!(widened([(0, 64), (16, 32)].into_iter(), 100, 0.01), [(0, 16), (16, 48), (48, 64)]);
+        // Wide enough at the scale: nothing.
+        assert!(widened([(0, 400), (400, 400)].into_iter(), 1000, 0.01).is_empty());
+        assert!(widened([(0, 4)].into_iter(), 10, 0.0).is_empty());
     }
 }

@@ -32,7 +32,7 @@ pub mod style;
 pub mod text;
 pub mod width;
 pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
-pub use axis::{Axis, Cut};
+pub use axis::{Axis, Cut, WIDE_PX, wide_title};
 pub use marks::{summary, wrap};
 pub use page::{Header, Page};
 pub use parts::*;
@@ -70,6 +70,8 @@ pub struct PxRules {
     pub profile: f64,
     /// Width of a lane's cut band (its longest free stretch, not to scale), at every zoom.
     pub cut: f64,
+    /// The least width of a widened stretch ([`Axis`]): a box too thin for a key is drawn this wide.
+    pub wide: f64,
     /// A gridline across the lanes every this many dump lines (at the lines it divides).
     pub grid: u32,
 }
@@ -86,6 +88,7 @@ pub fn px_rules() -> PxRules {
         tick: 6.0,
         profile: RULES.profile_px,
         cut: CUT_PX,
+        wide: WIDE_PX,
         grid: GRID_LINES,
     }
 }
@@ -259,6 +262,11 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let shown = f.spaces.iter().filter(|s| !view.hidden.contains(&s.space));
     let full = shown.map(|s| s.peak.bytes).max().unwrap_or(0);
     let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode, full)).collect();
+    for (a, x_axis) in [XAxis::Limit, XAxis::Used].into_iter().enumerate() {
+        for (lane, wide) in lanes.iter_mut().zip(width::widened_lanes(f, view, x_axis)) {
+            lane.wide[a] = wide;
+        }
+    }
     let factors = factors(f, &lanes, view.width, view.scale_mode);
     let inset_lanes = inset_table(&lanes, &factors, (view.width, f.src_end), view.scale_mode);
     let legend = card_legend(&lanes);
@@ -308,6 +316,16 @@ pub fn lane_cut(f: &FunctionMap, s: &SpaceUsage, span: i64, mode: ScaleMode, mar
     axis::cut_range(f, s, span, marks)
 }
 
+/// The stretches of space `s`'s lane (spanning `span` bytes) drawn wider than their bytes at `k`
+/// px/byte ([`axis::widened`]): none under `Strict`, which draws every byte to scale.
+pub fn lane_widened(f: &FunctionMap, s: &SpaceUsage, span: i64, k: f64, mode: ScaleMode) -> Vec<(i64, i64)> {
+    if mode == ScaleMode::Strict {
+        return Vec::new();
+    }
+    let boxes = f.blocks.iter().filter(|b| b.tile.space == s.space).map(|b| (b.tile.offset, b.tile.size));
+    axis::widened(boxes, span, k)
+}
+
 /// The marks of space `s`'s lane a cut must leave whole: fit answers, the high-water mark, the
 /// capacity and what lies past it ([`LanePlan::marks`]).
 pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
@@ -352,6 +370,7 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode, full: i64) -> Lan
     let cuts = [0, 1].map(|a| lane_cut(f, s, span[a], mode, &marks).map(|r| axis::cut(r, CUT_PX)));
     LanePlan {
         cuts,
+        wide: [std::sync::Arc::from([]), std::sync::Arc::from([])], // once the card's factors are known
         space: s.space.clone(),
         limit: s.limit,
         span,

@@ -3,6 +3,8 @@
 //! Data only (with the small rules that belong to one part, such as the label fit): how a card is
 //! planned is `mod.rs`, how bytes become pixels `scale.rs`.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::*;
@@ -183,6 +185,10 @@ pub struct LanePlan {
     /// ([`Axis`]): the bytes either side keep the card's scale.
     #[serde(skip_serializing_if = "no_cuts")]
     pub cuts: [Option<Cut>; 2],
+    /// By axis, the stretches drawn at least [`super::WIDE_PX`] wide ([`Axis`]), sorted: each
+    /// `[from, to, title]` in the page's plan.
+    #[serde(skip_serializing_if = "no_wide", serialize_with = "wide_with_titles")]
+    pub wide: [Arc<[(i64, i64)]>; 2],
     /// The live list by line: `[line, total, offset, size, box...]` at each line where the live
     /// figures (the union of the live boxes' bytes and the largest free range: [`live_at`]'s rule)
     /// or the live boxes change (at most two a box); a line's figures are the last entry's at or
@@ -201,11 +207,22 @@ fn no_cuts(cuts: &[Option<Cut>; 2]) -> bool {
     cuts.iter().all(Option::is_none)
 }
 
+fn no_wide(wide: &[Arc<[(i64, i64)]>; 2]) -> bool {
+    wide.iter().all(|w| w.is_empty())
+}
+
+fn wide_with_titles<S: serde::Serializer>(wide: &[Arc<[(i64, i64)]>; 2], out: S) -> Result<S::Ok, S::Error> {
+    let titled = |w: &Arc<[(i64, i64)]>| -> Vec<(i64, i64, String)> {
+        w.iter().map(|&(from, to)| (from, to, super::wide_title(from, to))).collect()
+    };
+    serde::Serialize::serialize(&[titled(&wide[0]), titled(&wide[1])], out)
+}
+
 impl LanePlan {
     /// The lane's axis on axis `axis` (`0` limit, `1` used) at `k` px/byte.
     pub fn axis(&self, axis: usize, k: f64) -> Axis {
         let cut = self.cuts[axis].as_ref().map(|c| (c.from, c.to));
-        Axis { k, cut, px: if cut.is_some() { CUT_PX } else { 0.0 } }
+        Axis::new(k, cut, if cut.is_some() { CUT_PX } else { 0.0 }, self.wide[axis].clone())
     }
 }
 

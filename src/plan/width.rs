@@ -2,6 +2,8 @@
 //! own), its live-bytes columns and its text. The plan sizes each card's panel with it, and the
 //! scene places the card in it, so the two never disagree on a card's width.
 
+use std::sync::Arc;
+
 use crate::model::{FunctionMap, MemoryMap};
 use crate::plan::{self, RULES, ScaleMode, ViewOptions, XAxis, span, text};
 
@@ -84,21 +86,23 @@ pub(crate) fn title_width(name: &str, ftype: &str) -> f64 {
     16.0 + text::width(name, 15.0) + 10.0 + text::width(ftype, SMALL) + 10.0 + 24.0
 }
 
-/// A drawn lane's span, and the stretch of it drawn as a cut band, if any.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A drawn lane's span, the stretch of it drawn as a cut band, if any, and its widened stretches
+/// ([`plan::Axis`]).
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LaneSpan {
     pub(crate) span: i64,
     pub(crate) cut: Option<(i64, i64)>,
+    pub(crate) wide: Arc<[(i64, i64)]>,
 }
 
 impl LaneSpan {
-    /// The same span without its cut.
+    /// The same span without its cut or widened stretches: every byte to scale.
     pub(crate) fn whole(self) -> LaneSpan {
-        LaneSpan { cut: None, ..self }
+        LaneSpan { cut: None, wide: Arc::from([]), ..self }
     }
 
     /// Bytes drawn to scale, and the band's px.
-    pub(crate) fn scaled(self) -> (i64, f64) {
+    pub(crate) fn scaled(&self) -> (i64, f64) {
         match self.cut {
             Some((from, to)) => ((self.span - (to - from)).max(1), plan::px_rules().cut),
             None => (self.span, 0.0),
@@ -110,8 +114,45 @@ impl LaneSpan {
 /// over the visible spans: hiding a space gives its width back to the others at one shared scale,
 /// which is how hiding a tiny space keeps the `used` axis readable (reference guide, show/hide).
 /// A mostly free lane's longest free stretch is a cut band (see [`plan::Axis`]), so its bytes in
-/// use are drawn at the card's scale rather than as slivers.
+/// use are drawn at the card's scale rather than as slivers; and its boxes too thin at the
+/// opening view's scale are widened ([`widened_lanes`]).
 pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
+    let (mut spans, factor) = scale_to(f, view);
+    let wide = widened_lanes(f, view, view.x_axis);
+    for (sp, wide) in spans.iter_mut().zip(wide) {
+        if let Some(sp) = sp {
+            sp.wide = wide;
+        }
+    }
+    (spans, factor)
+}
+
+/// The widened stretches of each space of `f` on x axis `x_axis`: those of its boxes thinner than
+/// [`plan::WIDE_PX`] at the lane's factor in the opening view of that axis (zoom 1, every space
+/// shown, an inset at its own factor). One list whatever the zoom and the hidden spaces, so the
+/// page applies it at every factor it draws: a zoom in widens the stretches to scale, and the
+/// distortion fades. The lanes keep the card's one byte scale, and grow by the px the stretches
+/// add (the factor is not shrunk to make room: that would change every other box's place).
+pub(crate) fn widened_lanes(f: &FunctionMap, view: &ViewOptions, x_axis: XAxis) -> Vec<Arc<[(i64, i64)]>> {
+    let none = || -> Arc<[(i64, i64)]> { Arc::from([]) };
+    if view.scale_mode == ScaleMode::Strict {
+        return f.spaces.iter().map(|_| none()).collect();
+    }
+    let base = ViewOptions { zoom: 1.0, x_axis, hidden: Vec::new(), ..view.clone() };
+    let (spans, factor) = scale_to(f, &base);
+    let scales = lane_scales(&spans, factor, &base, f.src_end);
+    f.spaces
+        .iter()
+        .zip(spans.iter().zip(scales))
+        .map(|(s, sp)| match sp {
+            (Some(sp), Some((_, axis, _))) => plan::lane_widened(f, s, sp.span, axis.k, view.scale_mode).into(),
+            _ => none(),
+        })
+        .collect()
+}
+
+/// [`scale`] without the widened stretches.
+fn scale_to(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
     let visible = visible_spaces(f, view);
     let spans: Vec<Option<LaneSpan>> = f
         .spaces
@@ -119,7 +160,8 @@ pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan
         .map(|s| {
             visible.contains(&s.space.as_str()).then(|| {
                 let span = span(s, view.x_axis);
-                LaneSpan { span, cut: plan::lane_cut(f, s, span, view.scale_mode, &plan::lane_marks(f, s)) }
+                let cut = plan::lane_cut(f, s, span, view.scale_mode, &plan::lane_marks(f, s));
+                LaneSpan { span, cut, wide: Arc::from([]) }
             })
         })
         .collect();
@@ -142,14 +184,14 @@ pub(crate) fn lane_scales(
     let room = plan::lane_room(view.width, gutter_width(last_line), shown.len());
     let insets = view.scale_mode == ScaleMode::Insets;
     let inset_w = plan::inset_width(&shown, room, factor / view.zoom, insets);
-    spans.iter().map(|sp| sp.map(|sp| lane_scale(sp, factor, inset_w, view))).collect()
+    spans.iter().map(|sp| sp.as_ref().map(|sp| lane_scale(sp, factor, inset_w, view))).collect()
 }
 
-fn lane_scale(sp: LaneSpan, factor: f64, inset_w: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
+fn lane_scale(sp: &LaneSpan, factor: f64, inset_w: f64, view: &ViewOptions) -> (f64, plan::Axis, bool) {
     let (scaled, band) = sp.scaled();
     let inset = plan::is_inset(scaled, band, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
     let k = if inset { plan::inset_factor(scaled, band, inset_w) * view.zoom } else { factor };
-    let axis = plan::Axis { k, cut: sp.cut, px: band };
+    let axis = plan::Axis::new(k, sp.cut, band, sp.wide.clone());
     (axis.width(sp.span), axis, inset)
 }
 
@@ -184,11 +226,11 @@ pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a st
         return out; // small lanes are insets: none widens the map
     }
     for f in map.functions.iter().filter(|f| view.draws(&f.name)) {
-        let (spans, _) = scale(f, view);
-        let total: f64 = spans.iter().flatten().map(|&sp| sp.span as f64).sum();
+        let (spans, _) = scale_to(f, view);
+        let total: f64 = spans.iter().flatten().map(|sp| sp.span as f64).sum();
         for (s, sp) in f.spaces.iter().zip(&spans) {
             // Alone, this lane's 72 px minimum would make the lanes `min * total / span` px wide.
-            let wide = sp.is_some_and(|sp| RULES.min_lane_px * total / sp.span as f64 > 3.0 * view.width);
+            let wide = sp.as_ref().is_some_and(|sp| RULES.min_lane_px * total / sp.span as f64 > 3.0 * view.width);
             if wide && spans.iter().flatten().count() > 1 && !out.contains(&s.space.as_str()) {
                 out.push(&s.space);
             }

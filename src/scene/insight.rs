@@ -110,7 +110,7 @@ pub struct Host<'a> {
     /// Left edge and width of the box the mark belongs to, if it belongs to one.
     pub block: Option<(f64, f64)>,
     /// How bytes map to px across the lane.
-    pub axis: crate::plan::Axis,
+    pub axis: &'a crate::plan::Axis,
     /// Top of the first line's row, and that line.
     pub body_top: f64,
     /// Where each line is drawn.

@@ -198,10 +198,11 @@ fn card(plan: &CardPlan, index: usize, view: &ViewOptions, pal: &Palette, at: Pl
     let scales = lane_scales(&spans, factor, view, plan.last);
     for (li, (sp, scale)) in spans.into_iter().zip(scales).enumerate() {
         let (Some(sp), Some((width, axis, inset))) = (sp, scale) else { continue };
+        let k = axis.k;
         let geometry = LaneGeometry { x: lx, y: plot_top, width, height: COLUMN_HEADER + body_h, body_top, axis };
         let mut drawn = lane(plan, li, sp.span, geometry, pal);
         if inset {
-            mark_inset(&mut drawn, [plan::inset_badge(axis.k, factor), plan::inset_ratio(axis.k, factor)], pal);
+            mark_inset(&mut drawn, [plan::inset_badge(k, factor), plan::inset_ratio(k, factor)], pal);
         }
         lanes.push(drawn);
         lx += width;
@@ -315,6 +316,29 @@ fn cut_band(cut: &plan::Cut, axis: &plan::Axis, (x, top, h): (f64, f64, f64), pa
     out
 }
 
+/// The notes on a lane's byte axis under its stretches drawn wider than their bytes ([`plan::Axis`]):
+/// a small bracket across each, at the foot of the lane's head, in the muted colour (a note on the
+/// drawing, not a finding), with its bytes in a tooltip. `(x, body_top)`: the lane's left edge and
+/// the top of its body. None where the scale already draws a stretch wide enough.
+fn widened_marks(space: &str, axis: &plan::Axis, (x, body_top): (f64, f64), pal: &Palette) -> Vec<Placed> {
+    let stroke = Stroke { color: pal.muted, width: 1.0, dash: None };
+    let line = |x1: f64, y1: f64, x2: f64, y2: f64| Shape::Line(Line { x1, y1, x2, y2, stroke });
+    axis.distorted()
+        .map(|((from, to), sx, sw)| {
+            let (a, z) = (x + sx + 0.5, x + sx + sw - 0.5);
+            let (top, foot) = (body_top - 5.0, body_top - 1.5);
+            Placed {
+                class: "widened",
+                name: space.to_string(),
+                tooltip: plan::wide_title(from, to),
+                from,
+                to,
+                shapes: vec![line(a, top, a, foot), line(a, foot, z, foot), line(z, foot, z, top)],
+            }
+        })
+        .collect()
+}
+
 /// Sets an inset lane apart: a dashed frame in its space's colour, and its scale in words in place
 /// of the axis row (its end is written after its name).
 fn mark_inset(lane: &mut Lane, badges: [String; 2], pal: &Palette) {
@@ -411,7 +435,7 @@ fn lane(plan: &CardPlan, li: usize, span: i64, g: LaneGeometry, pal: &Palette) -
     let host = |block| insight::Host {
         lane: (x, width),
         block,
-        axis,
+        axis: &axis,
         body_top,
         rows: &plan.rows,
         first_line: plan.first,
@@ -436,7 +460,8 @@ fn lane(plan: &CardPlan, li: usize, span: i64, g: LaneGeometry, pal: &Palette) -
         }
     }
     let capacity = (!overflow.is_empty()).then_some(s.limit);
-    let placed = placed::marks(&plan.lanes[li].marks, &host(None), color, pal);
+    let mut placed = placed::marks(&plan.lanes[li].marks, &host(None), color, pal);
+    placed.extend(widened_marks(&s.space, &axis, (x, body_top), pal));
     Lane {
         space: s.space.clone(),
         span,

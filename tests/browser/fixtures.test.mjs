@@ -40,11 +40,8 @@ test('every space of both backends gets a lane, all on one px/byte factor, boxes
       assert.deepEqual(Object.keys(w).sort(), [...spaces].sort(), name);
       // One factor for every lane that can hold it; a lane too small for it is an inset at its own.
       const cuts = await cutsOf(page, fnName);
-      const { widths } = expectedScale(rules, fn.spaces, 'limit', 1, await panelOf(page, fnName), cuts);
+      const { widths, ks: factor } = expectedScale(rules, fn.spaces, 'limit', 1, await panelOf(page, fnName), cuts);
       for (const s of fn.spaces) near(w[s.space], widths[s.space], 0.5, `${name} ${s.space} lane width`);
-      const band = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
-      const scaled = (s) => Math.max(s.limit, 1) - (cuts.bytes[s.space] || 0);
-      const factor = Object.fromEntries(fn.spaces.map((s) => [s.space, (widths[s.space] - band(s)) / scaled(s)]));
       const geo = await boxGeometry(c);
       assert.equal(geo.length, fn.boxes.length);
       for (const g of geo) {
@@ -108,7 +105,7 @@ test('x axis: used spans each lane to its high-water mark, on every space of Asc
     const fn = data.functions.find((f) => f.name === 'fx_mx_matmul');
     await c.locator('.axis-toggle').click();
     assert.match(await c.locator('.axis-toggle').innerText(), /used/);
-    const { widths } = expectedScale(rules, fn.spaces, 'used', 1, await panelOf(page, 'fx_mx_matmul'));
+    const { widths } = expectedScale(rules, fn.spaces, 'used', 1, await panelOf(page, 'fx_mx_matmul'), await cutsOf(page, 'fx_mx_matmul', 'used'));
     const w = await laneWidths(c);
     for (const s of fn.spaces) {
       assert.equal(Number(await c.locator(`.lane[data-space="${s.space}"]`).getAttribute('data-span')), s.hwm, s.space);

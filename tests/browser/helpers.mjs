@@ -134,9 +134,9 @@ export function near(actual, expected, tol, msg) {
  * ([`panelOf`]); the live-bytes columns of the shown `spaces` come out of it too, and what is left
  * (`room`) is filled by the lanes that can hold the fill scale; a lane narrower than min_lane_px at
  * it is an inset, inset_px wide at its own scale, and the insets' widths come out of the room as
- * well. Returns the card's factor and each space's expected lane width.
+ * well. Returns the card's factor, each space's expected lane width and each lane's own factor (`ks`).
  */
-export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0 }) {
+export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0, wide: {}, min: 0 }) {
   const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
   // A lane with a cut band (plan::Axis) draws its bytes less the cut to scale, plus the band.
   const bandOf = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
@@ -183,11 +183,16 @@ export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: 
   const small = spaces.filter(insetOf);
   const main = spaces.filter((s) => !insetOf(s)).reduce((a, s) => a + scaledOf(s) * f + bandOf(s), 0);
   const insetW = small.length ? Math.min(Math.max((room - main) / small.length, rules.min_lane_px), rules.inset_px) : rules.inset_px;
+  // A widened stretch (plan::Axis) is drawn at least `cuts.min` px wide: the lane grows by what it adds.
+  const added = (s, k) => (cuts.wide?.[s.space] || []).reduce((a, [from, to]) => a + Math.max(cuts.min - (to - from) * k, 0), 0);
   const widths = {};
+  const ks = {};
   for (const s of spaces) {
-    widths[s.space] = insetOf(s) ? (insetW - bandOf(s)) * zoom + bandOf(s) : scaledOf(s) * f * zoom + bandOf(s);
+    const k = insetOf(s) ? ((insetW - bandOf(s)) / scaledOf(s)) * zoom : f * zoom;
+    ks[s.space] = k;
+    widths[s.space] = (insetOf(s) ? (insetW - bandOf(s)) * zoom + bandOf(s) : scaledOf(s) * f * zoom + bandOf(s)) + added(s, k);
   }
-  return { f: f * zoom, widths };
+  return { f: f * zoom, widths, ks };
 }
 
 /** The cut bands of a card's lanes on `axis` (the plan's): bytes cut by space, and the band's px. */
@@ -197,27 +202,48 @@ export async function cutsOf(page, fn, axis = 'limit') {
   const a = axis === 'used' ? 1 : 0;
   const bytes = {};
   const ranges = {};
+  const wide = {};
   for (const l of card.lanes) {
+    if (l.wide) wide[l.space] = l.wide[a];
     if (!(l.cuts && l.cuts[a])) continue;
     bytes[l.space] = l.cuts[a].to - l.cuts[a].from;
     ranges[l.space] = [l.cuts[a].from, l.cuts[a].to];
   }
-  return { bytes, ranges, band: plan.px.cut };
+  return { bytes, ranges, band: plan.px.cut, wide, min: plan.px.wide };
 }
 
-/** Where byte `b` of `space` lands at `f` px/byte, past a cut band where `cuts` has one there. */
+/**
+ * Where byte `b` of `space` lands at `f` px/byte, past a cut band where `cuts` has one there, and
+ * past the widened stretches before it (each drawn at least `cuts.min` px wide).
+ */
 export function xOf(cuts, space, f, b) {
   const r = cuts.ranges[space];
-  if (!r || b <= r[0]) return b * f;
-  if (b >= r[1]) return (b - (r[1] - r[0])) * f + cuts.band;
-  return r[0] * f + ((b - r[0]) / (r[1] - r[0])) * cuts.band;
+  const cutX = (b) => {
+    if (!r || b <= r[0]) return b * f;
+    if (b >= r[1]) return (b - (r[1] - r[0])) * f + cuts.band;
+    return r[0] * f + ((b - r[0]) / (r[1] - r[0])) * cuts.band;
+  };
+  let before = 0;
+  for (const [from, to] of cuts.wide?.[space] || []) {
+    if (to <= b) before += Math.max(cuts.min - (to - from) * f, 0);
+    else if (from < b) return cutX(from) + before + ((b - from) * Math.max((to - from) * f, cuts.min)) / (to - from);
+    else break;
+  }
+  return cutX(b) + before;
 }
 
-/** Each lane's width less its cut band, if it has one: the part a zoom scales. */
+/**
+ * Each lane's width less its cut band, if it has one, and less what its widened stretches add past
+ * their bytes (each bracket under its head is one, as wide as it is drawn): the part a zoom scales.
+ */
 export async function scaledWidths(c) {
   return c.locator('.lane').evaluateAll((ls) => Object.fromEntries(ls.map((l) => {
     const band = l.querySelector(':scope > .cut:not([hidden])');
-    return [l.dataset.space, l.getBoundingClientRect().width - (band ? band.getBoundingClientRect().width : 0)];
+    const k = Number(l.dataset.pxPerByte || getComputedStyle(l).getPropertyValue('--k'));
+    const head = l.parentElement.querySelector(`.lane-head[data-space="${l.dataset.space}"]`);
+    const added = [...head.querySelectorAll('.wide-marks > i')]
+      .reduce((a, i) => a + i.getBoundingClientRect().width - (i.dataset.to - i.dataset.from) * k, 0);
+    return [l.dataset.space, l.getBoundingClientRect().width - (band ? band.getBoundingClientRect().width : 0) - added];
   })));
 }
 

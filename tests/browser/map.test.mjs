@@ -12,7 +12,7 @@ for (const k of pageCases()) {
       const fn = data.functions.find((f) => f.name === k.main);
       const panel = await panelOf(page, k.main);
       const cuts = await cutsOf(page, k.main);
-      const { widths } = expectedScale(rules, fn.spaces, 'limit', 1, panel, cuts);
+      const { widths, ks } = expectedScale(rules, fn.spaces, 'limit', 1, panel, cuts);
       const w = await laneWidths(c);
       for (const s of fn.spaces) near(w[s.space], widths[s.space], 0.5, `${s.space} lane width`);
       // Without cut bands, 512 KB of Mat is exactly eight times 64 KB of Left.
@@ -20,10 +20,7 @@ for (const k of pageCases()) {
       const geo = await boxGeometry(c);
       assert.equal(geo.length, fn.boxes.length);
       // Each lane's own factor: the card's, or an inset's (its bytes to scale fill its width less a band).
-      const own = Object.fromEntries(fn.spaces.map((s) => {
-        const band = cuts.bytes[s.space] ? cuts.band : 0;
-        return [s.space, (widths[s.space] - band) / (Math.max(s.limit, 1) - (cuts.bytes[s.space] || 0))];
-      }));
+      const own = ks;
       for (const g of geo) {
         const x = xOf(cuts, g.space, own[g.space], g.offset);
         near(g.x, x, 0.6, `${g.name} x`);
@@ -138,7 +135,7 @@ for (const k of pageCases()) {
       assert.match(await toggle.innerText(), /limit/);
       await toggle.click();
       assert.match(await toggle.innerText(), /used/);
-      const { widths } = expectedScale(rules, fn.spaces, 'used', 1, await panelOf(page, k.main));
+      const { widths } = expectedScale(rules, fn.spaces, 'used', 1, await panelOf(page, k.main), await cutsOf(page, k.main, 'used'));
       const w = await laneWidths(c);
       for (const s of fn.spaces) {
         const lane = c.locator(`.lane[data-space="${s.space}"]`);

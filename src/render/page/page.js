@@ -69,26 +69,55 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   const clampSplit = (w) => Math.round(clamp(w, R.splitter_min, R.splitter_max));
   const px = (v) => `${v}px`;
 
-  // Where byte `b` lands on `axis` (plan::Axis { k, cut, px }: `k` px a byte, the cut `px` wide).
-  function axisX(axis, b) {
+  // Where byte `b` lands on `axis` with its cut alone (`k` px a byte, the cut `px` wide).
+  function cutX(axis, b) {
     if (!axis.cut || b <= axis.cut[0]) return b * axis.k;
     const [from, to] = axis.cut;
     return b >= to ? (b - (to - from)) * axis.k + axis.px : from * axis.k + ((b - from) / (to - from)) * axis.px;
   }
 
-  /** The byte at `x` px on `axis` (axisX's inverse): how a place at one factor scales to another. */
-  function byteAt(axis, x) {
+  // cutX's inverse.
+  function cutByte(axis, x) {
     if (!axis.cut || x <= axis.cut[0] * axis.k) return x / axis.k;
     const [from, to] = axis.cut;
     const band = from * axis.k;
     return x >= band + axis.px ? (x - axis.px) / axis.k + (to - from) : from + ((x - band) / axis.px) * (to - from);
   }
 
+  // The px a widened stretch of `len` bytes takes on `axis` (plan::Axis::stretch_px).
+  const stretchPx = (axis, len) => Math.max(len * axis.k, PX.wide);
+
+  // Where byte `b` lands on `axis` (plan::Axis { k, cut, px, wide }): the cut's rule, plus what
+  // each widened stretch before `b` adds (its px past its bytes at `k`), summed in the plan's order.
+  function axisX(axis, b) {
+    let before = 0;
+    for (const [from, to] of axis.wide) {
+      if (to <= b) before += Math.max(PX.wide - (to - from) * axis.k, 0);
+      else if (from < b) return cutX(axis, from) + before + ((b - from) * stretchPx(axis, to - from)) / (to - from);
+      else break;
+    }
+    return cutX(axis, b) + before;
+  }
+
+  /** The byte at `x` px on `axis` (axisX's inverse): how a place at one factor scales to another. */
+  function byteAt(axis, x) {
+    let before = 0;
+    for (const [from, to] of axis.wide) {
+      const left = cutX(axis, from) + before;
+      if (x <= left) break;
+      const w = stretchPx(axis, to - from);
+      if (x < left + w) return from + ((x - left) / w) * (to - from);
+      before += Math.max(PX.wide - (to - from) * axis.k, 0);
+    }
+    return cutByte(axis, x - before);
+  }
+
   /** plan::Axis::place: a byte range's left edge and width in a lane `laneW` px wide. */
   function placeOn(axis, offset, size, laneW) {
     const stop = offset + Math.max(size, 0);
-    const apart = !axis.cut || stop <= axis.cut[0] || offset >= axis.cut[1];
-    const w = Math.max(apart ? Math.max(size, 0) * axis.k : axisX(axis, stop) - axisX(axis, offset), PX.min_box);
+    const offCut = !axis.cut || stop <= axis.cut[0] || offset >= axis.cut[1];
+    const offWide = !axis.wide.some(([from, to]) => to > offset && from < stop);
+    const w = Math.max(offCut && offWide ? Math.max(size, 0) * axis.k : axisX(axis, stop) - axisX(axis, offset), PX.min_box);
     return [clamp(axisX(axis, offset), 0, Math.max(laneW - w, 0)), w];
   }
 
@@ -393,6 +422,9 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
         const head = el('div', { class: 'lane-head', data: { space: lp.space } },
           el('div', { class: 'lh-name' }, el('i', { class: 'sw', 'aria-hidden': 'true' }), el('span', { text: lp.space })),
           el('div', { class: 'lh-axis' }, el('span', { text: '0' }), end), el('div', { class: 'lh-hwmrow' }, hwm), badge);
+        // Under the head, a bracket across each stretch drawn wider than its bytes (plan::Axis's widened stretches).
+        const wide = el('div', { class: 'wide-marks' });
+        head.append(wide);
         const marks = lp.marks.map((m) => markEl(m, fn.src_start));
         // The lane's cut band (plan::Cut): its free stretch, a fixed width, not to scale.
         const cut = el('div', { class: 'cut', hidden: true }, el('span'), el('span'));
@@ -400,7 +432,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
           cut, ...marks.flatMap((mk) => [mk.node, mk.text]));
         const pills = marks.filter((mk) => mk.text && mk.m.text.pill);
         const profile = this.profile(lp);
-        this.lanes.set(lp.space, { lp, li, head, lane, marks, pills, cut, boxes: [], end, badge, hwm, profile });
+        this.lanes.set(lp.space, { lp, li, head, lane, marks, pills, cut, wide, boxes: [], end, badge, hwm, profile });
       });
       // The SVG's order (steps::drawing_order): the plan's, views after the boxes they look into.
       for (const b of [...this.boxes].sort((a, c) => a.view - c.view)) {
@@ -555,7 +587,7 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       const inset = (this.plan.inset_lanes?.[this.a][this.mask()] || []).find((x) => x.lane === entry.li) || null;
       const k = inset ? inset.factor * this.state.zoom : this.k;
       const c = entry.lp.cuts ? entry.lp.cuts[this.a] : null;
-      const axis = { k, cut: c ? [c.from, c.to] : null, px: c ? PX.cut : 0 };
+      const axis = { k, cut: c ? [c.from, c.to] : null, px: c ? PX.cut : 0, wide: entry.lp.wide ? entry.lp.wide[this.a] : [] };
       return { axis, inset, width: axisX(axis, Math.max(entry.lp.span[this.a], 1)) };
     }
     /** Sets an inset lane apart: a dashed frame, and the plan's badge from the zoom it fits at. */
@@ -612,12 +644,19 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
       entry.cut.style.width = px(axis.px);
       c.words.forEach((w, i) => { entry.cut.children[i].textContent = w; });
     }
+    // A bracket under each stretch this factor draws wider than its bytes (as the SVG's `g.widened`).
+    placeWide(entry, axis) {
+      const marks = axis.wide.filter(([from, to]) => (to - from) * axis.k < PX.wide).map(([from, to, title]) =>
+        el('i', { title, data: { from: String(from), to: String(to) }, style: `left:${px(axisX(axis, from))};width:${px(stretchPx(axis, to - from))}` }));
+      entry.wide.replaceChildren(...marks);
+    }
     /** Every box and mark of a lane `laneW` px wide on its byte `axis`, and its step's labels. */
     placeLane(entry, axis, laneW) {
       const step = this.stepAt(entry, axis);
       for (const mk of entry.marks) placeMark(mk, [0, laneW], axis, laneW, step);
       entry.pills.forEach((mk, j) => { mk.text.style.left = step ? px(step.scale(step.pills[j])) : ''; });
       this.placeCut(entry, axis);
+      this.placeWide(entry, axis);
       if (step) entry.hwm.style.left = px(step.scale(step.hwm) - 8); // less the head's padding (page.css)
       for (const it of entry.boxes) {
         const [x, w] = placeOn(axis, it.b.offset, it.b.size, laneW);
