@@ -181,12 +181,7 @@ pub fn widened(boxes: impl Iterator<Item = (i64, i64)>, span: i64, k: f64) -> Ve
 
 /// What a widened stretch is, in a sentence (a tooltip).
 pub fn wide_title(from: i64, to: i64) -> String {
-    format!(
-        "{} ({} to {}) drawn at least {WIDE_PX} px wide, not to scale",
-        fmt_bytes(to - from),
-        fmt_bytes(from),
-        fmt_bytes(to)
-    )
+    format!("{} at [{from}, {to}): drawn at least {WIDE_PX} px wide, not to scale", fmt_bytes(to - from))
 }
 
 /// The stretch of space `s` of `f`, in a lane spanning `span` bytes, that is cut: the longest one
