@@ -6,6 +6,11 @@
 //! The stretch cut is one no box touches on any line, and no mark either (the high-water mark, a
 //! capacity line, a reserved window, the unsafe band, a declared allocation, a `--fit` answer), so
 //! every mark keeps its place on the axis. Only the stretch is out of scale, and it says so.
+//!
+//! A box too thin for its key at the lane's scale is widened the other way: the pieces of the lane
+//! inside such boxes are each drawn at least [`WIDE_PX`] wide ([`widened`]), so neighbouring
+//! slivers are told apart and each carries its key. The rest keeps the scale; the lane grows by
+//! what the pieces add, and the scene marks each piece so drawn under the lane's head.
 
 use std::sync::Arc;
 
