@@ -37,7 +37,8 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                     // lane where the card's other lanes leave less (plan::inset_width): one width
                     // for every inset of the card.
                     let band = lane.axis.px;
-                    let at_one = (lane.width - added(lane) - band) / view.zoom + band;
+                    let (_, px, least) = stretches(lane);
+                    let at_one = (lane.width - px - band) / view.zoom + band + least;
                     assert!(
                         (RULES.min_lane_px - EPS..=RULES.inset_px + EPS).contains(&at_one),
                         "{what}: inset width {at_one}"
@@ -64,8 +65,9 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
             };
             assert!(view.scale_mode == ScaleMode::Insets || lane.axis.wide.is_empty(), "{what}: strict widens");
             check_stretches(lane, what);
-            let width = scaled as f64 * own + band + added(lane);
-            assert!((lane.width - width).abs() < EPS, "{what}: one factor per card, plus the widened stretches");
+            let (wide_bytes, wide_px, _) = stretches(lane);
+            let width = (scaled - wide_bytes).max(1) as f64 * own + band + wide_px;
+            assert!((lane.width - width).abs() < EPS, "{what}: one factor per card, the widened stretches apart");
             assert!(lane.x >= right - EPS, "{what}: lanes never overlap");
             right = lane.x + lane.width;
             if view.zoom == 1.0 {
@@ -116,10 +118,13 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
     }
 }
 
-/// What a lane's widened stretches add to its width at its factor (`plan::Axis`): each is drawn at
-/// least `WIDE_PX` wide.
-fn added(lane: &Lane) -> f64 {
-    lane.axis.wide.iter().map(|&(from, to)| (WIDE_PX - (to - from) as f64 * lane.factor).max(0.0)).sum()
+/// A lane's widened stretches (`plan::Axis`): their bytes, their px at the lane's factor (each at
+/// least `WIDE_PX`), and the least px they take (what the factor made room for at zoom 1).
+fn stretches(lane: &Lane) -> (i64, f64, f64) {
+    let wide = &lane.axis.wide;
+    let bytes = wide.iter().map(|&(from, to)| to - from).sum();
+    let px = wide.iter().map(|&(from, to)| ((to - from) as f64 * lane.factor).max(WIDE_PX)).sum();
+    (bytes, px, wide.len() as f64 * WIDE_PX)
 }
 
 /// A lane's widened stretches are sorted, disjoint, inside the lane, clear of its cut, and each
@@ -235,8 +240,9 @@ fn hiding_a_space_gives_its_width_to_the_others_at_one_scale() {
     let (a, h) = (&all.cards[0], &hidden.cards[0]);
     assert!(a.lanes.iter().any(|l| l.space == "Left") && !h.lanes.iter().any(|l| l.space == "Left"));
     assert_eq!(h.lanes.len(), a.lanes.len() - 1);
-    // Less what the widened stretches add, which shrinks as the scale grows.
-    let total = |c: &pto_memory_map::scene::Card| c.lanes.iter().map(|l| l.width - added(l)).sum::<f64>();
+    // Less what the widened stretches take past their least width as the scale grows.
+    let past = |l: &Lane| stretches(l).1 - stretches(l).2;
+    let total = |c: &pto_memory_map::scene::Card| c.lanes.iter().map(|l| l.width - past(l)).sum::<f64>();
     // The panel stays filled: the lanes left take the hidden one's width and its live-bytes column.
     let freed = RULES.profile_px + 4.0;
     assert!((total(h) - total(a) - freed).abs() < 1.0, "the panel stays filled: {} vs {}", total(a), total(h));

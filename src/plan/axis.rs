@@ -9,8 +9,9 @@
 //!
 //! A box too thin for its key at the lane's scale is widened the other way: the pieces of the lane
 //! inside such boxes are each drawn at least [`WIDE_PX`] wide ([`widened`]), so neighbouring
-//! slivers are told apart and each carries its key. The rest keeps the scale; the lane grows by
-//! what the pieces add, and the scene marks each piece so drawn under the lane's head.
+//! slivers are told apart and each carries its key. The rest keeps the scale; the factor makes
+//! room for the pieces as for a cut band, and the scene marks each piece so drawn under the lane's
+//! head.
 
 use std::sync::Arc;
 
@@ -298,6 +299,11 @@ mod tests {
         let (x, w) = a.place(9500, 1, 200.0, 2.0);
         assert!(close(x, 108.36) && close(w, 4.0));
         assert!(close(a.unwidened().x(10_000), 110.0));
+    }
+
+    #[test]
+    fn the_legend_says_the_least_width() {
+        assert!(super::super::WIDE_WORDS.contains(&format!(" {WIDE_PX} px wide")));
     }
 
     #[test]

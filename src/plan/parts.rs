@@ -139,6 +139,9 @@ pub fn card_legend(lanes: &[LanePlan]) -> Vec<LegendEntry> {
     if lanes.iter().any(|l| l.cuts.iter().any(Option::is_some)) {
         out.push(entry("cut", CUT_WORDS));
     }
+    if lanes.iter().any(|l| l.wide.iter().any(|w| !w.is_empty())) {
+        out.push(entry("wide", WIDE_WORDS));
+    }
     if lanes.iter().any(|l| l.marks.iter().any(|m| m.style == CAPACITY)) {
         out.push(entry("capacity", "capacity"));
         out.push(entry("past", "bytes past the capacity"));
@@ -158,6 +161,9 @@ pub fn card_legend(lanes: &[LanePlan]) -> Vec<LegendEntry> {
 
 /// What a cut band is, in the legends.
 pub const CUT_WORDS: &str = "free bytes drawn at a fixed width, not to scale";
+
+/// What the bracket under a widened stretch means, in the legends ([`super::WIDE_PX`] is 4).
+pub const WIDE_WORDS: &str = "boxes under 4 px drawn 4 px wide, not to scale";
 
 /// One space's column.
 #[derive(Debug, Clone, Serialize)]

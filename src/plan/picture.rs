@@ -18,6 +18,8 @@ pub struct Picture {
     pub findings: Findings,
     /// Whether some card drawn has a cut band (the legend then says what one is).
     pub cut: bool,
+    /// Whether some card drawn has a box widened to its least width (the legend then says so).
+    pub wide: bool,
     /// Whether some box drawn is held past its last read (the legend then says what that is).
     pub held: bool,
     /// Which of the marks the compiler placed the map has anywhere (the legend names those).
@@ -88,11 +90,13 @@ impl Picture {
         .fold(0.0, f64::max);
         let drawn: Vec<&FunctionMap> =
             map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
+        let lanes: Vec<_> = drawn.iter().flat_map(|f| scale(f, view).0.into_iter().flatten()).collect();
         Picture {
             view: view.clone(),
             header: Header::of(map, view),
             findings: Findings::of(&drawn_findings(map, view)),
-            cut: drawn.iter().any(|f| scale(f, view).0.iter().flatten().any(|s| s.cut.is_some())),
+            cut: lanes.iter().any(|s| s.cut.is_some()),
+            wide: lanes.iter().any(|s| !s.wide.is_empty()),
             held: drawn.iter().flat_map(|f| &f.blocks).any(|b| b.tile.held() > b.tile.end),
             placed: PlacedMarks::of(&drawn, view),
             cards: chosen.into_iter().map(|(index, _)| index).collect(),

@@ -254,12 +254,19 @@ pub(super) fn readable_steps(
     })
 }
 
-/// A lane on axis `axis` as [`lanes_factor`] takes it: bytes to scale, and its band's px.
+/// A lane on axis `axis` as [`lanes_factor`] takes it: bytes to scale, and its bands' px.
 pub fn scaled(l: &LanePlan, axis: usize) -> (i64, f64) {
-    match &l.cuts[axis] {
-        Some(c) => ((l.span[axis] - c.size()).max(1), CUT_PX),
-        None => (l.span[axis], 0.0),
-    }
+    let cut = l.cuts[axis].as_ref().map(|c| (c.size(), CUT_PX));
+    to_scale(l.span[axis], cut, &l.wide[axis])
+}
+
+/// A lane of `span` bytes with its cut (bytes and px), if any, and widened stretches `wide`: the
+/// bytes drawn to scale, and the px of its bands. A widened stretch counts as a band of the least
+/// width ([`super::WIDE_PX`]): it is that wide at the opening factor, which is found with it so.
+pub(crate) fn to_scale(span: i64, cut: Option<(i64, f64)>, wide: &[(i64, i64)]) -> (i64, f64) {
+    let (cut_bytes, cut_px) = cut.unwrap_or((0, 0.0));
+    let wide_bytes: i64 = wide.iter().map(|&(from, to)| to - from).sum();
+    ((span - cut_bytes - wide_bytes).max(1), cut_px + wide.len() as f64 * super::WIDE_PX)
 }
 
 /// The bit set of the lanes `view` shows (never none: the last one stays).

@@ -101,12 +101,11 @@ impl LaneSpan {
         LaneSpan { cut: None, wide: Arc::from([]), ..self }
     }
 
-    /// Bytes drawn to scale, and the band's px.
+    /// Bytes drawn to scale, and the px of its bands: the cut's, and the least width of each
+    /// widened stretch ([`plan::scaled`]).
     pub(crate) fn scaled(&self) -> (i64, f64) {
-        match self.cut {
-            Some((from, to)) => ((self.span - (to - from)).max(1), plan::px_rules().cut),
-            None => (self.span, 0.0),
-        }
+        let cut = self.cut.map(|(from, to)| (to - from, plan::px_rules().cut));
+        plan::to_scale(self.span, cut, &self.wide)
     }
 }
 
@@ -117,13 +116,14 @@ impl LaneSpan {
 /// use are drawn at the card's scale rather than as slivers; and its boxes too thin at the
 /// opening view's scale are widened ([`widened_lanes`]).
 pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
-    let (mut spans, factor) = scale_to(f, view);
+    let mut spans = spans_of(f, view);
     let wide = widened_lanes(f, view, view.x_axis);
     for (sp, wide) in spans.iter_mut().zip(wide) {
         if let Some(sp) = sp {
             sp.wide = wide;
         }
     }
+    let factor = factor_of(&spans, view, f.src_end);
     (spans, factor)
 }
 
@@ -131,31 +131,50 @@ pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan
 /// [`plan::WIDE_PX`] at the lane's factor in the opening view of that axis (zoom 1, every space
 /// shown, an inset at its own factor). One list whatever the zoom and the hidden spaces, so the
 /// page applies it at every factor it draws: a zoom in widens the stretches to scale, and the
-/// distortion fades. The lanes keep the card's one byte scale, and grow by the px the stretches
-/// add (the factor is not shrunk to make room: that would change every other box's place).
+/// distortion fades. The factor makes room for them as for a cut band (each takes its least width
+/// of the panel), so the card keeps its width; as that changes the factor, boxes just wide enough
+/// before may become thin, so the list is found again until it stops growing (it only grows: see
+/// the least factor below).
 pub(crate) fn widened_lanes(f: &FunctionMap, view: &ViewOptions, x_axis: XAxis) -> Vec<Arc<[(i64, i64)]>> {
     let none = || -> Arc<[(i64, i64)]> { Arc::from([]) };
     if view.scale_mode == ScaleMode::Strict {
         return f.spaces.iter().map(|_| none()).collect();
     }
     let base = ViewOptions { zoom: 1.0, x_axis, hidden: Vec::new(), ..view.clone() };
-    let (spans, factor) = scale_to(f, &base);
-    let scales = lane_scales(&spans, factor, &base, f.src_end);
-    f.spaces
-        .iter()
-        .zip(spans.iter().zip(scales))
-        .map(|(s, sp)| match sp {
-            (Some(sp), Some((_, axis, _))) => plan::lane_widened(f, s, sp.span, axis.k, view.scale_mode).into(),
-            _ => none(),
-        })
-        .collect()
+    let mut spans = spans_of(f, &base);
+    // Each lane's least factor so far: a box thin at it stays widened though a later pass's factor
+    // be larger (a lane that becomes an inset gives the others room), so the lists only grow.
+    let mut least = vec![f64::INFINITY; spans.len()];
+    for _ in 0..MAX_WIDENING_PASSES {
+        let factor = factor_of(&spans, &base, f.src_end);
+        let scales = lane_scales(&spans, factor, &base, f.src_end);
+        let mut grew = false;
+        for (((s, sp), scale), k) in f.spaces.iter().zip(spans.iter_mut()).zip(scales).zip(least.iter_mut()) {
+            if let (Some(sp), Some((_, axis, _))) = (sp, scale) {
+                *k = axis.k.min(*k);
+                let wide: Arc<[(i64, i64)]> = plan::lane_widened(f, s, sp.span, *k, view.scale_mode).into();
+                if wide != sp.wide {
+                    sp.wide = wide;
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    spans.into_iter().map(|sp| sp.map_or_else(none, |sp| sp.wide)).collect()
 }
 
-/// [`scale`] without the widened stretches.
-fn scale_to(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
+/// The most times [`widened_lanes`] finds its list: past it, a box may stay a little under the
+/// least width rather than the planning take longer.
+const MAX_WIDENING_PASSES: usize = 8;
+
+/// The span of each space of `f` that `view` shows (`None` where hidden), and its cut; no widened
+/// stretches.
+fn spans_of(f: &FunctionMap, view: &ViewOptions) -> Vec<Option<LaneSpan>> {
     let visible = visible_spaces(f, view);
-    let spans: Vec<Option<LaneSpan>> = f
-        .spaces
+    f.spaces
         .iter()
         .map(|s| {
             visible.contains(&s.space.as_str()).then(|| {
@@ -164,10 +183,15 @@ fn scale_to(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64)
                 LaneSpan { span, cut, wide: Arc::from([]) }
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The card's one px/byte factor (zoom included) for lanes `spans` on a card whose last dump line
+/// is `last_line`.
+fn factor_of(spans: &[Option<LaneSpan>], view: &ViewOptions, last_line: u32) -> f64 {
     let shown: Vec<(i64, f64)> = spans.iter().flatten().map(|s| s.scaled()).collect();
-    let room = plan::lane_room(view.width, gutter_width(f.src_end), shown.len());
-    (spans, plan::lanes_factor(&shown, room, view.scale_mode) * view.zoom)
+    let room = plan::lane_room(view.width, gutter_width(last_line), shown.len());
+    plan::lanes_factor(&shown, room, view.scale_mode) * view.zoom
 }
 
 /// Each lane's width and byte axis on a card of panel `view.width` whose lanes are `spans` (`None`
@@ -191,7 +215,9 @@ fn lane_scale(sp: &LaneSpan, factor: f64, inset_w: f64, view: &ViewOptions) -> (
     let (scaled, band) = sp.scaled();
     let inset = plan::is_inset(scaled, band, factor / view.zoom, view.scale_mode == ScaleMode::Insets);
     let k = if inset { plan::inset_factor(scaled, band, inset_w) * view.zoom } else { factor };
-    let axis = plan::Axis::new(k, sp.cut, band, sp.wide.clone());
+    // The axis draws the cut at its own px; the stretches take theirs by the axis's rule.
+    let cut_px = if sp.cut.is_some() { plan::px_rules().cut } else { 0.0 };
+    let axis = plan::Axis::new(k, sp.cut, cut_px, sp.wide.clone());
     (axis.width(sp.span), axis, inset)
 }
 
@@ -226,7 +252,7 @@ pub fn widening_spaces<'a>(map: &'a MemoryMap, view: &ViewOptions) -> Vec<&'a st
         return out; // small lanes are insets: none widens the map
     }
     for f in map.functions.iter().filter(|f| view.draws(&f.name)) {
-        let (spans, _) = scale_to(f, view);
+        let spans = spans_of(f, view);
         let total: f64 = spans.iter().flatten().map(|sp| sp.span as f64).sum();
         for (s, sp) in f.spaces.iter().zip(&spans) {
             // Alone, this lane's 72 px minimum would make the lanes `min * total / span` px wide.

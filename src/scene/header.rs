@@ -45,6 +45,9 @@ pub(super) fn header(picture: &Picture, pal: &Palette, width: f64) -> (Vec<Shape
     if picture.cut {
         items.push(cut_swatch(pal));
     }
+    if picture.wide {
+        items.push(wide_swatch(pal));
+    }
     if picture.held {
         items.push(held_swatch(pal));
     }
@@ -95,6 +98,19 @@ fn cut_swatch(pal: &Palette) -> Vec<Shape> {
         edge(0.5),
         edge(16.5),
         text_at(22.0, 9.5, LABEL, pal.muted, plan::CUT_WORDS),
+    ]
+}
+
+/// The legend's widened stretch: the bracket drawn under one at the foot of a lane's head, and its
+/// words.
+fn wide_swatch(pal: &Palette) -> Vec<Shape> {
+    let stroke = Stroke { color: pal.muted, width: 1.0, dash: None };
+    let line = |x1: f64, y1: f64, x2: f64, y2: f64| Shape::Line(Line { x1, y1, x2, y2, stroke });
+    vec![
+        line(4.5, 3.0, 4.5, 8.5),
+        line(4.5, 8.5, 12.5, 8.5),
+        line(12.5, 8.5, 12.5, 3.0),
+        text_at(22.0, 9.5, LABEL, pal.muted, plan::WIDE_WORDS),
     ]
 }
 

@@ -138,9 +138,14 @@ export function near(actual, expected, tol, msg) {
  */
 export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0, wide: {}, min: 0 }) {
   const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
-  // A lane with a cut band (plan::Axis) draws its bytes less the cut to scale, plus the band.
-  const bandOf = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
-  const scaledOf = (s) => (cuts.bytes[s.space] ? Math.max(span(s) - cuts.bytes[s.space], 1) : span(s));
+  // A lane with a cut band (plan::Axis) draws its bytes less the cut to scale, plus the band; each
+  // widened stretch counts as a band of its least width (`cuts.min`) while the factor is found
+  // (plan::scale's `to_scale`).
+  const wideOf = (s) => cuts.wide?.[s.space] || [];
+  const cutOf = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
+  const bandOf = (s) => cutOf(s) + wideOf(s).length * cuts.min;
+  const wideBytes = (s) => wideOf(s).reduce((a, [from, to]) => a + to - from, 0);
+  const scaledOf = (s) => Math.max(span(s) - (cuts.bytes[s.space] || 0) - wideBytes(s), 1);
   const spans = spaces.map(scaledOf);
   const bands = spaces.map(bandOf);
   const room = Math.max(panel - rules.profile_gap - spaces.length * (rules.profile_px + 4), rules.min_lane_px);
@@ -183,14 +188,15 @@ export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: 
   const small = spaces.filter(insetOf);
   const main = spaces.filter((s) => !insetOf(s)).reduce((a, s) => a + scaledOf(s) * f + bandOf(s), 0);
   const insetW = small.length ? Math.min(Math.max((room - main) / small.length, rules.min_lane_px), rules.inset_px) : rules.inset_px;
-  // A widened stretch (plan::Axis) is drawn at least `cuts.min` px wide: the lane grows by what it adds.
-  const added = (s, k) => (cuts.wide?.[s.space] || []).reduce((a, [from, to]) => a + Math.max(cuts.min - (to - from) * k, 0), 0);
+  // A widened stretch (plan::Axis) is drawn its bytes at the lane's factor, or `cuts.min` px where
+  // that is less.
+  const stretched = (s, k) => wideOf(s).reduce((a, [from, to]) => a + Math.max((to - from) * k, cuts.min), 0);
   const widths = {};
   const ks = {};
   for (const s of spaces) {
-    const k = insetOf(s) ? ((insetW - bandOf(s)) / scaledOf(s)) * zoom : f * zoom;
+    const k = insetOf(s) ? (Math.max(insetW - bandOf(s), 1) / scaledOf(s)) * zoom : f * zoom;
     ks[s.space] = k;
-    widths[s.space] = (insetOf(s) ? (insetW - bandOf(s)) * zoom + bandOf(s) : scaledOf(s) * f * zoom + bandOf(s)) + added(s, k);
+    widths[s.space] = scaledOf(s) * k + cutOf(s) + stretched(s, k);
   }
   return { f: f * zoom, widths, ks };
 }
