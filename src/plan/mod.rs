@@ -256,14 +256,16 @@ enum Tips {
 }
 
 fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
-    let (drawn, factor) = width::scale(f, view);
+    let wide = [XAxis::Limit, XAxis::Used].map(|x_axis| width::widened_lanes(f, view, x_axis));
+    let shown_axis = usize::from(view.x_axis == XAxis::Used);
+    let (drawn, factor) = width::scale_with(f, view, wide[shown_axis].clone());
     // One byte scale for the card's live-bytes columns, so that spaces compare at a glance: the
     // largest peak among the spaces drawn fills its column.
     let shown = f.spaces.iter().filter(|s| !view.hidden.contains(&s.space));
     let full = shown.map(|s| s.peak.bytes).max().unwrap_or(0);
     let mut lanes: Vec<LanePlan> = f.spaces.iter().map(|s| lane_plan(f, s, view.scale_mode, full)).collect();
-    for (a, x_axis) in [XAxis::Limit, XAxis::Used].into_iter().enumerate() {
-        for (lane, wide) in lanes.iter_mut().zip(width::widened_lanes(f, view, x_axis)) {
+    for (a, wide) in wide.into_iter().enumerate() {
+        for (lane, wide) in lanes.iter_mut().zip(wide) {
             lane.wide[a] = wide;
         }
     }

@@ -116,8 +116,16 @@ impl LaneSpan {
 /// use are drawn at the card's scale rather than as slivers; and its boxes too thin at the
 /// opening view's scale are widened ([`widened_lanes`]).
 pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan>>, f64) {
+    scale_with(f, view, widened_lanes(f, view, view.x_axis))
+}
+
+/// [`scale`] with the widened stretches of `view`'s x axis already found ([`widened_lanes`]).
+pub(crate) fn scale_with(
+    f: &FunctionMap,
+    view: &ViewOptions,
+    wide: Vec<Arc<[(i64, i64)]>>,
+) -> (Vec<Option<LaneSpan>>, f64) {
     let mut spans = spans_of(f, view);
-    let wide = widened_lanes(f, view, view.x_axis);
     for (sp, wide) in spans.iter_mut().zip(wide) {
         if let Some(sp) = sp {
             sp.wide = wide;
