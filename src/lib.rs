@@ -16,6 +16,7 @@ pub mod check;
 // Not yet documented field by field; exempt until it is.
 #[allow(missing_docs)]
 pub mod compare;
+mod deflate;
 pub mod dump;
 pub mod error;
 pub mod findings;

@@ -26,6 +26,10 @@ pub struct Plan {
     /// space's limit, or its high-water mark where the backend gives none).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub words: std::collections::BTreeMap<i64, String>,
+    /// Each card's line of the page's plan ([`PageLines::write_gzip`]), deflated on the core that
+    /// planned the card.
+    #[serde(skip)]
+    pub packed: Vec<Option<GzipPiece>>,
 }
 
 /// The capacity a line's free ranges are measured in: the limit, or the hwm without one.

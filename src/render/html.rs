@@ -370,38 +370,22 @@ fn write_body(
 /// is not JavaScript makes a `<script>` an inert data block.
 const PAYLOAD_TYPE: &str = "application/gzip";
 
-/// `value` as JSON, gzipped (level 2) and in base64, written to `out`: the map data and the
-/// plan are most of a page's bytes, and repetitive (source lines, the plan's keys), so they shrink
-/// about sevenfold, to a fraction of the dump. Neither the JSON nor its base64 is ever whole in
-/// memory. The page's script inflates them with the browser's own `DecompressionStream`.
+/// `value` as JSON, gzipped and in base64, written to `out`: the map data and the plan are most
+/// of a page's bytes, and repetitive (source lines, the plan's keys), so they shrink about
+/// sevenfold, to a fraction of the dump. Neither the JSON nor its base64 is ever whole in memory.
+/// The page's script inflates them with the browser's own `DecompressionStream`.
 fn pack_to(value: &impl Serialize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let b64 = base64::write::EncoderWriter::new(out, &base64::engine::general_purpose::STANDARD);
-    gzip_to(|json| Ok(serde_json::to_writer(json, value)?), b64)?.finish()?;
+    crate::deflate::gzip_stream(|json| Ok(serde_json::to_writer(json, value)?), b64)?.finish()?;
     Ok(())
 }
 
 /// The plan as the page carries it ([`PageLines`]), gzipped, in memory (a tenth of its JSON's size
 /// or less).
 fn gzipped(plan: &impl PageLines) -> std::io::Result<Vec<u8>> {
-    gzip_to(|json| plan.write_lines(json), Vec::with_capacity(64 * 1024))
-}
-
-/// What `write` writes, gzipped into `out`, which is returned.
-fn gzip_to<W: std::io::Write>(
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-    out: W,
-) -> std::io::Result<W> {
-    use std::io::Write as _;
-    // Level 2: zlib-rs's level 1 leaves the decode case's page at 952 KB, too near twice the dump
-    // (963 KB); level 3 (887 KB) cost 4 % more of the page's CPU time than level 2 (902 KB), which
-    // takes no longer than level 1 (medians of 31, interleaved).
-    let gz = flate2::write::GzEncoder::new(out, flate2::Compression::new(2));
-    // The compressor is slow at the many small writes a serializer makes: it gets them in blocks,
-    // of 32 KiB: larger ones only touch more fresh memory (256 KiB cost a 1x page 120 page faults).
-    let mut json = std::io::BufWriter::with_capacity(32 * 1024, gz);
-    write(&mut json)?;
-    json.flush()?;
-    json.into_inner().map_err(|e| e.into_error())?.finish()
+    let mut out = Vec::with_capacity(64 * 1024);
+    plan.write_gzip(&mut out)?;
+    Ok(out)
 }
 
 /// `bytes` in base64, written to `out` a block at a time.

@@ -145,9 +145,6 @@ thread_local! {
     static PIXELS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     /// Each thread's strip of filtered rows, kept for the same reason.
     static FILTERED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// Each thread's compressor, reset after each strip (a fresh one costs its tables' allocation
-    /// and zeroing, a tenth of the encoding).
-    static COMPRESSOR: std::cell::RefCell<Option<zlib_rs::Deflate>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Strip `i` of a `w` x `h` px picture, drawn, filtered and deflated (`last` is the last strip's
@@ -303,45 +300,11 @@ fn up_rgb(row: &[u8], up: &[u8], line: &mut [u8]) {
     }
 }
 
-/// Deflates `data` as one piece of a zlib stream: a raw deflate run flushed to a byte boundary (or,
-/// for the `last` piece, finished), so pieces deflated apart join into one stream.
+/// Deflates `data` as one piece of the image's zlib stream ([`crate::deflate::piece`]).
 fn deflate(data: &[u8], last: bool) -> Result<Piece> {
-    use zlib_rs::{DeflateFlush, Status};
-    thread_local! {
-        /// Where each thread's compressor writes: zeroed once, not for every strip.
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let fail = |e: zlib_rs::DeflateError| Error::failed(ErrorKind::Io, Task::EncodePng, Some(e.as_str().to_string()));
-    // Raw deflate: no zlib header or checksum of its own (the file has one of each for all pieces).
-    let mut z = COMPRESSOR.take().unwrap_or_else(|| zlib_rs::Deflate::new(LEVEL, false, 15));
-    let flush = if last { DeflateFlush::Finish } else { DeflateFlush::SyncFlush };
-    let mut out = Vec::new();
-    SCRATCH.with_borrow_mut(|scratch| -> Result<()> {
-        let room = zlib_rs::compress_bound(data.len()) + 64;
-        if scratch.len() < room {
-            scratch.resize(room, 0);
-        }
-        let mut input = data;
-        loop {
-            let (before_in, before_out) = (z.total_in(), z.total_out());
-            let status = z.compress(input, scratch, flush).map_err(fail)?;
-            let wrote = (z.total_out() - before_out) as usize;
-            out.extend_from_slice(&scratch[..wrote]);
-            input = &input[(z.total_in() - before_in) as usize..];
-            let done = match status {
-                Status::StreamEnd => true,
-                // A sync flush is complete once the input is taken and the output was not filled.
-                _ => !last && input.is_empty() && wrote < scratch.len(),
-            };
-            if done {
-                return Ok(());
-            }
-        }
-    })?;
-    // Reset, it deflates as a fresh one would (a compressor that failed is dropped above).
-    z.reset();
-    COMPRESSOR.set(Some(z));
-    Ok(Piece { deflated: out, adler: zlib_rs::adler32::adler32(1, data), len: data.len() as u64 })
+    let deflated = crate::deflate::piece(data, LEVEL, last, &[])
+        .map_err(|e| Error::failed(ErrorKind::Io, Task::EncodePng, Some(e.to_string())))?;
+    Ok(Piece { deflated, adler: zlib_rs::adler32::adler32(1, data), len: data.len() as u64 })
 }
 
 /// The PNG file: signature, header, text chunks naming the tool, the dump, the pass and the
