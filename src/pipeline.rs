@@ -154,6 +154,12 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
     if opts.format == Format::Html {
         return write_page(map, &opts.view, out);
     }
+    if opts.format == Format::Json {
+        let written = render::json::write(&chosen(map, &opts.view), out);
+        // Writing stops early past the deadline: that is the error then.
+        budget::checkpoint()?;
+        return written.map_err(|e| Error::io(&e));
+    }
     let bytes = render_unchecked(map, opts)?;
     // A builder past the deadline stopped early: what it made is not the output.
     budget::checkpoint()?;
