@@ -57,7 +57,7 @@ pub struct Axis {
     pub cut: Option<(i64, i64)>,
     /// Width of the cut band.
     pub px: f64,
-    /// The widened stretches, sorted and disjoint, none in the cut ([`widened`]).
+    /// The widened stretches, sorted and disjoint, none in the cut (each inside boxes too thin for their key).
     pub wide: Arc<[(i64, i64)]>,
     /// The px the stretches before each one add at `k` (one more entry than `wide`): what the
     /// lane gains left of a byte, found with one binary search.

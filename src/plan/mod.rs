@@ -407,7 +407,7 @@ pub fn lane_cut(f: &FunctionMap, s: &SpaceUsage, span: i64, mode: ScaleMode, mar
 }
 
 /// The stretches of space `s`'s lane (spanning `span` bytes) drawn wider than their bytes at `k`
-/// px/byte ([`axis::widened`]): none under `Strict`, which draws every byte to scale.
+/// px/byte (`axis::widened`): none under `Strict`, which draws every byte to scale.
 pub fn lane_widened(f: &FunctionMap, s: &SpaceUsage, span: i64, k: f64, mode: ScaleMode) -> Vec<(i64, i64)> {
     if mode == ScaleMode::Strict {
         return Vec::new();
