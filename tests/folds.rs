@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::{attr, num};
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -16,16 +18,6 @@ use pto_memory_map::{Format, RenderOptions, render_map};
 const LINE: f64 = 17.0;
 /// Where a line number's baseline is in its row.
 const BASELINE: f64 = 12.0;
-
-fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    let pat = format!(" {name}=\"");
-    let at = tag.find(&pat)? + pat.len();
-    tag[at..].split('"').next()
-}
-
-fn num(tag: &str, name: &str) -> f64 {
-    attr(tag, name).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no {name} in {tag}"))
-}
 
 /// Each `<tag ...>` opening in `text`, with what follows it.
 fn openings<'a>(text: &'a str, tag: &'a str) -> impl Iterator<Item = &'a str> + 'a {

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::{attr, num};
+
 use pto_memory_map::model::MemoryMap;
 use pto_memory_map::{Format, RenderOptions, render_map};
 
@@ -13,18 +15,6 @@ use pto_memory_map::{Format, RenderOptions, render_map};
 const WIDE: f64 = 4.0;
 /// The SVG writes coordinates to two decimals.
 const EPS: f64 = 0.011;
-
-fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    let pat = format!(" {name}=\"");
-    let at = tag.find(&pat)? + pat.len();
-    tag[at..].split('"').next()
-}
-
-fn num(tag: &str, name: &str) -> f64 {
-    attr(tag, name)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in {}", &tag[..tag.len().min(200)]))
-}
 
 /// The pieces of `text` that start with `open`, each up to the next one.
 fn pieces<'a>(text: &'a str, open: &str) -> Vec<&'a str> {
@@ -128,24 +118,24 @@ fn svg_of(map: &MemoryMap) -> String {
     String::from_utf8(render_map(map, &opts).unwrap()).unwrap()
 }
 
+/// [`check`] of each of `dumps`' default SVG, summed.
+fn checked(dumps: Vec<(std::path::PathBuf, pto_memory_map::model::MemoryMap)>) -> Counts {
+    let mut sum = Counts::default();
+    for (path, map) in dumps {
+        let c = check(&svg_of(&map), &path.display().to_string());
+        sum.boxes += c.boxes;
+        sum.widened += c.widened;
+        sum.marks += c.marks;
+    }
+    sum
+}
+
 #[test]
 fn no_box_is_a_sliver_and_every_widened_stretch_is_marked() {
-    let mut fixtures = Counts::default();
-    for (path, map) in common::drawable_fixtures() {
-        let c = check(&svg_of(&map), &path.display().to_string());
-        fixtures.boxes += c.boxes;
-        fixtures.widened += c.widened;
-        fixtures.marks += c.marks;
-    }
+    let fixtures = checked(common::drawable_fixtures());
     eprintln!("fixtures: {fixtures:?}");
     // The crowded fixture's 32-byte slivers are widened, so the test has something to check.
     assert!(fixtures.widened >= 20 && fixtures.marks >= 20, "{fixtures:?}");
-    let mut corpus = Counts::default();
-    for (path, map) in common::drawable_corpus_if_any() {
-        let c = check(&svg_of(&map), &path.display().to_string());
-        corpus.boxes += c.boxes;
-        corpus.widened += c.widened;
-        corpus.marks += c.marks;
-    }
+    let corpus = checked(common::drawable_corpus_if_any());
     eprintln!("corpus: {corpus:?}");
 }

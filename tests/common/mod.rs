@@ -207,3 +207,17 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The value of attribute `name` in an SVG or HTML tag's text, as written.
+pub fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let pat = format!(" {name}=\"");
+    let at = tag.find(&pat)? + pat.len();
+    tag[at..].split('"').next()
+}
+
+/// [`attr`] as a number; a test's failure where there is none.
+pub fn num(tag: &str, name: &str) -> f64 {
+    attr(tag, name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {}", &tag[..tag.len().min(200)]))
+}
