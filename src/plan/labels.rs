@@ -298,9 +298,14 @@ fn inside_label(b: &LabelBox, px: &PxRules) -> (FittedLabel, bool) {
     if fitted.name.is_some() {
         return (fitted, false);
     }
-    let fits = b.label.w.key <= b.w - 2.0 * px.inset;
+    // A key is drawn from the same inset as a name, but needs less room after it: it is a short
+    // number, and a box one digit wider than it already reads as holding it.
+    let fits = b.label.w.key <= b.w - px.inset - KEY_AFTER;
     (FittedLabel { name: fits.then(|| b.key.to_string()), badge: None, detail: fitted.detail }, true)
 }
+
+/// The room a key inside a box leaves after it, in px (a name leaves the full inset).
+const KEY_AFTER: f64 = 1.5;
 
 /// The stated width of `detail`, one of `label`'s details.
 fn detail_w(label: &LabelPlan, detail: &str) -> Option<f64> {

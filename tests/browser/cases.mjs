@@ -14,8 +14,9 @@ import { pagesDir } from './helpers.mjs';
  * 1 KB used, Right full), with an accumulator that has at least three aliases; `twin` another with
  * the same four lanes; `wide` one whose lanes cannot all fit beside the open source at 1400 px and
  * whose key list has an entry on more than one line; `long` a vector function of one Vec lane far
- * taller than the plot, with boxes too narrow for their ranges; `labelled` functions each with a
- * label beside its box; `search` a text some of `main`'s boxes are named with.
+ * taller than the plot, with boxes too narrow for their ranges; `labelled` functions whose boxes
+ * must all be named at every zoom, one at least with a label beside its box; `search` a text some
+ * of `main`'s boxes are named with.
  */
 const PAGES = [
   {
