@@ -155,15 +155,20 @@ fn write_map(map: &MemoryMap, opts: &RenderOptions, out: &mut dyn std::io::Write
         return write_page(map, &opts.view, out);
     }
     if opts.format == Format::Json {
-        let written = render::json::write(&chosen(map, &opts.view), out);
-        // Writing stops early past the deadline: that is the error then.
-        budget::checkpoint()?;
-        return written.map_err(|e| Error::io(&e));
+        return write_json(map, &opts.view, out);
     }
     let bytes = render_unchecked(map, opts)?;
     // A builder past the deadline stopped early: what it made is not the output.
     budget::checkpoint()?;
     out.write_all(&bytes).map_err(|e| Error::io(&e))
+}
+
+/// The JSON report of what `view` draws of `map`, written as it is made.
+fn write_json(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io::Write) -> Result<()> {
+    let written = render::json::write(&chosen(map, view), out);
+    // Writing stops early past the deadline: that is the error then.
+    budget::checkpoint()?;
+    written.map_err(|e| Error::io(&e))
 }
 
 /// The least bytes `map` rendered as `opts` asks can take ([`render::least`]): its boxes, their
@@ -273,9 +278,9 @@ fn within_output_limit(bytes: Vec<u8>) -> Result<Vec<u8>> {
 fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
     match opts.format {
         Format::Json => {
-            let out = render::json::render(&chosen(map, &opts.view));
-            budget::checkpoint()?; // writing stops early past the deadline (see `model`)
-            Ok(out.into_bytes())
+            let mut out = Vec::new();
+            write_json(map, &opts.view, &mut out)?;
+            Ok(out)
         }
         Format::Txt => Ok(render::txt::render(&chosen(map, &opts.view)).into_bytes()),
         Format::Svg => {

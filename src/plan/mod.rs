@@ -171,9 +171,8 @@ impl<'a> Planner<'a> {
     }
 
     /// [`Planner::cards`] for the page: with each lane's zoom steps ([`steps`]), and each card's
-    /// line of the page's plan serialized and deflated where it was planned, on every core. Packed
-    /// on a thread of its own once every card was planned, the plan kept one core busy and the
-    /// other idle for the last fifth of a 1x decode page's time.
+    /// line of the page's plan serialized where it was planned, on every core (deflated next, by
+    /// `pack_lines`, also on every core, rather than on the page's plan thread alone).
     pub fn page_cards(&self, range: std::ops::Range<usize>) -> Vec<PageCard> {
         let jobs = self.jobs.get(range).unwrap_or_default();
         crate::par::map_ref(jobs, |&(f, width)| {
@@ -230,9 +229,9 @@ pub trait PageLines: Sync {
 }
 
 /// `lines` of the page's plan deflated as pieces of its gzip member, on every core: each primed
-/// with the line before it (`before` for the first), which the reader has just inflated, so the
-/// pieces lose little against one stream (the decode case's plan: 161 004 bytes of base64 in one
-/// stream, 217 800 in pieces made cold). `None` where the compressor failed.
+/// with the line before it (`before` for the first), which the reader has just inflated: pieces
+/// made cold grew the decode case's plan from 161 004 to 217 800 bytes of base64; primed, it is
+/// 158 572 against 163 212 in one stream (`docs/benchmarks.md`). `None` where the compressor failed.
 fn pack_lines(before: &[u8], lines: &[Vec<u8>]) -> Vec<Option<GzipPiece>> {
     let jobs: Vec<(&[u8], &[u8])> = lines
         .iter()
@@ -278,14 +277,23 @@ fn head_line(words: &std::collections::BTreeMap<i64, String>) -> Head<'_> {
     Head { px: px_rules(), styles: &MARK_STYLES, words }
 }
 
+/// The head of a plan with `words`, then each of `cards` on a line of its own (see [`PageLines`]).
+fn write_lines<C: std::borrow::Borrow<CardPlan>>(
+    words: &std::collections::BTreeMap<i64, String>,
+    cards: impl Iterator<Item = C>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &head_line(words))?;
+    for card in cards {
+        out.write_all(b"\n")?;
+        serde_json::to_writer(&mut *out, card.borrow())?;
+    }
+    Ok(())
+}
+
 impl PageLines for Plan {
     fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer(&mut *out, &head_line(&self.words))?;
-        for card in &self.cards {
-            out.write_all(b"\n")?;
-            serde_json::to_writer(&mut *out, card)?;
-        }
-        Ok(())
+        write_lines(&self.words, self.cards.iter(), out)
     }
 
     fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -303,14 +311,7 @@ impl PlanStream<'_> {
 
 impl PageLines for PlanStream<'_> {
     fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer(&mut *out, &head_line(&self.words))?;
-        for batch in self.batches() {
-            for card in batch {
-                out.write_all(b"\n")?;
-                serde_json::to_writer(&mut *out, &card.plan)?;
-            }
-        }
-        Ok(())
+        write_lines(&self.words, self.batches().flatten().map(|c| c.plan), out)
     }
 
     fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
