@@ -64,12 +64,15 @@ fn check(svg: &str, what: &str) -> Counts {
                     w: num(rect, "width"),
                 });
             }
-            let marks: Vec<(i64, i64)> = pieces(lane, "<g class=\"widened\"")
+            // Each mark's bytes and the least width its title states.
+            let marks: Vec<(i64, i64, f64)> = pieces(lane, "<g class=\"widened\"")
                 .into_iter()
                 .map(|m| {
                     let title = &m[m.find("<title>").expect("a mark says what it is")..];
                     assert!(title.contains("not to scale"), "{at}: {title}");
-                    (num(m, "data-from") as i64, num(m, "data-to") as i64)
+                    let least = title.split("drawn at least ").nth(1).and_then(|t| t.split(' ').next());
+                    let least: f64 = least.and_then(|l| l.parse().ok()).unwrap_or_else(|| panic!("{at}: {title}"));
+                    (num(m, "data-from") as i64, num(m, "data-to") as i64, least)
                 })
                 .collect();
             counts.marks += marks.len();
@@ -83,7 +86,7 @@ fn check(svg: &str, what: &str) -> Counts {
                 // marked stretch.
                 if inside && b.w > b.size as f64 * k + 2.0 * EPS {
                     counts.widened += 1;
-                    let marked = marks.iter().any(|&(from, to)| from < b.offset + b.size && to > b.offset);
+                    let marked = marks.iter().any(|&(from, to, _)| from < b.offset + b.size && to > b.offset);
                     assert!(
                         marked,
                         "{at}: {} is {} px for {} B at {k} px/B, on no marked stretch",
@@ -92,9 +95,9 @@ fn check(svg: &str, what: &str) -> Counts {
                 }
             }
             // Each mark is on the bytes of a box too thin for the scale.
-            for &(from, to) in &marks {
+            for &(from, to, least) in &marks {
                 let thin =
-                    boxes.iter().any(|b| b.offset <= from && to <= b.offset + b.size && (b.size as f64 * k) < WIDE);
+                    boxes.iter().any(|b| b.offset <= from && to <= b.offset + b.size && (b.size as f64 * k) < least);
                 assert!(thin, "{at}: the stretch {from}..{to} is in no thin box");
             }
             // Live on a common line, two boxes overlap on the picture only where their bytes do.

@@ -8,10 +8,11 @@
 //! every mark keeps its place on the axis. Only the stretch is out of scale, and it says so.
 //!
 //! A box too thin for its key at the lane's scale is widened the other way: the pieces of the lane
-//! inside such boxes are each drawn at least [`WIDE_PX`] wide ([`widened`]), so neighbouring
-//! slivers are told apart and each carries its key. The rest keeps the scale; the factor makes
-//! room for the pieces as for a cut band, and the scene marks each piece so drawn under the lane's
-//! head.
+//! inside such boxes are each drawn at least [`KEY_PX`] wide ([`widened`]), wide enough to hold a
+//! two-digit key, so neighbouring slivers are told apart and each names itself inside; on a card
+//! with no room for that, [`WIDE_PX`], wide enough to be seen apart. The rest keeps the scale; the
+//! factor makes room for the pieces as for a cut band, and the scene marks each piece so drawn
+//! under the lane's head.
 
 use std::sync::Arc;
 
@@ -46,7 +47,7 @@ impl Cut {
 }
 
 /// How bytes map to px across one lane: `k` px a byte, except the cut `[from, to)`, drawn `px`
-/// wide, and the widened stretches, each drawn `max(len * k, WIDE_PX)` px wide. The page's script
+/// wide, and the widened stretches `(from, to, least)`, each drawn `max(len * k, least)` px wide. The page's script
 /// applies the same rule (`axisX`; the browser test that compares every box with the SVG holds the
 /// two equal).
 #[derive(Debug, Clone, PartialEq)]
@@ -58,15 +59,23 @@ pub struct Axis {
     /// Width of the cut band.
     pub px: f64,
     /// The widened stretches, sorted and disjoint, none in the cut (each inside boxes too thin for their key).
-    pub wide: Arc<[(i64, i64)]>,
+    pub wide: Arc<[Stretch]>,
     /// The px the stretches before each one add at `k` (one more entry than `wide`): what the
     /// lane gains left of a byte, found with one binary search.
     before: Arc<[f64]>,
 }
 
-/// The least width of a widened stretch, in px: a box this wide is seen apart from its neighbours,
-/// and carries its key beside it.
+/// A widened stretch: its bytes `[from, to)` and the least px it is drawn.
+pub type Stretch = (i64, i64, f64);
+
+/// The least width of a widened stretch on a card with no room for [`KEY_PX`], in px: a box this
+/// wide is seen apart from its neighbours, and carries its key beside it.
 pub const WIDE_PX: f64 = 4.0;
+
+/// The least width of a widened stretch, in px: a box this wide holds a two-digit key inside (the
+/// inset, two characters at the label size, and the room a key leaves after it: 4 + 13.2 + 1.5),
+/// so a sliver names itself rather than on a leader through its crowd.
+pub const KEY_PX: f64 = 19.0;
 
 impl Axis {
     /// One scale from end to end.
@@ -75,13 +84,13 @@ impl Axis {
     }
 
     /// The axis at `k` px/byte with a cut `px` wide, if any, and widened stretches `wide`.
-    pub fn new(k: f64, cut: Option<(i64, i64)>, px: f64, wide: Arc<[(i64, i64)]>) -> Axis {
+    pub fn new(k: f64, cut: Option<(i64, i64)>, px: f64, wide: Arc<[Stretch]>) -> Axis {
         let mut before = Vec::with_capacity(wide.len() + 1);
         let mut at = 0.0;
         before.push(at);
-        for &(from, to) in wide.iter() {
+        for &(from, to, least) in wide.iter() {
             // The page sums the same terms in the same order (`axisX`).
-            at += (WIDE_PX - (to - from) as f64 * k).max(0.0);
+            at += (least - (to - from) as f64 * k).max(0.0);
             before.push(at);
         }
         Axis { k, cut, px, wide, before: before.into() }
@@ -106,9 +115,10 @@ impl Axis {
         }
     }
 
-    /// The px a stretch of `len` bytes takes: to scale, or `WIDE_PX` where that is less.
-    pub fn stretch_px(&self, len: i64) -> f64 {
-        (len as f64 * self.k).max(WIDE_PX)
+    /// The px a stretch of `len` bytes and least width `least` takes: to scale, or `least` where
+    /// that is less.
+    pub fn stretch_px(&self, len: i64, least: f64) -> f64 {
+        (len as f64 * self.k).max(least)
     }
 
     /// Where byte `b` lands, from the lane's left.
@@ -116,8 +126,10 @@ impl Axis {
         let i = self.wide.partition_point(|s| s.1 <= b);
         match self.wide.get(i) {
             // Inside a stretch: spread evenly over its width.
-            Some(&(from, to)) if from < b => {
-                self.scaled(from) + self.before[i] + (b - from) as f64 * self.stretch_px(to - from) / (to - from) as f64
+            Some(&(from, to, least)) if from < b => {
+                self.scaled(from)
+                    + self.before[i]
+                    + (b - from) as f64 * self.stretch_px(to - from, least) / (to - from) as f64
             }
             _ => self.scaled(b) + self.before[i],
         }
@@ -144,20 +156,20 @@ impl Axis {
 
     /// The stretches drawn wider than their bytes at this scale: each one's bytes and its left
     /// edge and width in px.
-    pub fn distorted(&self) -> impl Iterator<Item = ((i64, i64), f64, f64)> + '_ {
+    pub fn distorted(&self) -> impl Iterator<Item = ((i64, i64, f64), f64, f64)> + '_ {
         self.wide
             .iter()
-            .filter(|&&(from, to)| ((to - from) as f64 * self.k) < WIDE_PX)
-            .map(|&(from, to)| ((from, to), self.x(from), self.stretch_px(to - from)))
+            .filter(|&&(from, to, least)| ((to - from) as f64 * self.k) < least)
+            .map(|&(from, to, least)| ((from, to, least), self.x(from), self.stretch_px(to - from, least)))
     }
 }
 
 /// The stretches of a lane to widen, from its boxes' bytes `boxes` (offset, size) at `k` px/byte:
-/// the boxes narrower than [`WIDE_PX`] at `k` are cut at each of their edges, and every piece
-/// inside one of them is a stretch. So each such box, nested or overlapping others, takes at least
-/// `WIDE_PX`, and any two of them with an edge apart are drawn apart. Sorted, disjoint, in
-/// `[0, span]`; an empty box (no bytes) widens nothing. O(n log n).
-pub fn widened(boxes: impl Iterator<Item = (i64, i64)>, span: i64, k: f64) -> Vec<(i64, i64)> {
+/// the boxes narrower than `least` px at `k` are cut at each of their edges, and every piece
+/// inside one of them is a stretch drawn at least `least` px wide. So each such box, nested or
+/// overlapping others, takes at least `least`, and any two of them with an edge apart are drawn
+/// apart. Sorted, disjoint, in `[0, span]`; an empty box (no bytes) widens nothing. O(n log n).
+pub fn widened(boxes: impl Iterator<Item = (i64, i64)>, span: i64, k: f64, least: f64) -> Vec<Stretch> {
     if !(k > 0.0 && k.is_finite()) {
         return Vec::new();
     }
@@ -165,7 +177,7 @@ pub fn widened(boxes: impl Iterator<Item = (i64, i64)>, span: i64, k: f64) -> Ve
     let mut edges: Vec<(i64, i32)> = Vec::new();
     for (offset, size) in boxes {
         let (from, to) = (offset.clamp(0, span), offset.saturating_add(size.max(0)).clamp(0, span));
-        if to > from && ((to - from) as f64 * k) < WIDE_PX {
+        if to > from && ((to - from) as f64 * k) < least {
             edges.push((from, 1));
             edges.push((to, -1));
         }
@@ -179,15 +191,15 @@ pub fn widened(boxes: impl Iterator<Item = (i64, i64)>, span: i64, k: f64) -> Ve
             && inside > 0
             && next > at
         {
-            out.push((at, next));
+            out.push((at, next, least));
         }
     }
     out
 }
 
 /// What a widened stretch is, in a sentence (a tooltip).
-pub fn wide_title(from: i64, to: i64) -> String {
-    format!("{} at [{from}, {to}): drawn at least {WIDE_PX} px wide, not to scale", fmt_bytes(to - from))
+pub fn wide_title(&(from, to, least): &Stretch) -> String {
+    format!("{} at [{from}, {to}): drawn at least {least} px wide, not to scale", fmt_bytes(to - from))
 }
 
 /// The stretch of space `s` of `f`, in a lane spanning `span` bytes, that is cut: the longest one
@@ -267,51 +279,54 @@ mod tests {
 
     #[test]
     fn a_widened_stretch_is_drawn_wide_and_shifts_the_bytes_after_it() {
-        // 100 B a px: 64 B would be 0.64 px; drawn 4 px, so 3.36 px more to its right.
-        let a = Axis::new(0.01, None, 0.0, Arc::from([(1000, 1064)]));
+        // 100 B a px: 64 B would be 0.64 px; drawn KEY_PX, so KEY_PX - 0.64 px more to its right.
+        let more = KEY_PX - 0.64;
+        let a = Axis::new(0.01, None, 0.0, Arc::from([(1000, 1064, KEY_PX)]));
         assert!(close(a.x(1000), 10.0));
-        assert!(close(a.x(1032), 12.0), "halfway through the stretch: {}", a.x(1032));
-        assert!(close(a.x(1064), 14.0));
-        assert!(close(a.x(2000), 23.36));
-        assert!(close(a.width(10_000), 103.36));
-        let (x, w) = a.place(1000, 64, 103.36, 2.0);
-        assert!(close(x, 10.0) && close(w, 4.0), "{x} {w}");
+        assert!(close(a.x(1032), 10.0 + KEY_PX / 2.0), "halfway through the stretch: {}", a.x(1032));
+        assert!(close(a.x(1064), 10.0 + KEY_PX));
+        assert!(close(a.x(2000), 20.0 + more));
+        assert!(close(a.width(10_000), 100.0 + more));
+        let (x, w) = a.place(1000, 64, 100.0 + more, 2.0);
+        assert!(close(x, 10.0) && close(w, KEY_PX), "{x} {w}");
         // A range clear of the stretch keeps its size at the scale; one over it takes its px.
-        assert_eq!(a.place(0, 1000, 103.36, 2.0), (0.0, 10.0));
-        let (_, w) = a.place(900, 200, 103.36, 2.0);
-        assert!(close(w, 5.36), "{w}");
+        assert_eq!(a.place(0, 1000, 100.0 + more, 2.0), (0.0, 10.0));
+        let (_, w) = a.place(900, 200, 100.0 + more, 2.0);
+        assert!(close(w, 2.0 + more), "{w}");
         assert_eq!(a.distorted().count(), 1);
         // Zoomed in until the stretch is wider than the least width: the scale, undistorted.
-        let z = Axis::new(1.0, None, 0.0, Arc::from([(1000, 1064)]));
+        let z = Axis::new(1.0, None, 0.0, Arc::from([(1000, 1064, KEY_PX)]));
         assert!(close(z.x(1032), 1032.0) && close(z.x(5000), 5000.0));
         assert_eq!(z.distorted().count(), 0);
     }
 
     #[test]
     fn stretches_and_a_cut_add_up() {
-        let a = Axis::new(0.01, Some((5000, 9000)), 50.0, Arc::from([(1000, 1064), (9500, 9501)]));
-        assert!(close(a.x(5000), 53.36), "after the first stretch: {}", a.x(5000));
-        assert!(close(a.x(7000), 53.36 + 25.0), "halfway through the band");
-        assert!(close(a.x(9000), 103.36));
-        assert!(close(a.x(9500), 108.36));
-        assert!(close(a.x(9501), 112.36), "a byte drawn 4 px wide");
-        assert!(close(a.x(10_000), 112.36 + 4.99));
-        let (x, w) = a.place(9500, 1, 200.0, 2.0);
-        assert!(close(x, 108.36) && close(w, 4.0));
+        let wide = [(1000, 1064, WIDE_PX), (9500, 9501, KEY_PX)];
+        let a = Axis::new(0.01, Some((5000, 9000)), 50.0, Arc::from(wide));
+        let first = 50.0 + WIDE_PX - 0.64;
+        assert!(close(a.x(5000), first), "after the first stretch: {}", a.x(5000));
+        assert!(close(a.x(7000), first + 25.0), "halfway through the band");
+        assert!(close(a.x(9000), first + 50.0));
+        assert!(close(a.x(9500), first + 55.0));
+        assert!(close(a.x(9501), first + 55.0 + KEY_PX), "a byte drawn KEY_PX wide");
+        assert!(close(a.x(10_000), first + 55.0 + KEY_PX + 4.99));
+        let (x, w) = a.place(9500, 1, 500.0, 2.0);
+        assert!(close(x, first + 55.0) && close(w, KEY_PX));
         assert!(close(a.unwidened().x(10_000), 110.0));
     }
 
     #[test]
     fn the_legend_says_the_least_width() {
-        assert!(super::super::WIDE_WORDS.contains(&format!(" {WIDE_PX} px wide")));
+        assert!(super::super::WIDE_WORDS.contains(&format!(" {KEY_PX} px wide")));
     }
 
     #[test]
     fn thin_boxes_are_cut_at_their_edges_into_stretches() {
         // Two overlapping 64 B boxes and a wide one around them, at 100 B a px.
         let boxes = [(1000, 64), (1032, 64), (0, 5000), (3000, 0)];
-        let wide = widened(boxes.into_iter(), 10_000, 0.01);
-        assert_eq!(wide, [(1000, 1032), (1032, 1064), (1064, 1096)]);
+        let wide = widened(boxes.into_iter(), 10_000, 0.01, WIDE_PX);
+        assert_eq!(wide, [(1000, 1032, WIDE_PX), (1032, 1064, WIDE_PX), (1064, 1096, WIDE_PX)]);
         let a = Axis::new(0.01, None, 0.0, wide.into());
         for (o, s) in [(1000, 64), (1032, 64)] {
             let (_, w) = a.place(o, s, 200.0, 2.0);
@@ -320,9 +335,10 @@ mod tests {
         // Their left edges are apart by a piece.
         assert!(close(a.x(1032) - a.x(1000), 4.0));
         // Nested: a 32 B view inside a 64 B box.
-        assert_eq!(widened([(0, 64), (16, 32)].into_iter(), 100, 0.01), [(0, 16), (16, 48), (48, 64)]);
+        let nested = widened([(0, 64), (16, 32)].into_iter(), 100, 0.01, KEY_PX);
+        assert_eq!(nested, [(0, 16, KEY_PX), (16, 48, KEY_PX), (48, 64, KEY_PX)]);
         // Wide enough at the scale: nothing.
-        assert!(widened([(0, 400), (400, 400)].into_iter(), 1000, 0.01).is_empty());
-        assert!(widened([(0, 4)].into_iter(), 10, 0.0).is_empty());
+        assert!(widened([(0, 400), (400, 400)].into_iter(), 1000, 0.01, WIDE_PX).is_empty());
+        assert!(widened([(0, 4)].into_iter(), 10, 0.0, KEY_PX).is_empty());
     }
 }

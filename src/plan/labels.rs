@@ -300,7 +300,7 @@ fn inside_label(b: &LabelBox, px: &PxRules) -> (FittedLabel, bool) {
     }
     // A key is drawn from the same inset as a name, but needs less room after it: it is a short
     // number, and a box one digit wider than it already reads as holding it.
-    let fits = b.label.w.key <= b.w - px.inset - KEY_AFTER;
+    let fits = b.label.w.key <= b.w - px.inset - KEY_AFTER + super::parts::FIT_SLACK;
     (FittedLabel { name: fits.then(|| b.key.to_string()), badge: None, detail: fitted.detail }, true)
 }
 

@@ -32,7 +32,7 @@ pub mod style;
 pub mod text;
 pub mod width;
 pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
-pub use axis::{Axis, Cut, WIDE_PX, wide_title};
+pub use axis::{Axis, Cut, KEY_PX, Stretch, WIDE_PX, wide_title};
 pub use marks::{summary, wrap};
 pub use page::{Header, Page};
 pub use parts::*;
@@ -71,8 +71,6 @@ pub struct PxRules {
     pub profile: f64,
     /// Width of a lane's cut band (its longest free stretch, not to scale), at every zoom.
     pub cut: f64,
-    /// The least width of a widened stretch ([`Axis`]): a box too thin for a key is drawn this wide.
-    pub wide: f64,
     /// A gridline across the lanes every this many dump lines (at the lines it divides).
     pub grid: u32,
 }
@@ -89,7 +87,6 @@ pub fn px_rules() -> PxRules {
         tick: 6.0,
         profile: RULES.profile_px,
         cut: CUT_PX,
-        wide: WIDE_PX,
         grid: GRID_LINES,
     }
 }
@@ -407,14 +404,15 @@ pub fn lane_cut(f: &FunctionMap, s: &SpaceUsage, span: i64, mode: ScaleMode, mar
     axis::cut_range(f, s, span, marks)
 }
 
-/// The stretches of space `s`'s lane (spanning `span` bytes) drawn wider than their bytes at `k`
-/// px/byte (`axis::widened`): none under `Strict`, which draws every byte to scale.
-pub fn lane_widened(f: &FunctionMap, s: &SpaceUsage, span: i64, k: f64, mode: ScaleMode) -> Vec<(i64, i64)> {
+/// The stretches of space `s`'s lane (spanning `span` bytes) drawn at least `least` px wide where
+/// their bytes are less at `k` px/byte (`axis::widened`): none under `Strict`, which draws every
+/// byte to scale.
+pub fn lane_widened(f: &FunctionMap, s: &SpaceUsage, span: i64, k: f64, least: f64, mode: ScaleMode) -> Vec<Stretch> {
     if mode == ScaleMode::Strict {
         return Vec::new();
     }
     let boxes = f.blocks.iter().filter(|b| b.tile.space == s.space).map(|b| (b.tile.offset, b.tile.size));
-    axis::widened(boxes, span, k)
+    axis::widened(boxes, span, k, least)
 }
 
 /// The marks of space `s`'s lane a cut must leave whole: fit answers, the high-water mark, the

@@ -166,8 +166,9 @@ pub fn card_legend(lanes: &[LanePlan]) -> Vec<LegendEntry> {
 /// What a cut band is, in the legends.
 pub const CUT_WORDS: &str = "free bytes drawn at a fixed width, not to scale";
 
-/// What the bracket under a widened stretch means, in the legends ([`super::WIDE_PX`] is 4).
-pub const WIDE_WORDS: &str = "boxes under 4 px drawn 4 px wide, not to scale";
+/// What the bracket under a widened stretch means, in the legends ([`super::KEY_PX`] is 19; a card
+/// with no room for that draws them [`super::WIDE_PX`], 4, wide).
+pub const WIDE_WORDS: &str = "boxes too thin for a key drawn 19 px wide (4 if crowded), not to scale";
 
 /// One space's column.
 #[derive(Debug, Clone, Serialize)]
@@ -195,10 +196,10 @@ pub struct LanePlan {
     /// ([`Axis`]): the bytes either side keep the card's scale.
     #[serde(skip_serializing_if = "no_cuts")]
     pub cuts: [Option<Cut>; 2],
-    /// By axis, the stretches drawn at least [`super::WIDE_PX`] wide ([`Axis`]), sorted: each
-    /// `[from, to, title]` in the page's plan.
+    /// By axis, the stretches drawn wider than their bytes ([`Axis`]), sorted: each
+    /// `[from, to, title, least px]` in the page's plan.
     #[serde(skip_serializing_if = "no_wide", serialize_with = "wide_with_titles")]
-    pub wide: [Arc<[(i64, i64)]>; 2],
+    pub wide: [Arc<[Stretch]>; 2],
     /// The live list by line: `[line, total, offset, size, box...]` at each line where the live
     /// figures (the union of the live boxes' bytes and the largest free range: [`live_at`]'s rule)
     /// or the live boxes change (at most two a box); a line's figures are the last entry's at or
@@ -217,13 +218,13 @@ fn no_cuts(cuts: &[Option<Cut>; 2]) -> bool {
     cuts.iter().all(Option::is_none)
 }
 
-fn no_wide(wide: &[Arc<[(i64, i64)]>; 2]) -> bool {
+fn no_wide(wide: &[Arc<[Stretch]>; 2]) -> bool {
     wide.iter().all(|w| w.is_empty())
 }
 
-fn wide_with_titles<S: serde::Serializer>(wide: &[Arc<[(i64, i64)]>; 2], out: S) -> Result<S::Ok, S::Error> {
-    let titled = |w: &Arc<[(i64, i64)]>| -> Vec<(i64, i64, String)> {
-        w.iter().map(|&(from, to)| (from, to, super::wide_title(from, to))).collect()
+fn wide_with_titles<S: serde::Serializer>(wide: &[Arc<[Stretch]>; 2], out: S) -> Result<S::Ok, S::Error> {
+    let titled = |w: &Arc<[Stretch]>| -> Vec<(i64, i64, String, f64)> {
+        w.iter().map(|s| (s.0, s.1, super::wide_title(s), s.2)).collect()
     };
     serde::Serialize::serialize(&[titled(&wide[0]), titled(&wide[1])], out)
 }
@@ -356,7 +357,10 @@ pub struct FittedLabel {
 /// name is never cut); on a box two lines high or more, the first detail that fits. What does not
 /// fit is left out; the tooltip still has it all.
 pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel {
-    let room = w - 2.0 * px.inset;
+    // A box's width comes from sums over the axis, so a text exactly as wide as the room may
+    // measure it a rounding error short (two 19 px stretches make 37.99999999999977 px at some
+    // factors); a millionth of a px keeps the fit the same at every factor.
+    let room = w - 2.0 * px.inset + FIT_SLACK;
     let whole = label.w.full <= room;
     let detail = if h >= 2.0 * px.line {
         label.w.details.iter().position(|&d| d <= room).map(|i| label.details[i].clone())
@@ -369,6 +373,9 @@ pub fn fit_label(label: &LabelPlan, w: f64, h: f64, px: &PxRules) -> FittedLabel
         detail,
     }
 }
+
+/// The rounding a fit forgives, in px ([`fit_label`]).
+pub(crate) const FIT_SLACK: f64 = 1e-6;
 
 /// What a mark is, which decides how every back end draws it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

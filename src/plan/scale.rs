@@ -261,12 +261,12 @@ pub fn scaled(l: &LanePlan, axis: usize) -> (i64, f64) {
 }
 
 /// A lane of `span` bytes with its cut (bytes and px), if any, and widened stretches `wide`: the
-/// bytes drawn to scale, and the px of its bands. A widened stretch counts as a band of the least
-/// width ([`super::WIDE_PX`]): it is that wide at the opening factor, which is found with it so.
-pub(crate) fn to_scale(span: i64, cut: Option<(i64, f64)>, wide: &[(i64, i64)]) -> (i64, f64) {
+/// bytes drawn to scale, and the px of its bands. A widened stretch counts as a band of its least
+/// width: it is that wide at the opening factor, which is found with it so.
+pub(crate) fn to_scale(span: i64, cut: Option<(i64, f64)>, wide: &[super::Stretch]) -> (i64, f64) {
     let (cut_bytes, cut_px) = cut.unwrap_or((0, 0.0));
-    let wide_bytes: i64 = wide.iter().map(|&(from, to)| to - from).sum();
-    ((span - cut_bytes - wide_bytes).max(1), cut_px + wide.len() as f64 * super::WIDE_PX)
+    let wide_bytes: i64 = wide.iter().map(|&(from, to, _)| to - from).sum();
+    ((span - cut_bytes - wide_bytes).max(1), cut_px + wide.iter().map(|s| s.2).sum::<f64>())
 }
 
 /// The bit set of the lanes `view` shows (never none: the last one stays).

@@ -92,7 +92,7 @@ pub(crate) fn title_width(name: &str, ftype: &str) -> f64 {
 pub(crate) struct LaneSpan {
     pub(crate) span: i64,
     pub(crate) cut: Option<(i64, i64)>,
-    pub(crate) wide: Arc<[(i64, i64)]>,
+    pub(crate) wide: Arc<[plan::Stretch]>,
 }
 
 impl LaneSpan {
@@ -123,7 +123,7 @@ pub(crate) fn scale(f: &FunctionMap, view: &ViewOptions) -> (Vec<Option<LaneSpan
 pub(crate) fn scale_with(
     f: &FunctionMap,
     view: &ViewOptions,
-    wide: Vec<Arc<[(i64, i64)]>>,
+    wide: Vec<Arc<[plan::Stretch]>>,
 ) -> (Vec<Option<LaneSpan>>, f64) {
     let mut spans = spans_of(f, view);
     for (sp, wide) in spans.iter_mut().zip(wide) {
@@ -136,42 +136,82 @@ pub(crate) fn scale_with(
 }
 
 /// The widened stretches of each space of `f` on x axis `x_axis`: those of its boxes thinner than
-/// [`plan::WIDE_PX`] at the lane's factor in the opening view of that axis (zoom 1, every space
-/// shown, an inset at its own factor). One list whatever the zoom and the hidden spaces, so the
-/// page applies it at every factor it draws: a zoom in widens the stretches to scale, and the
-/// distortion fades. The factor makes room for them as for a cut band (each takes its least width
-/// of the panel), so the card keeps its width; as that changes the factor, boxes just wide enough
-/// before may become thin, so the list is found again until it stops growing (it only grows: see
-/// the least factor below).
-pub(crate) fn widened_lanes(f: &FunctionMap, view: &ViewOptions, x_axis: XAxis) -> Vec<Arc<[(i64, i64)]>> {
-    let none = || -> Arc<[(i64, i64)]> { Arc::from([]) };
+/// [`plan::KEY_PX`] at the lane's factor in the opening view of that axis (zoom 1, every space
+/// shown, an inset at its own factor), drawn that wide so each holds its key; where the card has
+/// no room for that (the stretches would take over half the lanes' room, or push the lanes past
+/// it), those thinner than [`plan::WIDE_PX`], drawn that wide. One list whatever the zoom and the
+/// hidden spaces, so the page applies it at every factor it draws: a zoom in widens the stretches
+/// to scale, and the distortion fades.
+pub(crate) fn widened_lanes(f: &FunctionMap, view: &ViewOptions, x_axis: XAxis) -> Vec<Arc<[plan::Stretch]>> {
     if view.scale_mode == ScaleMode::Strict {
-        return f.spaces.iter().map(|_| none()).collect();
+        return f.spaces.iter().map(|_| Arc::from([])).collect();
     }
     let base = ViewOptions { zoom: 1.0, x_axis, hidden: Vec::new(), ..view.clone() };
-    let mut spans = spans_of(f, &base);
+    if let Some(keyed) = widen(f, &base, plan::KEY_PX)
+        && fits(f, &base, &keyed)
+    {
+        return keyed;
+    }
+    widen(f, &base, plan::WIDE_PX).unwrap_or_else(|| widen_anyway(f, &base))
+}
+
+/// The lists of [`widened_lanes`] at least width `least`, unless they would take more than half
+/// the lanes' room. The factor makes room for the stretches as for a cut band (each takes its
+/// least width of the panel), so the card keeps its width; as that changes the factor, boxes just
+/// wide enough before may become thin, so the lists are found again until they stop growing (they
+/// only grow: see the least factor below).
+fn widen(f: &FunctionMap, base: &ViewOptions, least: f64) -> Option<Vec<Arc<[plan::Stretch]>>> {
+    grow(f, base, least, true)
+}
+
+/// [`widen`] at [`plan::WIDE_PX`] past the half-room limit: a card with that many slivers draws
+/// them apart however squeezed the rest.
+fn widen_anyway(f: &FunctionMap, base: &ViewOptions) -> Vec<Arc<[plan::Stretch]>> {
+    grow(f, base, plan::WIDE_PX, false).unwrap_or_default()
+}
+
+fn grow(f: &FunctionMap, base: &ViewOptions, least: f64, bounded: bool) -> Option<Vec<Arc<[plan::Stretch]>>> {
+    let mut spans = spans_of(f, base);
     // Each lane's least factor so far: a box thin at it stays widened though a later pass's factor
     // be larger (a lane that becomes an inset gives the others room), so the lists only grow.
-    let mut least = vec![f64::INFINITY; spans.len()];
+    let mut lowest = vec![f64::INFINITY; spans.len()];
+    let shown = spans.iter().flatten().count();
+    let budget = plan::lane_room(base.width, gutter_width(f.src_end), shown) / 2.0;
     for _ in 0..MAX_WIDENING_PASSES {
-        let factor = factor_of(&spans, &base, f.src_end);
-        let scales = lane_scales(&spans, factor, &base, f.src_end);
+        let factor = factor_of(&spans, base, f.src_end);
+        let scales = lane_scales(&spans, factor, base, f.src_end);
         let mut grew = false;
-        for (((s, sp), scale), k) in f.spaces.iter().zip(spans.iter_mut()).zip(scales).zip(least.iter_mut()) {
+        for (((s, sp), scale), k) in f.spaces.iter().zip(spans.iter_mut()).zip(scales).zip(lowest.iter_mut()) {
             if let (Some(sp), Some((_, axis, _))) = (sp, scale) {
                 *k = axis.k.min(*k);
-                let wide: Arc<[(i64, i64)]> = plan::lane_widened(f, s, sp.span, *k, view.scale_mode).into();
-                if wide != sp.wide {
+                let wide: Arc<[plan::Stretch]> = plan::lane_widened(f, s, sp.span, *k, least, base.scale_mode).into();
+                // A lane whose every byte to scale would be widened keeps its list: it would have
+                // no byte left to set its scale by.
+                let all = LaneSpan { wide: wide.clone(), ..sp.clone() }.scaled().0 <= 1;
+                if wide != sp.wide && !all {
                     sp.wide = wide;
                     grew = true;
                 }
             }
         }
+        let px: f64 = spans.iter().flatten().flat_map(|sp| sp.wide.iter()).map(|s| s.2).sum();
+        if bounded && px > budget {
+            return None;
+        }
         if !grew {
             break;
         }
     }
-    spans.into_iter().map(|sp| sp.map_or_else(none, |sp| sp.wide)).collect()
+    Some(spans.into_iter().map(|sp| sp.map_or_else(|| Arc::from([]), |sp| sp.wide)).collect())
+}
+
+/// Whether the lanes of `f` with stretches `wide` fit the room `base`'s panel leaves them.
+fn fits(f: &FunctionMap, base: &ViewOptions, wide: &[Arc<[plan::Stretch]>]) -> bool {
+    let (spans, factor) = scale_with(f, base, wide.to_vec());
+    let shown = spans.iter().flatten().count();
+    let room = plan::lane_room(base.width, gutter_width(f.src_end), shown);
+    let drawn: f64 = lane_scales(&spans, factor, base, f.src_end).iter().flatten().map(|l| l.0).sum();
+    drawn <= room + 0.5
 }
 
 /// The most times [`widened_lanes`] finds its list: past it, a box may stay a little under the

@@ -324,13 +324,14 @@ fn widened_marks(space: &str, axis: &plan::Axis, (x, body_top): (f64, f64), pal:
     let stroke = Stroke { color: pal.muted, width: 1.0, dash: None };
     let line = |x1: f64, y1: f64, x2: f64, y2: f64| Shape::Line(Line { x1, y1, x2, y2, stroke });
     axis.distorted()
-        .map(|((from, to), sx, sw)| {
+        .map(|(stretch, sx, sw)| {
+            let (from, to, _) = stretch;
             let (a, z) = (x + sx + 0.5, x + sx + sw - 0.5);
             let (top, foot) = (body_top - 5.0, body_top - 1.5);
             Placed {
                 class: "widened",
                 name: space.to_string(),
-                tooltip: plan::wide_title(from, to),
+                tooltip: plan::wide_title(&stretch),
                 from,
                 to,
                 shapes: vec![line(a, top, a, foot), line(a, foot, z, foot), line(z, foot, z, top)],

@@ -139,11 +139,11 @@ export function near(actual, expected, tol, msg) {
 export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0, wide: {}, min: 0 }) {
   const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
   // A lane with a cut band (plan::Axis) draws its bytes less the cut to scale, plus the band; each
-  // widened stretch counts as a band of its least width (`cuts.min`) while the factor is found
-  // (plan::scale's `to_scale`).
+  // widened stretch counts as a band of its least width (its fourth entry) while the factor is
+  // found (plan::scale's `to_scale`).
   const wideOf = (s) => cuts.wide?.[s.space] || [];
   const cutOf = (s) => (cuts.bytes[s.space] ? cuts.band : 0);
-  const bandOf = (s) => cutOf(s) + wideOf(s).length * cuts.min;
+  const bandOf = (s) => cutOf(s) + wideOf(s).reduce((a, w) => a + w[3], 0);
   const wideBytes = (s) => wideOf(s).reduce((a, [from, to]) => a + to - from, 0);
   const scaledOf = (s) => Math.max(span(s) - (cuts.bytes[s.space] || 0) - wideBytes(s), 1);
   const spans = spaces.map(scaledOf);
@@ -188,9 +188,9 @@ export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: 
   const small = spaces.filter(insetOf);
   const main = spaces.filter((s) => !insetOf(s)).reduce((a, s) => a + scaledOf(s) * f + bandOf(s), 0);
   const insetW = small.length ? Math.min(Math.max((room - main) / small.length, rules.min_lane_px), rules.inset_px) : rules.inset_px;
-  // A widened stretch (plan::Axis) is drawn its bytes at the lane's factor, or `cuts.min` px where
+  // A widened stretch (plan::Axis) is drawn its bytes at the lane's factor, or its least px where
   // that is less.
-  const stretched = (s, k) => wideOf(s).reduce((a, [from, to]) => a + Math.max((to - from) * k, cuts.min), 0);
+  const stretched = (s, k) => wideOf(s).reduce((a, [from, to, , least]) => a + Math.max((to - from) * k, least), 0);
   const widths = {};
   const ks = {};
   for (const s of spaces) {
@@ -215,12 +215,12 @@ export async function cutsOf(page, fn, axis = 'limit') {
     bytes[l.space] = l.cuts[a].to - l.cuts[a].from;
     ranges[l.space] = [l.cuts[a].from, l.cuts[a].to];
   }
-  return { bytes, ranges, band: plan.px.cut, wide, min: plan.px.wide };
+  return { bytes, ranges, band: plan.px.cut, wide };
 }
 
 /**
  * Where byte `b` of `space` lands at `f` px/byte, past a cut band where `cuts` has one there, and
- * past the widened stretches before it (each drawn at least `cuts.min` px wide).
+ * past the widened stretches before it (each `[from, to, title, least]`: drawn at least `least` px wide).
  */
 export function xOf(cuts, space, f, b) {
   const r = cuts.ranges[space];
@@ -230,9 +230,9 @@ export function xOf(cuts, space, f, b) {
     return r[0] * f + ((b - r[0]) / (r[1] - r[0])) * cuts.band;
   };
   let before = 0;
-  for (const [from, to] of cuts.wide?.[space] || []) {
-    if (to <= b) before += Math.max(cuts.min - (to - from) * f, 0);
-    else if (from < b) return cutX(from) + before + ((b - from) * Math.max((to - from) * f, cuts.min)) / (to - from);
+  for (const [from, to, , least] of cuts.wide?.[space] || []) {
+    if (to <= b) before += Math.max(least - (to - from) * f, 0);
+    else if (from < b) return cutX(from) + before + ((b - from) * Math.max((to - from) * f, least)) / (to - from);
     else break;
   }
   return cutX(b) + before;

@@ -84,16 +84,17 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     return x >= band + axis.px ? (x - axis.px) / axis.k + (to - from) : from + ((x - band) / axis.px) * (to - from);
   }
 
-  // The px a widened stretch of `len` bytes takes on `axis` (plan::Axis::stretch_px).
-  const stretchPx = (axis, len) => Math.max(len * axis.k, PX.wide);
+  // The px a widened stretch of `len` bytes and least width `least` takes on `axis`
+  // (plan::Axis::stretch_px).
+  const stretchPx = (axis, len, least) => Math.max(len * axis.k, least);
 
   // Where byte `b` lands on `axis` (plan::Axis { k, cut, px, wide }): the cut's rule, plus what
   // each widened stretch before `b` adds (its px past its bytes at `k`), summed in the plan's order.
   function axisX(axis, b) {
     let before = 0;
-    for (const [from, to] of axis.wide) {
-      if (to <= b) before += Math.max(PX.wide - (to - from) * axis.k, 0);
-      else if (from < b) return cutX(axis, from) + before + ((b - from) * stretchPx(axis, to - from)) / (to - from);
+    for (const [from, to, , least] of axis.wide) {
+      if (to <= b) before += Math.max(least - (to - from) * axis.k, 0);
+      else if (from < b) return cutX(axis, from) + before + ((b - from) * stretchPx(axis, to - from, least)) / (to - from);
       else break;
     }
     return cutX(axis, b) + before;
@@ -102,12 +103,12 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
   /** The byte at `x` px on `axis` (axisX's inverse): how a place at one factor scales to another. */
   function byteAt(axis, x) {
     let before = 0;
-    for (const [from, to] of axis.wide) {
+    for (const [from, to, , least] of axis.wide) {
       const left = cutX(axis, from) + before;
       if (x <= left) break;
-      const w = stretchPx(axis, to - from);
+      const w = stretchPx(axis, to - from, least);
       if (x < left + w) return from + ((x - left) / w) * (to - from);
-      before += Math.max(PX.wide - (to - from) * axis.k, 0);
+      before += Math.max(least - (to - from) * axis.k, 0);
     }
     return cutByte(axis, x - before);
   }
@@ -646,8 +647,8 @@ Promise.all([pmmPayload('pmm-data'), pmmPayload('pmm-plan'), pmmParsed]).then(([
     }
     // A bracket under each stretch this factor draws wider than its bytes (as the SVG's `g.widened`).
     placeWide(entry, axis) {
-      const marks = axis.wide.filter(([from, to]) => (to - from) * axis.k < PX.wide).map(([from, to, title]) =>
-        el('i', { title, data: { from: String(from), to: String(to) }, style: `left:${px(axisX(axis, from))};width:${px(stretchPx(axis, to - from))}` }));
+      const marks = axis.wide.filter(([from, to, , least]) => (to - from) * axis.k < least).map(([from, to, title, least]) =>
+        el('i', { title, data: { from: String(from), to: String(to) }, style: `left:${px(axisX(axis, from))};width:${px(stretchPx(axis, to - from, least))}` }));
       entry.wide.replaceChildren(...marks);
     }
     /** Every box and mark of a lane `laneW` px wide on its byte `axis`, and its step's labels. */
