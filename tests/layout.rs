@@ -90,12 +90,17 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
                     .sum();
                 let want = (b.size.max(0) as f64 * own + stretched).max(RULES.min_box_px);
                 assert!((r.w - want).abs() < EPS, "{what}: {} is {} px, not {want}", b.name, r.w);
-                // In the opening view, no box with bytes on its lane is thinner than the least
-                // width: it is seen apart and carries its key. (A lane whose every byte to scale is
-                // in a thin box keeps them to scale, or it would have no scale.)
+                // In the opening view, no box with bytes on its lane is thinner than `WIDE_PX`, and
+                // one on widened stretches no thinner than the least of theirs: it is seen apart
+                // and carries its key. (A lane whose slivers hold over half its bytes to scale
+                // keeps them to scale, or those few bytes would set its scale.)
                 let opening = view.zoom == 1.0 && view.hidden.is_empty() && view.scale_mode == ScaleMode::Insets;
-                if opening && b.size > 0 && b.offset >= 0 && stop <= lane.span && !all_thin(lane) {
+                if opening && b.size > 0 && b.offset >= 0 && stop <= lane.span && !mostly_thin(lane) {
                     assert!(r.w >= WIDE_PX - EPS, "{what}: {} is {} px", b.name, r.w);
+                    let on = lane.axis.wide.iter().filter(|s| s.0 < stop && s.1 > b.offset);
+                    if let Some(least) = on.map(|s| s.2).reduce(f64::min) {
+                        assert!(r.w >= least - EPS, "{what}: {} is {} px on {least} px stretches", b.name, r.w);
+                    }
                 }
                 assert!(
                     r.x >= lane.x - EPS && r.x + r.w <= lane.x + lane.width + EPS,
@@ -119,14 +124,14 @@ fn check(map: &MemoryMap, view: &ViewOptions, what: &str) {
     }
 }
 
-/// Whether every byte of `lane` outside its cut lies in a box under `KEY_PX` at the lane's scale:
-/// widening them all would leave it no byte to set its scale by.
-fn all_thin(lane: &Lane) -> bool {
+/// Whether boxes under `WIDE_PX` at the lane's scale hold over half the bytes of `lane` outside its
+/// cut: widened, the few bytes left would set its scale, so the plan leaves them to scale.
+fn mostly_thin(lane: &Lane) -> bool {
     let (cut_from, cut_to) = lane.axis.cut.unwrap_or((0, 0));
     let mut thin: Vec<(i64, i64)> = lane
         .blocks
         .iter()
-        .filter(|b| (b.size as f64 * lane.axis.k) < KEY_PX && b.size > 0)
+        .filter(|b| (b.size as f64 * lane.axis.k) < WIDE_PX && b.size > 0)
         .map(|b| (b.offset.max(0), b.offset.saturating_add(b.size).min(lane.span)))
         .collect();
     thin.sort_unstable();
@@ -138,7 +143,7 @@ fn all_thin(lane: &Lane) -> bool {
             reach = to;
         }
     }
-    covered >= lane.span - (cut_to - cut_from)
+    2 * covered > lane.span - (cut_to - cut_from)
 }
 
 /// A lane's widened stretches (`plan::Axis`): their bytes, their px at the lane's factor (each at

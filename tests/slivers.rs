@@ -1,8 +1,10 @@
 //! Slivers, measured from the SVG: in every card of every drawable fixture and corpus dump at
-//! default options, no box with bytes is drawn under 4 px wide (`plan::WIDE_PX`), two boxes live on
-//! a common line overlap on the picture only where their bytes overlap, and every box drawn wider
-//! than its bytes at its lane's scale sits on a stretch the byte axis marks (`g.widened`, with a
-//! title saying it is not to scale), each mark on the bytes of a box too thin for the scale.
+//! default options, no box with bytes is drawn under 4 px wide (`plan::WIDE_PX`), nor under the
+//! least width its stretches' marks state (19 px, `plan::KEY_PX`, where the card has room), two
+//! boxes live on a common line overlap on the picture only where their bytes overlap, and every box
+//! drawn wider than its bytes at its lane's scale sits on a stretch the byte axis marks
+//! (`g.widened`, with a title saying it is not to scale), each mark on the bytes of a box too thin
+//! for the scale. A lane of long-lived slivers stays bounded.
 
 mod common;
 
@@ -37,6 +39,8 @@ struct Seen {
 struct Counts {
     boxes: usize,
     widened: usize,
+    /// Boxes on stretches wide enough for a key.
+    keyed: usize,
     marks: usize,
 }
 
@@ -81,6 +85,11 @@ fn check(svg: &str, what: &str) -> Counts {
                 let inside = b.size > 0 && b.offset >= 0 && b.offset + b.size <= span;
                 if inside {
                     assert!(b.w >= WIDE - EPS, "{at}: {} ({} B) is {} px wide", b.name, b.size, b.w);
+                    let on = marks.iter().filter(|m| m.0 < b.offset + b.size && m.1 > b.offset);
+                    if let Some(least) = on.map(|m| m.2).reduce(f64::min) {
+                        assert!(b.w >= least - EPS, "{at}: {} is {} px on {least} px stretches", b.name, b.w);
+                        counts.keyed += usize::from(least > WIDE);
+                    }
                 }
                 // Drawn wider than its bytes at the scale (beyond the SVG's rounding): it is on a
                 // marked stretch.
@@ -128,6 +137,7 @@ fn checked(dumps: Vec<(std::path::PathBuf, pto_memory_map::model::MemoryMap)>) -
         let c = check(&svg_of(&map), &path.display().to_string());
         sum.boxes += c.boxes;
         sum.widened += c.widened;
+        sum.keyed += c.keyed;
         sum.marks += c.marks;
     }
     sum
@@ -138,7 +148,43 @@ fn no_box_is_a_sliver_and_every_widened_stretch_is_marked() {
     let fixtures = checked(common::drawable_fixtures());
     eprintln!("fixtures: {fixtures:?}");
     // The crowded fixture's 32-byte slivers are widened, so the test has something to check.
-    assert!(fixtures.widened >= 20 && fixtures.marks >= 20, "{fixtures:?}");
+    assert!(fixtures.widened >= 20 && fixtures.marks >= 20 && fixtures.keyed >= 20, "{fixtures:?}");
     let corpus = checked(common::drawable_corpus_if_any());
     eprintln!("corpus: {corpus:?}");
+}
+
+/// A function of `n` long-lived 64 B tiles, `stride` bytes apart in one Vec lane.
+fn long_lived(n: usize, stride: usize) -> MemoryMap {
+    let mut text = String::from(
+        "import pypto.language as pl\n\n@pl.program\nclass p:\n    @pl.function(type=pl.FunctionType.AIV)\n    def f(self, x):\n",
+    );
+    for i in 0..n {
+        let offset = i * stride;
+        text.push_str(&format!(
+            "        t{i}: pl.Tile[[4, 4], pl.FP32, pl.MemRef(mem_vec_{i}, {offset}, 64), pl.Mem.Vec] = pl.tile.load(x)\n"
+        ));
+    }
+    for i in 0..n {
+        text.push_str(&format!("        x = pl.tile.add(x, t{i})\n"));
+    }
+    text.push_str("        return x\n");
+    let dump = pto_memory_map::Dump::from_bytes("long.py", text.into_bytes()).unwrap();
+    pto_memory_map::build(&dump, pto_memory_map::backend::choose(None, None).unwrap()).unwrap()
+}
+
+#[test]
+fn a_lane_of_long_lived_slivers_stays_bounded() {
+    let width = |svg: &str| -> f64 {
+        let at = svg.find("width=\"").unwrap() + 7;
+        svg[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    // Back to back, the slivers are every byte to scale but the free ones: widened, the few left
+    // would set the lane's scale (it was drawn 4.6 million px wide); they stay to scale.
+    let svg = svg_of(&long_lived(1000, 64));
+    assert!(width(&svg) <= 1180.0 + 24.0 * 3.0, "{} px", width(&svg));
+    // Apart, each is drawn 4 px wide and the lane grows by those px alone.
+    let svg = svg_of(&long_lived(1000, 96));
+    let w = width(&svg);
+    assert!(w > 4000.0 && w < 4000.0 + 1180.0, "{w} px");
+    assert_eq!(svg.matches("<g class=\"widened\"").count(), 1000);
 }

@@ -535,7 +535,7 @@ impl MarkText {
     /// Whether it is drawn on a host `w` px wide: a pill always; else where it fits with its
     /// insets.
     pub fn fits(&self, w: f64) -> bool {
-        self.pill || self.w + 2.0 * px_rules().inset <= w
+        self.pill || self.w + 2.0 * px_rules().inset <= w + FIT_SLACK
     }
 
     /// `content` on a pill (see [`MarkText::pill`]).

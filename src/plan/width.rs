@@ -170,6 +170,10 @@ fn widen_anyway(f: &FunctionMap, base: &ViewOptions) -> Vec<Arc<[plan::Stretch]>
     grow(f, base, plan::WIDE_PX, false).unwrap_or_default()
 }
 
+/// The widening passes of [`widen`] and [`widen_anyway`]: `None` where `bounded` and the
+/// stretches pass half the lanes' room. A lane whose list at `least` would hold over half its bytes
+/// to scale takes its list at [`plan::WIDE_PX`] instead, or keeps the one it has: the few bytes
+/// left would set its scale, and a lane of long-lived 64 B tiles came out millions of px wide.
 fn grow(f: &FunctionMap, base: &ViewOptions, least: f64, bounded: bool) -> Option<Vec<Arc<[plan::Stretch]>>> {
     let mut spans = spans_of(f, base);
     // Each lane's least factor so far: a box thin at it stays widened though a later pass's factor
@@ -184,11 +188,14 @@ fn grow(f: &FunctionMap, base: &ViewOptions, least: f64, bounded: bool) -> Optio
         for (((s, sp), scale), k) in f.spaces.iter().zip(spans.iter_mut()).zip(scales).zip(lowest.iter_mut()) {
             if let (Some(sp), Some((_, axis, _))) = (sp, scale) {
                 *k = axis.k.min(*k);
-                let wide: Arc<[plan::Stretch]> = plan::lane_widened(f, s, sp.span, *k, least, base.scale_mode).into();
-                // A lane whose every byte to scale would be widened keeps its list: it would have
-                // no byte left to set its scale by.
-                let all = LaneSpan { wide: wide.clone(), ..sp.clone() }.scaled().0 <= 1;
-                if wide != sp.wide && !all {
+                let found = [least, plan::WIDE_PX].into_iter().find_map(|least| {
+                    let wide: Arc<[plan::Stretch]> =
+                        plan::lane_widened(f, s, sp.span, *k, least, base.scale_mode).into();
+                    keeps_a_scale(sp, &wide).then_some(wide)
+                });
+                if let Some(wide) = found
+                    && wide != sp.wide
+                {
                     sp.wide = wide;
                     grew = true;
                 }
@@ -205,17 +212,31 @@ fn grow(f: &FunctionMap, base: &ViewOptions, least: f64, bounded: bool) -> Optio
     Some(spans.into_iter().map(|sp| sp.map_or_else(|| Arc::from([]), |sp| sp.wide)).collect())
 }
 
-/// Whether the lanes of `f` with stretches `wide` fit the room `base`'s panel leaves them.
-fn fits(f: &FunctionMap, base: &ViewOptions, wide: &[Arc<[plan::Stretch]>]) -> bool {
-    let (spans, factor) = scale_with(f, base, wide.to_vec());
-    let shown = spans.iter().flatten().count();
-    let room = plan::lane_room(base.width, gutter_width(f.src_end), shown);
-    let drawn: f64 = lane_scales(&spans, factor, base, f.src_end).iter().flatten().map(|l| l.0).sum();
-    drawn <= room + 0.5
+/// Whether stretches `wide` leave lane `sp` at least half its bytes to scale (those outside its
+/// cut).
+fn keeps_a_scale(sp: &LaneSpan, wide: &[plan::Stretch]) -> bool {
+    let to_scale = sp.span - sp.cut.map_or(0, |(from, to)| to - from);
+    let widened: i64 = wide.iter().map(|&(from, to, _)| to - from).sum();
+    2 * widened <= to_scale
 }
 
-/// The most times [`widened_lanes`] finds its list: past it, a box may stay a little under the
-/// least width rather than the planning take longer.
+/// Whether the lanes of `f` with stretches `wide` fit the room `base`'s panel leaves them, or are
+/// no wider than without them (a card of many lanes at the least width may be wider than its
+/// room either way).
+fn fits(f: &FunctionMap, base: &ViewOptions, wide: &[Arc<[plan::Stretch]>]) -> bool {
+    let drawn = |wide: Vec<Arc<[plan::Stretch]>>| -> f64 {
+        let (spans, factor) = scale_with(f, base, wide);
+        lane_scales(&spans, factor, base, f.src_end).iter().flatten().map(|l| l.0).sum()
+    };
+    let shown = f.spaces.iter().filter(|s| visible_spaces(f, base).contains(&s.space.as_str())).count();
+    let room = plan::lane_room(base.width, gutter_width(f.src_end), shown);
+    let plain = drawn(wide.iter().map(|_| Arc::from([])).collect());
+    drawn(wide.to_vec()) <= room.max(plain) + 0.5
+}
+
+/// The most times one [`grow`] finds its lists (a card may grow them up to three times: at
+/// [`plan::KEY_PX`], at [`plan::WIDE_PX`], and past the half-room limit): past it, a box may stay
+/// a little under the least width rather than the planning take longer.
 const MAX_WIDENING_PASSES: usize = 8;
 
 /// The span of each space of `f` that `view` shows (`None` where hidden), and its cut; no widened

@@ -136,7 +136,7 @@ export function near(actual, expected, tol, msg) {
  * it is an inset, inset_px wide at its own scale, and the insets' widths come out of the room as
  * well. Returns the card's factor, each space's expected lane width and each lane's own factor (`ks`).
  */
-export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0, wide: {}, min: 0 }) {
+export function expectedScale(rules, spaces, axis, zoom, panel, cuts = { bytes: {}, band: 0, wide: {} }) {
   const span = (s) => Math.max(axis === 'used' ? s.hwm : s.limit, 1);
   // A lane with a cut band (plan::Axis) draws its bytes less the cut to scale, plus the band; each
   // widened stretch counts as a band of its least width (its fourth entry) while the factor is
