@@ -276,12 +276,16 @@ fn large_answers_are_spooled_not_held_in_memory() {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+    // The answers are in the spool files the server holds open (unlinked: only /proc names them),
+    // each the whole picture.
+    let spooled = spooled_bytes(s.child.id());
+    assert!(spooled >= 8 * size as u64, "{spooled} bytes spooled for 8 answers of {size} bytes");
     // Held in memory, the answers alone would add 8 times the picture (with spooling off this
-    // test measured 12 times); spooled, the renders' own leftovers add 1.3 to 2.2 times, varying
+    // test measured 12 times); spooled, the renders' own leftovers add 1.3 to 5.1 times, varying
     // with what the allocator keeps between renders.
     let rss = s.rss().unwrap();
     assert!(
-        rss < drawn + 3 * size as u64,
+        rss < drawn + 6 * size as u64,
         "{rss} bytes resident while 8 answers of {size} bytes are held, {drawn} after one render"
     );
     // Another client reads the same picture whole, from its own spool.
@@ -337,6 +341,16 @@ fn large_picture(tag: &str, flags: &[&str]) -> (TempDir, Server, String, Resp) {
     let size = whole.body.len();
     assert!(size > 24 << 20, "the picture must be larger than a socket's buffers: {size} bytes");
     (dir, s, target, whole)
+}
+
+/// The bytes of the unlinked spool files process `pid` holds open, read through `/proc`.
+fn spooled_bytes(pid: u32) -> u64 {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).expect("the server's open files");
+    fds.flatten()
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t.to_string_lossy().contains(".spool")))
+        .filter_map(|fd| std::fs::metadata(fd.path()).ok())
+        .map(|m| m.len())
+        .sum()
 }
 
 /// Functions in [`large_picture`]'s dump: a picture
