@@ -147,40 +147,31 @@ pub(crate) fn widened_lanes(f: &FunctionMap, view: &ViewOptions, x_axis: XAxis) 
         return f.spaces.iter().map(|_| Arc::from([])).collect();
     }
     let base = ViewOptions { zoom: 1.0, x_axis, hidden: Vec::new(), ..view.clone() };
-    if let Some(keyed) = widen(f, &base, plan::KEY_PX)
+    if let Some(keyed) = grow(f, &base, plan::KEY_PX, true)
         && fits(f, &base, &keyed)
     {
         return keyed;
     }
-    widen(f, &base, plan::WIDE_PX).unwrap_or_else(|| widen_anyway(f, &base))
+    // At the least width, however many: a card of that many slivers draws them apart, however
+    // squeezed the rest.
+    grow(f, &base, plan::WIDE_PX, false).unwrap_or_default()
 }
 
-/// The lists of [`widened_lanes`] at least width `least`, unless they would take more than half
-/// the lanes' room. The factor makes room for the stretches as for a cut band (each takes its
-/// least width of the panel), so the card keeps its width; as that changes the factor, boxes just
-/// wide enough before may become thin, so the lists are found again until they stop growing (they
-/// only grow: see the least factor below).
-fn widen(f: &FunctionMap, base: &ViewOptions, least: f64) -> Option<Vec<Arc<[plan::Stretch]>>> {
-    grow(f, base, least, true)
-}
-
-/// [`widen`] at [`plan::WIDE_PX`] past the half-room limit: a card with that many slivers draws
-/// them apart however squeezed the rest.
-fn widen_anyway(f: &FunctionMap, base: &ViewOptions) -> Vec<Arc<[plan::Stretch]>> {
-    grow(f, base, plan::WIDE_PX, false).unwrap_or_default()
-}
-
-/// The widening passes of [`widen`] and [`widen_anyway`]: `None` where `bounded` and the
-/// stretches pass half the lanes' room. A lane whose list at `least` would hold over half its bytes
-/// to scale takes its list at [`plan::WIDE_PX`] instead, or keeps the one it has: the few bytes
-/// left would set its scale, and a lane of long-lived 64 B tiles came out millions of px wide.
+/// The lists of [`widened_lanes`] at least width `least`; `None` where `bounded` and the stretches
+/// pass half the lanes' room. The factor makes room for the stretches as for a cut band (each
+/// takes its least width of the panel), so the card keeps its width; as that changes the factor,
+/// boxes just wide enough before may become thin, so the lists are found again until they stop
+/// growing (they only grow: see the least factor below). A lane whose list at `least` would hold
+/// over half its bytes to scale takes its list at [`plan::WIDE_PX`] instead, or keeps the one it
+/// has: the few bytes left would set its scale, and a lane of long-lived 64 B tiles came out
+/// millions of px wide.
 fn grow(f: &FunctionMap, base: &ViewOptions, least: f64, bounded: bool) -> Option<Vec<Arc<[plan::Stretch]>>> {
     let mut spans = spans_of(f, base);
     // Each lane's least factor so far: a box thin at it stays widened though a later pass's factor
     // be larger (a lane that becomes an inset gives the others room), so the lists only grow.
     let mut lowest = vec![f64::INFINITY; spans.len()];
-    let shown = spans.iter().flatten().count();
-    let budget = plan::lane_room(base.width, gutter_width(f.src_end), shown) / 2.0;
+    let budget = lanes_room(f, base) / 2.0;
+    let leasts: &[f64] = if least > plan::WIDE_PX { &[least, plan::WIDE_PX] } else { &[least] };
     for _ in 0..MAX_WIDENING_PASSES {
         let factor = factor_of(&spans, base, f.src_end);
         let scales = lane_scales(&spans, factor, base, f.src_end);
@@ -188,7 +179,7 @@ fn grow(f: &FunctionMap, base: &ViewOptions, least: f64, bounded: bool) -> Optio
         for (((s, sp), scale), k) in f.spaces.iter().zip(spans.iter_mut()).zip(scales).zip(lowest.iter_mut()) {
             if let (Some(sp), Some((_, axis, _))) = (sp, scale) {
                 *k = axis.k.min(*k);
-                let found = [least, plan::WIDE_PX].into_iter().find_map(|least| {
+                let found = leasts.iter().find_map(|&least| {
                     let wide: Arc<[plan::Stretch]> =
                         plan::lane_widened(f, s, sp.span, *k, least, base.scale_mode).into();
                     keeps_a_scale(sp, &wide).then_some(wide)
@@ -228,15 +219,18 @@ fn fits(f: &FunctionMap, base: &ViewOptions, wide: &[Arc<[plan::Stretch]>]) -> b
         let (spans, factor) = scale_with(f, base, wide);
         lane_scales(&spans, factor, base, f.src_end).iter().flatten().map(|l| l.0).sum()
     };
-    let shown = f.spaces.iter().filter(|s| visible_spaces(f, base).contains(&s.space.as_str())).count();
-    let room = plan::lane_room(base.width, gutter_width(f.src_end), shown);
     let plain = drawn(wide.iter().map(|_| Arc::from([])).collect());
-    drawn(wide.to_vec()) <= room.max(plain) + 0.5
+    drawn(wide.to_vec()) <= lanes_room(f, base).max(plain) + 0.5
 }
 
-/// The most times one [`grow`] finds its lists (a card may grow them up to three times: at
-/// [`plan::KEY_PX`], at [`plan::WIDE_PX`], and past the half-room limit): past it, a box may stay
-/// a little under the least width rather than the planning take longer.
+/// The room `view`'s panel leaves the lanes of `f` it shows.
+fn lanes_room(f: &FunctionMap, view: &ViewOptions) -> f64 {
+    plan::lane_room(view.width, gutter_width(f.src_end), visible_spaces(f, view).len())
+}
+
+/// The most times one [`grow`] finds its lists (a card grows them at most twice: at
+/// [`plan::KEY_PX`], then at [`plan::WIDE_PX`]): past it, a box may stay a little under the least
+/// width rather than the planning take longer.
 const MAX_WIDENING_PASSES: usize = 8;
 
 /// The span of each space of `f` that `view` shows (`None` where hidden), and its cut; no widened
