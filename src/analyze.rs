@@ -54,12 +54,16 @@ pub fn analyze(dump: &Dump, choice: BackendChoice, backends: &Backends) -> Resul
     let packing = PackBudget::for_dump(dump.text.len());
     // A bases view's offsets are no addresses: nothing passes bytes to anything there.
     let routes = (!unassigned).then(|| pipes::Routes::of(&choice.arch));
-    let functions: Vec<FunctionMap> = crate::par::map(parsed, |f| {
-        crate::budget::checkpoint()?;
-        let physical = |space: &str| choice.physical.get(space).copied();
-        let capacity = |space: &str| choice.capacities.get(space).copied();
-        Ok(function_map(f, &dump.text, &lines, (capacity, physical), &packing, routes))
-    })
+    let functions: Vec<FunctionMap> = crate::par::map_heavy_first(
+        parsed,
+        |f| f.tiles.len(),
+        |f| {
+            crate::budget::checkpoint()?;
+            let physical = |space: &str| choice.physical.get(space).copied();
+            let capacity = |space: &str| choice.capacities.get(space).copied();
+            Ok(function_map(f, &dump.text, &lines, (capacity, physical), &packing, routes))
+        },
+    )
     .into_iter()
     .collect::<Result<_>>()?;
     crate::budget::checkpoint()?; // a pass that stopped early left its marks unfinished

@@ -1,5 +1,5 @@
 //! Deflate in pieces made apart, on any core, and joined into one stream: the PNG's strips (a zlib
-//! stream) and the page's plan, a card a piece (a gzip member). Each piece is a raw deflate run
+//! stream) and the page's plan, in runs of cards (a gzip member). Each piece is a raw deflate run
 //! flushed to a byte boundary, with no reference to bytes before it, so pieces join end to end;
 //! the stream's checksum is combined from the pieces' own.
 

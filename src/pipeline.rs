@@ -212,14 +212,18 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     // A card is laid out and drawn in one job, and its layout dropped there.
     let draw = |range: std::ops::Range<usize>, plans: &[plan::CardPlan]| {
         let jobs: Vec<_> = range.zip(plans).collect();
-        let views = par::map_ref(&jobs, |&(at, plan)| {
-            let card = flow.card_apart(at, plan)?;
-            Some(render::html::CardView {
-                svg: Some(render::svg::render_card(font, &card)),
-                pills: plan.pills.clone(),
-                notes: plan.summary.clone(),
-            })
-        });
+        let views = par::map_ref_heavy_first(
+            &jobs,
+            |(_, plan)| plan.boxes.len(),
+            |&(at, plan)| {
+                let card = flow.card_apart(at, plan)?;
+                Some(render::html::CardView {
+                    svg: Some(render::svg::render_card(font, &card)),
+                    pills: plan.pills.clone(),
+                    notes: plan.summary.clone(),
+                })
+            },
+        );
         views.into_iter().flatten().collect()
     };
     let rules = plan::rules_json();

@@ -70,7 +70,7 @@ pub fn write(map: &MemoryMap, out: &mut dyn std::io::Write) -> std::io::Result<(
     out.write_all(head)?;
     out.write_all(b",\n  \"functions\": [")?;
     for (batch, functions) in map.functions.chunks(FUNCTIONS_AT_ONCE).enumerate() {
-        let pieces = crate::par::map_ref(functions, function_json);
+        let pieces = crate::par::map_ref_heavy_first(functions, |f| f.blocks.len(), function_json);
         if crate::budget::expired() {
             return Err(cut());
         }

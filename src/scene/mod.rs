@@ -121,8 +121,14 @@ impl Flow {
     /// laid out at the top of the page on its own core, then moved down under the one above.
     pub fn cards(&self, range: std::ops::Range<usize>, plans: &[CardPlan]) -> Vec<Card> {
         let jobs: Vec<_> = range.zip(plans).collect();
-        let mut cards: Vec<Card> =
-            crate::par::map_ref(&jobs, |&(at, plan)| self.card_apart(at, plan)).into_iter().flatten().collect();
+        let mut cards: Vec<Card> = crate::par::map_ref_heavy_first(
+            &jobs,
+            |(_, plan)| plan.boxes.len(),
+            |&(at, plan)| self.card_apart(at, plan),
+        )
+        .into_iter()
+        .flatten()
+        .collect();
         let mut y = self.y.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         for card in &mut cards {
             card.shift_down(*y);
