@@ -13,6 +13,8 @@ thread_local! {
     static COMPRESSOR: RefCell<Option<(i32, zlib_rs::Deflate)>> = const { RefCell::new(None) };
     /// Where each thread's compressor writes: zeroed once, not for every piece.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The bytes each thread's compressor is primed with, gathered from the parts before a piece.
+    static DICTIONARY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `data` deflated at `level` as one piece of a stream: flushed to a byte boundary, or, for the
@@ -20,41 +22,80 @@ thread_local! {
 /// ahead of it in the stream (its last 32 KiB, the window), or nothing. The error is the
 /// compressor's words.
 pub fn piece(data: &[u8], level: i32, last: bool, before: &[u8]) -> Result<Vec<u8>, &'static str> {
+    piece_of(&[data], level, last, &[before])
+}
+
+/// [`piece`] of the bytes of `parts` one after the other, after those of `before`'s: lines kept
+/// apart are deflated as one piece without first being copied into one.
+pub fn piece_of(parts: &[&[u8]], level: i32, last: bool, before: &[&[u8]]) -> Result<Vec<u8>, &'static str> {
     let mut z = match COMPRESSOR.take() {
         Some((l, z)) if l == level => z,
         _ => zlib_rs::Deflate::new(level, false, 15), // raw: the stream's header and checksum are the caller's
     };
-    if !before.is_empty() {
-        z.set_dictionary(&before[before.len().saturating_sub(WINDOW)..]).map_err(|e| e.as_str())?;
-    }
-    let flush = if last { DeflateFlush::Finish } else { DeflateFlush::SyncFlush };
+    DICTIONARY.with_borrow_mut(|dictionary| -> Result<(), &'static str> {
+        window_of(before, dictionary);
+        if dictionary.is_empty() {
+            return Ok(());
+        }
+        z.set_dictionary(dictionary).map(drop).map_err(|e| e.as_str())
+    })?;
     let mut out = Vec::new();
     SCRATCH.with_borrow_mut(|scratch| -> Result<(), &'static str> {
-        let room = zlib_rs::compress_bound(data.len()) + 64;
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let room = zlib_rs::compress_bound(total) + 64;
         if scratch.len() < room {
             scratch.resize(room, 0);
         }
-        let mut input = data;
-        loop {
-            let (before_in, before_out) = (z.total_in(), z.total_out());
-            let status = z.compress(input, scratch, flush).map_err(|e| e.as_str())?;
-            let wrote = (z.total_out() - before_out) as usize;
-            out.extend_from_slice(&scratch[..wrote]);
-            input = &input[(z.total_in() - before_in) as usize..];
-            let done = match status {
-                Status::StreamEnd => true,
-                // A sync flush is complete once the input is taken and the output was not filled.
-                _ => !last && input.is_empty() && wrote < scratch.len(),
-            };
-            if done {
-                return Ok(());
+        // Each part taken whole, the last with the flush: with no input left, a sync flush is
+        // complete once the output was not filled, and a finish once the stream says it ended.
+        let flush = if last { DeflateFlush::Finish } else { DeflateFlush::SyncFlush };
+        let (lead, end) = match parts.split_last() {
+            Some((&end, lead)) => (lead, end),
+            None => (&[][..], &[][..]),
+        };
+        let inputs = lead.iter().map(|&p| (p, DeflateFlush::NoFlush)).chain([(end, flush)]);
+        for (mut input, flush) in inputs {
+            loop {
+                let (before_in, before_out) = (z.total_in(), z.total_out());
+                let status = z.compress(input, scratch, flush).map_err(|e| e.as_str())?;
+                let wrote = (z.total_out() - before_out) as usize;
+                out.extend_from_slice(&scratch[..wrote]);
+                input = &input[(z.total_in() - before_in) as usize..];
+                let done = match (flush, status) {
+                    (_, Status::StreamEnd) => true,
+                    (DeflateFlush::NoFlush, _) => input.is_empty(),
+                    (DeflateFlush::Finish, _) => false,
+                    _ => input.is_empty() && wrote < scratch.len(),
+                };
+                if done {
+                    break;
+                }
             }
         }
+        Ok(())
     })?;
     // Reset, it deflates as a fresh one would (a compressor that failed is dropped above).
     z.reset();
     COMPRESSOR.set(Some((level, z)));
     Ok(out)
+}
+
+/// The last [`WINDOW`] bytes of `parts` one after the other, into `window`.
+fn window_of(parts: &[&[u8]], window: &mut Vec<u8>) {
+    window.clear();
+    let mut want = WINDOW.min(parts.iter().map(|p| p.len()).sum());
+    let mut tail: Vec<&[u8]> = Vec::new();
+    for p in parts.iter().rev() {
+        if want == 0 {
+            break;
+        }
+        let take = want.min(p.len());
+        tail.push(&p[p.len() - take..]);
+        want -= take;
+    }
+    for p in tail.into_iter().rev() {
+        window.extend_from_slice(p);
+    }
 }
 
 /// The window of the deflate streams made here (15 bits).
@@ -92,8 +133,14 @@ impl GzipPiece {
     /// `data` as a piece deflated at `level` (never the last: [`gzip_to`] ends the member),
     /// after `before` in the member (see [`piece`]).
     pub fn of(data: &[u8], level: i32, before: &[u8]) -> Result<GzipPiece, &'static str> {
-        let deflated = piece(data, level, false, before)?;
-        Ok(GzipPiece { deflated, crc: zlib_rs::crc32::crc32(0, data), len: data.len() as u64 })
+        GzipPiece::of_parts(&[data], level, &[before])
+    }
+
+    /// [`GzipPiece::of`] the bytes of `parts` one after the other, after those of `before`'s.
+    pub fn of_parts(parts: &[&[u8]], level: i32, before: &[&[u8]]) -> Result<GzipPiece, &'static str> {
+        let deflated = piece_of(parts, level, false, before)?;
+        let crc = parts.iter().fold(0, |crc, p| zlib_rs::crc32::crc32(crc, p));
+        Ok(GzipPiece { deflated, crc, len: parts.iter().map(|p| p.len() as u64).sum() })
     }
 }
 
@@ -143,5 +190,24 @@ mod tests {
         let mut back = Vec::new();
         flate2::read::GzDecoder::new(&empty[..]).read_to_end(&mut back).unwrap();
         assert!(back.is_empty());
+    }
+
+    #[test]
+    fn parts_deflate_as_their_bytes_one_after_the_other() {
+        let lines: Vec<Vec<u8>> = (0..40)
+            .map(|i| format!("{{\"card\":{i},\"tip\":\"{}\"}}\n", "lane ".repeat(300 + 97 * i)).into_bytes())
+            .collect();
+        let (before, run) = lines.split_at(15);
+        let parts: Vec<&[u8]> = run.iter().map(Vec::as_slice).collect();
+        let ahead: Vec<&[u8]> = before.iter().map(Vec::as_slice).collect();
+        let apart = GzipPiece::of_parts(&parts, 2, &ahead).unwrap();
+        let whole = GzipPiece::of(&run.concat(), 2, &before.concat()).unwrap();
+        assert!(before.concat().len() > WINDOW, "the window is the last 32 KiB of several parts");
+        assert_eq!((apart.deflated, apart.crc, apart.len), (whole.deflated, whole.crc, whole.len));
+        let mut window = Vec::new();
+        window_of(&ahead, &mut window);
+        assert_eq!(window, before.concat()[before.concat().len() - WINDOW..]);
+        window_of(&[b"ab", b"", b"c"], &mut window);
+        assert_eq!(window, b"abc");
     }
 }

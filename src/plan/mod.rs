@@ -110,11 +110,11 @@ pub fn planned(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &Plan
         crate::par::both(planner.len() > 1, || planner.page_cards(0..planner.len()), || marks::live_words(map, view));
     let (cards, lines): (Vec<CardPlan>, Vec<Vec<u8>>) = cards.into_iter().map(|c| (c.plan, c.line)).unzip();
     let head = head_json(&words);
-    let mut open = Vec::new();
+    let mut open = Run::default();
     let mut runs = runs_of(lines, &mut open);
-    runs.extend((!open.is_empty()).then_some(open));
+    runs.extend((!open.lines.is_empty()).then_some(open));
     let packed = std::iter::once(GzipPiece::of(&head, crate::deflate::PAYLOAD_LEVEL, &[]).ok())
-        .chain(pack_runs(&head, &runs))
+        .chain(pack_runs(&[&head], &runs))
         .collect();
     Plan { px: px_rules(), styles: &MARK_STYLES, cards, words, packed }
 }
@@ -236,14 +236,28 @@ pub trait PageLines: Sync {
     }
 }
 
+/// Lines of the page's plan deflated as one piece, kept apart (not copied into one).
+#[derive(Default)]
+struct Run {
+    lines: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+impl Run {
+    fn parts(&self) -> Vec<&[u8]> {
+        self.lines.iter().map(Vec::as_slice).collect()
+    }
+}
+
 /// The runs of [`PIECE_BYTES`] or more that `lines` of the page's plan close, added to the `open`
 /// run in turn: what is left open goes on with the next lines, so a plan written a batch of cards
 /// at a time is cut where a plan written at once is, and deflates to the same bytes.
-fn runs_of(lines: impl IntoIterator<Item = Vec<u8>>, open: &mut Vec<u8>) -> Vec<Vec<u8>> {
+fn runs_of(lines: impl IntoIterator<Item = Vec<u8>>, open: &mut Run) -> Vec<Run> {
     let mut closed = Vec::new();
     for line in lines {
-        open.extend_from_slice(&line);
-        if open.len() >= PIECE_BYTES {
+        open.bytes += line.len();
+        open.lines.push(line);
+        if open.bytes >= PIECE_BYTES {
             closed.push(std::mem::take(open));
         }
     }
@@ -255,10 +269,11 @@ fn runs_of(lines: impl IntoIterator<Item = Vec<u8>>, open: &mut Vec<u8>) -> Vec<
 /// inflated: pieces made cold grew the decode case's plan from 161 004 to 217 800 bytes of base64;
 /// primed, it is 158 572 against 163 212 in one stream (`docs/benchmarks.md`). `None` where the
 /// compressor failed.
-fn pack_runs(before: &[u8], runs: &[Vec<u8>]) -> Vec<Option<GzipPiece>> {
-    let jobs: Vec<(&[u8], &[u8])> =
-        runs.iter().enumerate().map(|(i, run)| (if i == 0 { before } else { &runs[i - 1][..] }, &run[..])).collect();
-    crate::par::map_ref(&jobs, |&(before, run)| GzipPiece::of(run, crate::deflate::PAYLOAD_LEVEL, before).ok())
+fn pack_runs(before: &[&[u8]], runs: &[Run]) -> Vec<Option<GzipPiece>> {
+    let parts: Vec<Vec<&[u8]>> = runs.iter().map(Run::parts).collect();
+    let ahead = |i: usize| if i == 0 { before } else { &parts[i - 1][..] };
+    let jobs: Vec<usize> = (0..parts.len()).collect();
+    crate::par::map_ref(&jobs, |&i| GzipPiece::of_parts(&parts[i], crate::deflate::PAYLOAD_LEVEL, ahead(i)).ok())
 }
 
 /// The least bytes of plan lines deflated as one piece. A piece a line primed the compressor with
@@ -344,14 +359,14 @@ impl PageLines for PlanStream<'_> {
         let head = head_json(&self.words);
         let head_piece = GzipPiece::of(&head, crate::deflate::PAYLOAD_LEVEL, &[]).ok();
         // Each batch's first run is primed with the run before it: the head, or the last batch's.
-        let (mut last, mut open) = (head, Vec::new());
+        let (mut last, mut open) = (Run { bytes: head.len(), lines: vec![head] }, Run::default());
         let cards = self.batches().map(Some).chain([None]).flat_map(|batch| {
             let runs = match batch {
                 Some(batch) => runs_of(batch.into_iter().map(|c| c.line), &mut open),
                 // The run left open after the last batch.
-                None => std::iter::once(std::mem::take(&mut open)).filter(|r| !r.is_empty()).collect(),
+                None => std::iter::once(std::mem::take(&mut open)).filter(|r| !r.lines.is_empty()).collect(),
             };
-            let pieces = pack_runs(&last, &runs);
+            let pieces = pack_runs(&last.parts(), &runs);
             if let Some(run) = runs.into_iter().last() {
                 last = run;
             }
