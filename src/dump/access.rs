@@ -109,10 +109,13 @@ impl Calls {
     /// has one, if it calls an op that accesses memory.
     pub(super) fn statement(&mut self, lines: (u32, u32), value: &Expr, annotation: Option<&Expr>) {
         let Expr::Call(call) = value else { return };
-        let Some(name) = dotted(&call.func) else { return };
+        let Some(mut op) = dotted(&call.func) else { return };
         // Ops are `pl.<namespace>.<op>`; `pl.yield_`, `pl.range` and the like are syntax.
-        let Some(op) = name.strip_prefix("pl.").filter(|op| op.contains('.')) else { return };
-        if NO_ACCESS.contains(&op) {
+        if !op.strip_prefix("pl.").is_some_and(|op| op.contains('.')) {
+            return;
+        }
+        op.replace_range(.."pl.".len(), "");
+        if NO_ACCESS.contains(&op.as_str()) {
             return;
         }
         let mut inputs = Mems::default();
@@ -124,7 +127,7 @@ impl Calls {
             }
         }
         let result = annotation.and_then(annotated_space);
-        let access = Access { line: lines.0, op: op.to_string(), inputs, input_count, result, pipe: None };
+        let access = Access { line: lines.0, op, inputs, input_count, result, pipe: None };
         self.calls.push((lines.0, lines.1, access));
     }
 

@@ -340,10 +340,13 @@ pub(super) fn is_big_int(expr: &Expr) -> bool {
 
 /// `pl.Mem.Vec` gives `Vec`.
 pub(super) fn mem_space(expr: &Expr) -> Option<String> {
-    let name = dotted(expr)?;
-    let mut parts = name.rsplit('.');
-    let space = parts.next()?;
-    (parts.next()? == "Mem").then(|| space.to_string())
+    let Expr::Attribute(a) = expr else { return None };
+    let mem = match a.value.as_ref() {
+        Expr::Name(mem) => mem.id.as_str(),
+        Expr::Attribute(mem) if dotted_parts(&mem.value, &mut [""; MAX_PARTS]).is_some() => mem.attr.id.as_str(),
+        _ => return None,
+    };
+    (mem == "Mem").then(|| a.attr.id.to_string())
 }
 
 /// The static shape, or empty when any dimension is not an integer.
@@ -354,10 +357,10 @@ pub(super) fn shape(expr: &Expr) -> Vec<i64> {
 
 /// `pl.BF16` gives `BF16`: one dot, an upper-case name.
 pub(super) fn dtype(expr: &Expr) -> Option<String> {
-    let name = dotted(expr)?;
-    let (_, ty) = name.split_once('.')?;
-    let upper =
-        !ty.contains('.') && ty.chars().any(|c| c.is_ascii_uppercase()) && !ty.chars().any(|c| c.is_ascii_lowercase());
+    let Expr::Attribute(a) = expr else { return None };
+    let Expr::Name(_) = a.value.as_ref() else { return None };
+    let ty = a.attr.id.as_str();
+    let upper = ty.chars().any(|c| c.is_ascii_uppercase()) && !ty.chars().any(|c| c.is_ascii_lowercase());
     upper.then(|| ty.to_string())
 }
 
@@ -375,14 +378,67 @@ pub(super) fn int_value(expr: &Expr) -> Option<i64> {
 /// Whether `expr` is a dotted name whose last part is `last` (`Tile`, `pl.Tile`), without
 /// building the name: it is asked of every annotation and call.
 pub(super) fn dotted(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Name(n) => Some(n.id.to_string()),
-        Expr::Attribute(a) => {
-            let mut head = dotted(&a.value)?;
-            head.push('.');
-            head.push_str(a.attr.id.as_str());
-            Some(head)
+    // Asked of every call a dump makes: its parts are found first, then written once.
+    let mut parts = [""; MAX_PARTS];
+    let parts = dotted_parts(expr, &mut parts)?;
+    let mut name = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            name.push('.');
         }
-        _ => None,
+        name.push_str(part);
+    }
+    Some(name)
+}
+
+/// The most parts of a dotted name read (`pl.tile.load` has three); a longer chain is no name.
+const MAX_PARTS: usize = 16;
+
+/// The parts of a dotted name, in order, in `parts`: `None` if `expr` is no dotted name.
+fn dotted_parts<'e, 'p>(expr: &'e Expr, parts: &'p mut [&'e str; MAX_PARTS]) -> Option<&'p [&'e str]> {
+    let mut n = 0;
+    let mut at = expr;
+    loop {
+        let part = match at {
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(a) => a.attr.id.as_str(),
+            _ => return None,
+        };
+        *parts.get_mut(n)? = part;
+        n += 1;
+        match at {
+            Expr::Attribute(a) => at = &a.value,
+            _ => break,
+        }
+    }
+    parts[..n].reverse();
+    Some(&parts[..n])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expr(text: &str) -> Expr {
+        *ruff_python_parser::parse_expression(text).unwrap().into_syntax().body
+    }
+
+    #[test]
+    fn dotted_names_spaces_and_dtypes_are_read_from_their_parts() {
+        assert_eq!(dotted(&expr("pl.tile.load")).as_deref(), Some("pl.tile.load"));
+        assert_eq!(dotted(&expr("x")).as_deref(), Some("x"));
+        assert_eq!(dotted(&expr("f().a")), None, "a call is no name");
+        let long = format!("a{}", ".b".repeat(MAX_PARTS));
+        assert_eq!(dotted(&expr(&long)), None, "past the parts read");
+        let most = format!("a{}", ".b".repeat(MAX_PARTS - 1));
+        assert_eq!(dotted(&expr(&most)).as_deref(), Some(most.as_str()));
+        for (text, space) in
+            [("pl.Mem.Vec", Some("Vec")), ("Mem.Left", Some("Left")), ("pl.Memory.Vec", None), ("Vec", None)]
+        {
+            assert_eq!(mem_space(&expr(text)).as_deref(), space, "{text}");
+        }
+        for (text, ty) in [("pl.BF16", Some("BF16")), ("pl.x.BF16", None), ("pl.Bf16", None), ("BF16", None)] {
+            assert_eq!(dtype(&expr(text)).as_deref(), ty, "{text}");
+        }
     }
 }
