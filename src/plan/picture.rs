@@ -4,7 +4,7 @@
 //! that the plan did not decide.
 
 use crate::model::{FunctionMap, MemoryMap, Severity};
-use crate::plan::width::{card_width, scale, text_width};
+use crate::plan::width::{card_width, scale, spans_width, text_width};
 use crate::plan::{Header, RULES, ViewOptions};
 
 /// The frame of a picture of a map drawn as a view asks (see the module's comment).
@@ -77,26 +77,32 @@ impl Picture {
         let chosen: Vec<(usize, &FunctionMap)> =
             map.functions.iter().enumerate().filter(|(_, f)| view.draws(&f.name)).collect();
         // Cards share one width so the page reads as a column; lanes keep their own widths.
+        // Each card's lanes at the view's width: its own width, and whether they hold a cut band
+        // or widened stretches (for the legend).
         let sized = crate::par::map_ref(&chosen, |(_, f)| {
             let text = text_width(f, view);
-            (text, card_width(f, view, None, text))
+            let (spans, own) = scale(f, view);
+            let cut = spans.iter().flatten().any(|s| s.cut.is_some());
+            let wide = spans.iter().flatten().any(|s| !s.wide.is_empty());
+            (text, spans_width(spans, own, f.src_end, view, None, text), cut, wide)
         });
-        let width = sized.iter().map(|&(_, w)| w).fold(RULES.width_min, f64::max).ceil();
-        let jobs: Vec<_> = chosen.iter().zip(panels).zip(&sized).map(|((&(_, f), &p), &(t, _))| (f, p, t)).collect();
-        let panel_width = crate::par::map_ref(&jobs, |&(f, width, text)| {
-            card_width(f, &ViewOptions { width, ..view.clone() }, None, text)
+        let width = sized.iter().map(|&(_, w, ..)| w).fold(RULES.width_min, f64::max).ceil();
+        let jobs: Vec<_> =
+            chosen.iter().zip(panels).zip(&sized).map(|((&(_, f), &p), &(t, own, ..))| (f, p, t, own)).collect();
+        let panel_width = crate::par::map_ref(&jobs, |&(f, width, text, own)| match width == view.width {
+            true => own, // the width just found
+            false => card_width(f, &ViewOptions { width, ..view.clone() }, None, text),
         })
         .into_iter()
         .fold(0.0, f64::max);
         let drawn: Vec<&FunctionMap> =
             map.functions.iter().filter(|f| view.functions.is_empty() || view.functions.contains(&f.name)).collect();
-        let lanes: Vec<_> = drawn.iter().flat_map(|f| scale(f, view).0.into_iter().flatten()).collect();
         Picture {
             view: view.clone(),
             header: Header::of(map, view),
             findings: Findings::of(&drawn_findings(map, view)),
-            cut: lanes.iter().any(|s| s.cut.is_some()),
-            wide: lanes.iter().any(|s| !s.wide.is_empty()),
+            cut: sized.iter().any(|&(.., cut, _)| cut),
+            wide: sized.iter().any(|&(.., wide)| wide),
             held: drawn.iter().flat_map(|f| &f.blocks).any(|b| b.tile.held() > b.tile.end),
             placed: PlacedMarks::of(&drawn, view),
             cards: chosen.into_iter().map(|(index, _)| index).collect(),

@@ -48,7 +48,7 @@ pub(crate) fn card_width(f: &FunctionMap, view: &ViewOptions, factor: Option<f64
 
 /// [`card_width`] of lanes `spans` at their own factor `own` (or `factor`), on a card whose last
 /// dump line is `last_line`.
-fn spans_width(
+pub(crate) fn spans_width(
     spans: Vec<Option<LaneSpan>>,
     own: f64,
     last_line: u32,
