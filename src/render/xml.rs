@@ -260,22 +260,37 @@ impl Default for Xml {
 /// Escapes the five XML specials, and replaces with U+FFFD what XML may not hold at all (see
 /// [`forbidden`]); also fine for HTML text and attribute values.
 fn escape_into(out: &mut String, text: &str) {
-    // Bytes from 0xEF lead the characters from U+F000, where the noncharacters are.
-    if !text.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || maybe_forbidden(b)) {
-        out.push_str(text);
-        return;
-    }
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if forbidden(c) => out.push('\u{fffd}'),
-            c => out.push(c),
+    // Text is copied a run at a time, up to a byte that may need a change. Such a byte is ASCII or
+    // the lead byte of a character (bytes from 0xEF lead the characters from U+F000, where the
+    // noncharacters are), so it starts a character; most need none (a tooltip's line breaks and
+    // middle dots), and the run goes on.
+    let bytes = text.as_bytes();
+    let (mut run, mut at) = (0, 0);
+    while at < bytes.len() {
+        let b = bytes[at];
+        if !(matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || maybe_forbidden(b)) {
+            at += 1;
+            continue;
         }
+        let Some(c) = text[at..].chars().next() else { break };
+        let instead = match c {
+            '&' => "&amp;",
+            '<' => "&lt;",
+            '>' => "&gt;",
+            '"' => "&quot;",
+            '\'' => "&#39;",
+            c if forbidden(c) => "\u{fffd}",
+            c => {
+                at += c.len_utf8();
+                continue;
+            }
+        };
+        out.push_str(&text[run..at]);
+        out.push_str(instead);
+        at += c.len_utf8();
+        run = at;
     }
+    out.push_str(&text[run..]);
 }
 
 /// Characters a document should not carry: the control characters other than tab, newline and
@@ -409,6 +424,46 @@ mod tests {
         let mut x = Xml::html_fragment();
         x.raw_text("script", &[], "var a = '\u{fffe}\u{1b}';");
         assert_eq!(x.finish().as_str(), "<script>var a = '\u{fffd}\u{fffd}';</script>\n");
+    }
+
+    #[test]
+    fn text_is_escaped_a_run_at_a_time_as_a_character_at_a_time() {
+        let by_char = |text: &str| -> String {
+            text.chars()
+                .map(|c| match c {
+                    '&' => "&amp;".to_string(),
+                    '<' => "&lt;".to_string(),
+                    '>' => "&gt;".to_string(),
+                    '"' => "&quot;".to_string(),
+                    '\'' => "&#39;".to_string(),
+                    c if forbidden(c) => "\u{fffd}".to_string(),
+                    c => c.to_string(),
+                })
+                .collect()
+        };
+        let pieces = [
+            "a",
+            "·",
+            "\n",
+            "→",
+            "&",
+            "<",
+            "'",
+            "\u{1b}",
+            "\u{9b}",
+            "\u{fffe}",
+            "\u{fdd0}",
+            "é",
+            "\u{1f600}",
+            "\u{ef00}",
+        ];
+        for n in 0..pieces.len() * pieces.len() * pieces.len() {
+            let (i, j, k) = (n % pieces.len(), n / pieces.len() % pieces.len(), n / pieces.len() / pieces.len());
+            let text = format!("{}{}x{}", pieces[i], pieces[j], pieces[k]);
+            let mut out = String::new();
+            escape_into(&mut out, &text);
+            assert_eq!(out, by_char(&text), "{text:?}");
+        }
     }
 
     #[test]
