@@ -259,7 +259,9 @@ pub fn png_layout<'a>(
         let plans = planner.cards(0..planner.len());
         let picture = plan::Picture::of(map, view, &planner.panels());
         let picture = if heading == Heading::Digest { picture.as_digest(map, whole) } else { picture };
-        scene::layout(&picture, &plans)
+        let scene = scene::layout(&picture, &plans);
+        par::drop_later(plans); // as the scene is: freed on a worker
+        scene
     }
 }
 
@@ -290,7 +292,10 @@ fn render_unchecked(map: &MemoryMap, opts: &RenderOptions) -> Result<Vec<u8>> {
         Format::Svg => {
             let scene = layout(map, &opts.view);
             budget::checkpoint()?;
-            Ok(render::svg::render(&scene).into_bytes())
+            let svg = render::svg::render(&scene).into_bytes();
+            // Freeing every shape took 1.6 % of the decode case's SVG, on this thread, after it.
+            par::drop_later(scene);
+            Ok(svg)
         }
         Format::Html => {
             let mut page = Vec::new();
