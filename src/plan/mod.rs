@@ -529,6 +529,8 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode, full: i64) -> Lan
 
 fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
     let t = &b.tile;
+    // Written four times a box (two details, the key, the tooltip): formatted once.
+    let size = fmt_bytes(t.size);
     BoxPlan {
         index,
         lane,
@@ -542,18 +544,19 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
             t.name.clone(),
             if b.aliases.is_empty() { String::new() } else { format!("+{}", b.aliases.len()) },
             // The address range is dropped before the size is cut: a whole number reads better.
-            vec![format!("{} · [{}, {})", fmt_bytes(t.size), t.offset, t.stop()), fmt_bytes(t.size)],
+            vec![format!("{size} · [{}, {})", t.offset, t.stop()), size.clone()],
         ),
-        tip: if tips == Tips::Written { tooltip(b) } else { Vec::new() },
+        tip: if tips == Tips::Written { tooltip(b, &size) } else { Vec::new() },
         marks: marks::box_marks(b),
         n: 0, // numbered once every box is planned
-        key: key_entry(b),
+        key: key_entry(b, &size),
         partners: Vec::new(), // found once every box is planned
     }
 }
 
-/// `t__tile (+t__tile_1, t__tile_2) · 8 KB · [0, 8192) · L12–L30`: a box's line in the card's key.
-fn key_entry(b: &Block) -> String {
+/// `t__tile (+t__tile_1, t__tile_2) · 8 KB · [0, 8192) · L12–L30`: a box's line in the card's key;
+/// `size` is its size as written.
+fn key_entry(b: &Block, size: &str) -> String {
     let t = &b.tile;
     // Three aliases say which chain it is; the rest are counted (the tooltip lists them all).
     let aliases = match b.aliases.len() {
@@ -562,15 +565,7 @@ fn key_entry(b: &Block) -> String {
         n => format!(" (+{}, {} more)", b.aliases[..3].join(", "), n - 3),
     };
     let held = if t.held() > t.end { format!(", held to L{}", t.held()) } else { String::new() };
-    format!(
-        "{}{aliases} · {} · [{}, {}) · L{}–L{}{held}",
-        t.name,
-        fmt_bytes(t.size),
-        t.offset,
-        t.stop(),
-        t.start,
-        t.end
-    )
+    format!("{}{aliases} · {size} · [{}, {}) · L{}–L{}{held}", t.name, t.offset, t.stop(), t.start, t.end)
 }
 
 /// `held to line 79 by the loop at line 62`: why a box goes on past its last read.
@@ -582,8 +577,8 @@ pub fn held_words(t: &crate::model::Tile) -> Option<String> {
 }
 
 /// The tooltip under the name: space, shape and dtype, op, base, size, address range, lines,
-/// aliases, marks.
-fn tooltip(b: &Block) -> Vec<String> {
+/// aliases, marks; `size` is the size as written.
+fn tooltip(b: &Block, size: &str) -> Vec<String> {
     let t = &b.tile;
     let shape = if t.shape.is_empty() {
         "shape ?".to_string()
@@ -592,7 +587,7 @@ fn tooltip(b: &Block) -> Vec<String> {
     };
     let mut lines = vec![
         format!("{} · {} {} · {}", t.space, shape, t.dtype, if t.op.is_empty() { "(no op)" } else { &t.op }),
-        format!("base {} · {} ({} B)", t.base, fmt_bytes(t.size), t.size),
+        format!("base {} · {size} ({} B)", t.base, t.size),
         format!("address [{}, {})", t.offset, t.stop()),
         format!("lines {}–{} (named)", t.start, t.end),
     ];
