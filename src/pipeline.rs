@@ -228,10 +228,13 @@ fn write_page_planned(map: &MemoryMap, view: &ViewOptions, out: &mut dyn std::io
     };
     let rules = plan::rules_json();
     if hold {
-        let plan = plan::planned(map, &every, &planner);
+        // The data is gzipped beside the plan, on the cores the plan leaves idle, rather than on
+        // the writer's thread while the cards are drawn.
+        let mut page = plan::Page::of(map);
+        let (plan, ()) = par::both(true, || plan::planned(map, &every, &planner), || page.pack_data());
         budget::checkpoint()?;
         let held = |range: std::ops::Range<usize>| draw(range.clone(), plan.cards.get(range).unwrap_or_default());
-        let written = render::html::write(&plan::Page::of(map), &held, &rules, &plan, out);
+        let written = render::html::write(&page, &held, &rules, &plan, out);
         par::drop_later(plan);
         return written;
     }

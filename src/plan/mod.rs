@@ -34,7 +34,7 @@ pub mod width;
 pub use crate::analyze::live::{at as live_figures, figures_at as live_at};
 pub use axis::{Axis, Cut, KEY_PX, Stretch, WIDE_PX, wide_title};
 pub use marks::{summary, wrap};
-pub use page::{Header, Page};
+pub use page::{DataPayload, Header, Page};
 pub use parts::*;
 pub use picture::{Findings, Picture, PlacedMarks};
 pub use placed::PLACED_STYLES;
@@ -42,7 +42,7 @@ pub use rows::{Fold, RowMap};
 pub use scale::*;
 pub use width::gutter_width;
 
-use crate::deflate::GzipPiece;
+use crate::deflate::{GzipPiece, gzip_pieces};
 use crate::model::{Block, FunctionMap, SpaceUsage};
 use crate::units::fmt_bytes;
 pub use options::{
@@ -109,13 +109,7 @@ pub fn planned(map: &crate::model::MemoryMap, view: &ViewOptions, planner: &Plan
     let (cards, words) =
         crate::par::both(planner.len() > 1, || planner.page_cards(0..planner.len()), || marks::live_words(map, view));
     let (cards, lines): (Vec<CardPlan>, Vec<Vec<u8>>) = cards.into_iter().map(|c| (c.plan, c.line)).unzip();
-    let head = head_json(&words);
-    let mut open = Run::default();
-    let mut runs = runs_of(lines, &mut open);
-    runs.extend(open.left());
-    let packed = std::iter::once(GzipPiece::of(&head, crate::deflate::PAYLOAD_LEVEL, &[]).ok())
-        .chain(pack_runs(&[&head], &runs))
-        .collect();
+    let packed = crate::deflate::pack_all(std::iter::once(head_json(&words)).chain(lines));
     Plan { px: px_rules(), styles: &MARK_STYLES, cards, words, packed }
 }
 
@@ -231,61 +225,8 @@ pub trait PageLines: Sync {
     fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
 
     /// Writes the plan so to `out`, gzipped (one member).
-    fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        crate::deflate::gzip_stream(|json| self.write_lines(json), out).map(drop)
-    }
+    fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
 }
-
-/// Lines of the page's plan deflated as one piece, kept apart (not copied into one).
-#[derive(Default)]
-struct Run {
-    lines: Vec<Vec<u8>>,
-    bytes: usize,
-}
-
-impl Run {
-    fn parts(&self) -> Vec<&[u8]> {
-        self.lines.iter().map(Vec::as_slice).collect()
-    }
-
-    /// The run left open after the last lines, if it holds any.
-    fn left(self) -> Option<Run> {
-        (!self.lines.is_empty()).then_some(self)
-    }
-}
-
-/// The runs of [`PIECE_BYTES`] or more that `lines` of the page's plan close, added to the `open`
-/// run in turn: what is left open goes on with the next lines, so a plan written a batch of cards
-/// at a time is cut where a plan written at once is, and deflates to the same bytes.
-fn runs_of(lines: impl IntoIterator<Item = Vec<u8>>, open: &mut Run) -> Vec<Run> {
-    let mut closed = Vec::new();
-    for line in lines {
-        open.bytes += line.len();
-        open.lines.push(line);
-        if open.bytes >= PIECE_BYTES {
-            closed.push(std::mem::take(open));
-        }
-    }
-    closed
-}
-
-/// `runs` of the page's plan (see [`runs_of`]) deflated as pieces of its gzip member, on every
-/// core, each primed with the bytes before it (`before` for the first), which the reader has just
-/// inflated: pieces made cold grew the decode case's plan from 161 004 to 217 800 bytes of base64;
-/// primed, it is 158 572 against 163 212 in one stream (`docs/benchmarks.md`). `None` where the
-/// compressor failed.
-fn pack_runs(before: &[&[u8]], runs: &[Run]) -> Vec<Option<GzipPiece>> {
-    let parts: Vec<Vec<&[u8]>> = runs.iter().map(Run::parts).collect();
-    let ahead = |i: usize| if i == 0 { before } else { &parts[i - 1][..] };
-    let jobs: Vec<usize> = (0..parts.len()).collect();
-    crate::par::map_ref(&jobs, |&i| GzipPiece::of_parts(&parts[i], crate::deflate::PAYLOAD_LEVEL, ahead(i)).ok())
-}
-
-/// The least bytes of plan lines deflated as one piece. A piece a line primed the compressor with
-/// the line before it (some 14 KB on the decode case) and flushed it 38 times; pieces of 64 KiB
-/// make nine, each primed with the window's 32 KiB: the page's CPU time 2.6 % less (medians of 21
-/// interleaved pairs) for 1 176 bytes less page.
-const PIECE_BYTES: usize = 64 * 1024;
 
 /// The plan's first line, its [`Head`], as JSON.
 fn head_json(words: &std::collections::BTreeMap<i64, String>) -> Vec<u8> {
@@ -299,23 +240,6 @@ struct Head<'a> {
     styles: &'static [MarkStyle],
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     words: &'a std::collections::BTreeMap<i64, String>,
-}
-
-/// The gzip member of the plan's `packed` lines, its head's first ([`PageLines`]); an error where a
-/// line could not be compressed.
-fn gzip_lines(packed: impl Iterator<Item = Option<GzipPiece>>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut failed = false;
-    let pieces = packed.map_while(|p| {
-        p.or_else(|| {
-            failed = true;
-            None
-        })
-    });
-    crate::deflate::gzip_to(pieces, out)?;
-    match failed {
-        true => Err(std::io::Error::other("a card of the page's plan could not be compressed")),
-        false => Ok(()),
-    }
 }
 
 /// The plan's first line, its [`Head`].
@@ -343,7 +267,7 @@ impl PageLines for Plan {
     }
 
     fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        gzip_lines(self.packed.iter().cloned(), out)
+        gzip_pieces(self.packed.iter().cloned(), out)
     }
 }
 
@@ -361,23 +285,8 @@ impl PageLines for PlanStream<'_> {
     }
 
     fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let head = head_json(&self.words);
-        let head_piece = GzipPiece::of(&head, crate::deflate::PAYLOAD_LEVEL, &[]).ok();
-        // Each batch's first run is primed with the run before it: the head, or the last batch's.
-        let (mut last, mut open) = (Run { bytes: head.len(), lines: vec![head] }, Run::default());
-        let cards = self.batches().map(Some).chain([None]).flat_map(|batch| {
-            let runs = match batch {
-                Some(batch) => runs_of(batch.into_iter().map(|c| c.line), &mut open),
-                // The run left open after the last batch.
-                None => std::mem::take(&mut open).left().into_iter().collect(),
-            };
-            let pieces = pack_runs(&last.parts(), &runs);
-            if let Some(run) = runs.into_iter().last() {
-                last = run;
-            }
-            pieces
-        });
-        gzip_lines(std::iter::once(head_piece).chain(cards), out)
+        let lines = self.batches().map(|batch| batch.into_iter().map(|c| c.line).collect());
+        crate::deflate::gzip_batches(std::iter::once(vec![head_json(&self.words)]).chain(lines), out)
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::ViewOptions;
 use super::overview::{Overview, findings_of};
 use super::width::visible_spaces;
+
 use crate::model::{
     Addresses, BackendChoice, FitAnswer, FunctionMap, Gap, MemoryMap, PeerBuffer, Reserved, Severity, Source,
     SpaceUsage, Unresolved,
@@ -104,8 +105,18 @@ pub struct Page<'a> {
     /// The card the page opens with, the others collapsed: the worst function's (the overview's
     /// first row: most errors, else most warnings, else the fullest space of known capacity).
     pub opens: usize,
-    /// The map's data for the script (see [`PageData`]).
-    pub data: PageData<'a>,
+    /// The map's data for the script (see [`PageData`]), or that data gzipped already
+    /// ([`Page::pack_data`]).
+    pub data: DataPayload<'a>,
+}
+
+/// The page's data as the page is written: gzipped already, or to be gzipped as it is written.
+pub enum DataPayload<'a> {
+    /// To be serialized and gzipped on the writer's thread as it is written: the data of a whole
+    /// model's dump is never held whole.
+    Streamed(PageData<'a>),
+    /// Gzipped (one member) on every core ([`Page::pack_data`]).
+    Gzipped(std::io::Result<Vec<u8>>),
 }
 
 impl<'a> Page<'a> {
@@ -120,7 +131,20 @@ impl<'a> Page<'a> {
             opens: cards.iter().position(|c| Some(c.name.as_str()) == worst).unwrap_or(0),
             overview,
             cards,
-            data: page_data(map),
+            data: DataPayload::Streamed(page_data(map)),
+        }
+    }
+
+    /// Gzips the page's data now, its functions serialized and deflated on every core, rather than
+    /// on the writer's thread as the page is written (where it took 1.2 ms of the decode case's
+    /// page while the cores drew its cards): the whole JSON is held meanwhile, so a page planned a
+    /// batch at a time (a whole model's dump) does not call this.
+    pub fn pack_data(&mut self) {
+        if let DataPayload::Streamed(data) = &self.data {
+            let mut gzipped = Vec::new();
+            let packed =
+                crate::deflate::gzip_pieces(crate::deflate::pack_all(data.json_parts()).into_iter(), &mut gzipped);
+            self.data = DataPayload::Gzipped(packed.map(|()| gzipped));
         }
     }
 }
@@ -172,6 +196,51 @@ pub fn page_data(map: &MemoryMap) -> PageData<'_> {
         addresses_in: map.addresses_in.as_deref(),
     }
 }
+
+impl PageData<'_> {
+    /// The data's JSON up to its functions' list, and after it: the list's parts go between.
+    fn shell(&self) -> (Vec<u8>, Vec<u8>) {
+        let shell = serde_json::to_vec(&PageData { functions: Vec::new(), ..*self }).unwrap_or_default();
+        // The list's key as the JSON writes it: a quote inside a string is escaped, so these bytes
+        // are the key, never text of the dump.
+        let key = br#""functions":[]"#;
+        let at = shell.windows(key.len()).position(|w| w == key).map_or(shell.len(), |i| i + key.len() - 1);
+        let (head, tail) = shell.split_at(at);
+        (head.to_vec(), tail.to_vec())
+    }
+
+    /// The JSON of the functions `from` on, one part each (after a comma but the first's),
+    /// serialized on every core.
+    fn function_parts(&self, from: usize, functions: &[PageFunction]) -> Vec<Vec<u8>> {
+        let jobs: Vec<(usize, &PageFunction)> = functions.iter().enumerate().collect();
+        crate::par::map_ref(&jobs, |&(i, f)| {
+            let mut part = if from + i == 0 { Vec::new() } else { b",".to_vec() };
+            // A map is plain strings and numbers: serializing it cannot fail.
+            let _ = serde_json::to_writer(&mut part, f);
+            part
+        })
+    }
+
+    /// The data's JSON in parts that make it one after the other: up to its functions' list, each
+    /// function, and the rest.
+    fn json_parts(&self) -> Vec<Vec<u8>> {
+        let (head, tail) = self.shell();
+        std::iter::once(head).chain(self.function_parts(0, &self.functions)).chain([tail]).collect()
+    }
+
+    /// The data's JSON gzipped (one member) into `out`, its functions serialized and deflated on
+    /// every core a batch at a time: the same bytes as [`Page::pack_data`]'s.
+    pub fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let (head, tail) = self.shell();
+        let at =
+            |from: usize| self.function_parts(from, &self.functions[from..(from + BATCH).min(self.functions.len())]);
+        let functions = (0..self.functions.len()).step_by(BATCH).map(at);
+        crate::deflate::gzip_batches(std::iter::once(vec![head]).chain(functions).chain([vec![tail]]), out)
+    }
+}
+
+/// Functions of the page's data serialized at a time while it is written ([`PageData::write_gzip`]).
+const BATCH: usize = 64;
 
 /// [`MemoryMap`] as the page's data has it.
 #[derive(Serialize)]
@@ -287,5 +356,37 @@ mod tests {
         }
         let got = serde_json::to_value(page_data(&map)).unwrap();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn data_gzipped_on_every_core_inflates_to_its_json() {
+        use std::io::Read;
+        // Functions enough for several runs, and a dump name that spells the list's key.
+        let text = include_str!("../../tests/fixtures/find_overflow.py");
+        let dump = crate::Dump::from_bytes("\"functions\":[].py", text.as_bytes().to_vec()).unwrap();
+        let mut map = crate::build(&dump, crate::backend::choose(None, None).unwrap()).unwrap();
+        let one = map.functions[0].clone();
+        map.functions = (0..200).map(|_| one.clone()).collect();
+        let data = page_data(&map);
+        let json = serde_json::to_vec(&data).unwrap();
+        assert!(json.len() > 3 * 64 * 1024, "{} bytes make several runs", json.len());
+        let parts = data.json_parts();
+        assert_eq!(parts.len(), 202);
+        assert_eq!(parts.concat(), json);
+        let mut page = Page::of(&map);
+        page.pack_data();
+        let DataPayload::Gzipped(Ok(gzipped)) = &page.data else { panic!("packed") };
+        let mut back = Vec::new();
+        flate2::read::GzDecoder::new(&gzipped[..]).read_to_end(&mut back).unwrap();
+        assert_eq!(back, json);
+        // Written a batch of functions at a time, the same bytes.
+        let mut streamed = Vec::new();
+        data.write_gzip(&mut streamed).unwrap();
+        assert!(map.functions.len() > 3 * BATCH);
+        assert_eq!(&streamed, gzipped);
+        // No functions: the list is empty.
+        map.functions.clear();
+        let data = page_data(&map);
+        assert_eq!(data.json_parts().concat(), serde_json::to_vec(&data).unwrap());
     }
 }

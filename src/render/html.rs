@@ -8,13 +8,12 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::plan::PageLines;
 
 use super::xml::{Markup, Value as Attr, Xml};
-use crate::plan::page::{CardHead, Header, Page};
+use crate::plan::page::{CardHead, DataPayload, Header, Page};
 use crate::plan::{Pill, Plan};
 
 const PAGE_CSS: &str = include_str!("page/page.css");
@@ -138,7 +137,16 @@ pub fn write(
         let plan = pack_plan(s, plan, budget.clone());
         let drawn = draw_ahead(s, &batches, static_cards, budget);
         let mut x = head(&page.header, rules_json);
-        x.raw_text_to("script", &payload_attrs("pmm-data"), out, |out| pack_to(&page.data, out)).map_err(io)?;
+        x.raw_text_to("script", &payload_attrs("pmm-data"), out, |out| match &page.data {
+            DataPayload::Streamed(data) => {
+                let mut b64 = base64::write::EncoderWriter::new(out, &base64::engine::general_purpose::STANDARD);
+                data.write_gzip(&mut b64)?;
+                b64.finish().map(drop)
+            }
+            DataPayload::Gzipped(Ok(gzipped)) => base64_to(gzipped, out),
+            DataPayload::Gzipped(Err(e)) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        })
+        .map_err(io)?;
         x.newline();
         x.drain_to(out).map_err(io)?;
         let mut rest = AfterPlan::new(plan, out);
@@ -370,16 +378,6 @@ fn write_body(
 /// The type of the page's two large payloads: gzip, then base64 (a page is text). Any type that
 /// is not JavaScript makes a `<script>` an inert data block.
 const PAYLOAD_TYPE: &str = "application/gzip";
-
-/// `value` as JSON, gzipped and in base64, written to `out`: the map data and the plan are most
-/// of a page's bytes, and repetitive (source lines, the plan's keys), so they shrink about
-/// sevenfold, to a fraction of the dump. Neither the JSON nor its base64 is ever whole in memory.
-/// The page's script inflates them with the browser's own `DecompressionStream`.
-fn pack_to(value: &impl Serialize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let b64 = base64::write::EncoderWriter::new(out, &base64::engine::general_purpose::STANDARD);
-    crate::deflate::gzip_stream(|json| Ok(serde_json::to_writer(json, value)?), b64)?.finish()?;
-    Ok(())
-}
 
 /// The plan as the page carries it ([`PageLines`]), gzipped, in memory (a tenth of its JSON's size
 /// or less).

@@ -24,6 +24,10 @@ impl PageLines for Value {
     fn write_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         Ok(serde_json::to_writer(out, self)?)
     }
+
+    fn write_gzip(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        crate::deflate::gzip_pieces(crate::deflate::pack_all([serde_json::to_vec(self)?]).into_iter(), out)
+    }
 }
 
 /// The JSON a page carries in `<script id="{id}">`, inflated as the page's script does; the plan's
