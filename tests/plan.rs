@@ -63,13 +63,13 @@ fn scene_follows_plan(map: &MemoryMap, view: &ViewOptions) {
                 let drawn: Vec<String> = b.label.iter().map(|t| t.content.clone()).collect();
                 // The label is the label rule's answer for the lane, inside the box or beside it.
                 let texts: Vec<String> = match &spots[bi] {
-                    Some(Spot::Inside { fitted, .. }) => [&fitted.name, &fitted.badge, &fitted.detail]
+                    Some(Spot::Inside { fitted, .. }) => [fitted.name.as_deref(), fitted.badge, fitted.detail]
                         .into_iter()
                         .flatten()
                         .filter(|t| !t.is_empty())
-                        .cloned()
+                        .map(str::to_string)
                         .collect(),
-                    Some(Spot::Beside { text, .. }) => vec![text.clone()],
+                    Some(Spot::Beside { text, .. }) => vec![text.to_string()],
                     None => Vec::new(),
                 };
                 assert_eq!(drawn, texts, "{}: {} label", card.function, b.name);

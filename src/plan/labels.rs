@@ -6,6 +6,8 @@
 //! the static pictures apply it at their factor, and the page's script applies the same rule (a copy
 //! held equal to this one by a test over cases this module writes) at whatever zoom a reader picks.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::{FittedLabel, LabelPlan, PxRules, fit_label};
@@ -28,11 +30,11 @@ pub struct LabelBox<'a> {
 /// Where a box's label went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Spot {
+pub enum Spot<'a> {
     /// Inside the box.
     Inside {
         /// The texts [`fit_label`] leaves (or the key, as the name).
-        fitted: FittedLabel,
+        fitted: FittedLabel<'a>,
         /// Whether it shows the key.
         keyed: bool,
         /// The row of its first text: the box's first, or the first no box drawn over it covers.
@@ -41,7 +43,7 @@ pub enum Spot {
     /// Beside the box, on a free spot of the lane.
     Beside {
         /// The box's whole name, or its key.
-        text: String,
+        text: Cow<'a, str>,
         /// Whether it is the key.
         keyed: bool,
         /// Where the text starts, in px from the lane's left.
@@ -54,7 +56,7 @@ pub enum Spot {
     },
 }
 
-impl Spot {
+impl Spot<'_> {
     /// Whether the box shows its key (so the card's key list names it).
     pub fn keyed(&self) -> bool {
         match self {
@@ -95,19 +97,19 @@ const ALONG_PX: f64 = 10.0;
 /// Places the labels of `boxes` (in the order they are drawn: a later box covers an earlier one) in
 /// a lane `lane_w` px wide and `rows` rows tall. Returns one spot per box, `None` where no row
 /// within reach has room (a lane packed from edge to edge).
-pub fn place_lane(boxes: &[LabelBox], lane_w: f64, rows: usize, px: &PxRules) -> Vec<Option<Spot>> {
+pub fn place_lane<'a>(boxes: &[LabelBox<'a>], lane_w: f64, rows: usize, px: &PxRules) -> Vec<Option<Spot<'a>>> {
     place_lane_around(boxes, lane_w, rows, px, None)
 }
 
 /// [`place_lane`] in a lane whose stretch `blocked` (`[from, to)` px across, in the first two rows:
 /// a cut band's words) takes no label beside a box.
-pub fn place_lane_around(
-    boxes: &[LabelBox],
+pub fn place_lane_around<'a>(
+    boxes: &[LabelBox<'a>],
     lane_w: f64,
     rows: usize,
     px: &PxRules,
     blocked: Option<(f64, f64)>,
-) -> Vec<Option<Spot>> {
+) -> Vec<Option<Spot<'a>>> {
     let index = LaneRows::of(boxes.iter().map(|b| b.rows), rows);
     place_lane_in(boxes, lane_w, &index, px, blocked)
 }
@@ -190,13 +192,13 @@ impl LaneRows {
 }
 
 /// [`place_lane_around`] with the lane's rows indexed already (`index`, made from `boxes`' rows).
-pub fn place_lane_in(
-    boxes: &[LabelBox],
+pub fn place_lane_in<'a>(
+    boxes: &[LabelBox<'a>],
     lane_w: f64,
     index: &LaneRows,
     px: &PxRules,
     blocked: Option<(f64, f64)>,
-) -> Vec<Option<Spot>> {
+) -> Vec<Option<Spot<'a>>> {
     let line = px.line;
     if index.over {
         return inside_only(boxes, px);
@@ -258,10 +260,10 @@ pub fn place_lane_in(
         let mut search =
             |w: f64, reach: Reach| find_spot((i, b), w, lane_w, (line, reach), &mut rows_in, &labels_in, &drawn);
         let chosen = search(b.label.w.name, Reach::Near)
-            .map(|s| (s, name.clone(), false))
-            .or_else(|| search(b.label.w.key, Reach::Near).map(|s| (s, b.key.to_string(), true)))
-            .or_else(|| search(b.label.w.key, Reach::Crossing).map(|s| (s, b.key.to_string(), true)))
-            .or_else(|| search(b.label.w.key, Reach::Far).map(|s| (s, b.key.to_string(), true)));
+            .map(|s| (s, Cow::Borrowed(name.as_str()), false))
+            .or_else(|| search(b.label.w.key, Reach::Near).map(|s| (s, Cow::Owned(b.key.to_string()), true)))
+            .or_else(|| search(b.label.w.key, Reach::Crossing).map(|s| (s, Cow::Owned(b.key.to_string()), true)))
+            .or_else(|| search(b.label.w.key, Reach::Far).map(|s| (s, Cow::Owned(b.key.to_string()), true)));
         let Some((s, text, keyed)) = chosen else { continue };
         put(&mut labels_in[s.row], (s.x, s.x + s.w));
         out[i] = Some(Spot::Beside { text, keyed, x: s.x, row: s.row, leader: s.leader });
@@ -279,7 +281,7 @@ fn put(row: &mut Vec<(f64, f64)>, span: (f64, f64)) {
 const MAX_CELLS: usize = 4_000_000;
 
 /// Each box's label inside it, where it fits, with nothing beside: for a lane too large to search.
-fn inside_only(boxes: &[LabelBox], px: &PxRules) -> Vec<Option<Spot>> {
+fn inside_only<'a>(boxes: &[LabelBox<'a>], px: &PxRules) -> Vec<Option<Spot<'a>>> {
     boxes
         .iter()
         .map(|b| {
@@ -292,7 +294,7 @@ fn inside_only(boxes: &[LabelBox], px: &PxRules) -> Vec<Option<Spot>> {
 /// The first of a box's candidates whose stated width fits inside it: its name with the badge, else
 /// its key (`keyed`), else none (the name is `None`: the label goes beside); the detail as
 /// [`fit_label`] picks it.
-fn inside_label(b: &LabelBox, px: &PxRules) -> (FittedLabel, bool) {
+fn inside_label<'a>(b: &LabelBox<'a>, px: &PxRules) -> (FittedLabel<'a>, bool) {
     let h = (b.rows.1 - b.rows.0 + 1) as f64 * px.line;
     let fitted = fit_label(b.label, b.w, h, px);
     if fitted.name.is_some() {
@@ -301,7 +303,7 @@ fn inside_label(b: &LabelBox, px: &PxRules) -> (FittedLabel, bool) {
     // A key is drawn from the same inset as a name, but needs less room after it: it is a short
     // number, and a box one digit wider than it already reads as holding it.
     let fits = b.label.w.key <= b.w - px.inset - KEY_AFTER + super::parts::FIT_SLACK;
-    (FittedLabel { name: fits.then(|| b.key.to_string()), badge: None, detail: fitted.detail }, true)
+    (FittedLabel { name: fits.then(|| Cow::Owned(b.key.to_string())), badge: None, detail: fitted.detail }, true)
 }
 
 /// The room a key inside a box leaves after it, in px (a name leaves the full inset).
@@ -577,7 +579,7 @@ mod tests {
         assert!(*x >= 2.0 && *r0 < 5, "right of it, above its neighbour: {x} on row {r0}");
         assert!(leader[0] <= 2.0 && leader[2] >= *x - 1.0, "the leader joins box and text: {leader:?}");
         let Some(Spot::Beside { text, x, row: r1, .. }) = &spots[1] else { panic!() };
-        assert_eq!((text.as_str(), *r1), ("t__b", 5), "beside its first row");
+        assert_eq!((text.as_ref(), *r1), ("t__b", 5), "beside its first row");
         assert!(*x >= 4.0, "right of both slivers: {x}");
         // Where a neighbour covers every row beside a sliver, its label goes under both, or past it.
         let boxes = [boxes[0].clone(), LabelBox { rows: (0, 20), ..boxes[1].clone() }];

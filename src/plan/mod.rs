@@ -733,12 +733,12 @@ mod tests {
         let label = LabelPlan::new("t__tile_long".into(), "+2".into(), vec!["8 KB · [0, 8192)".into(), "8 KB".into()]);
         let wide = fit_label(&label, 200.0, 34.0, &px);
         assert_eq!(wide.name.as_deref(), Some("t__tile_long"));
-        assert_eq!(wide.badge.as_deref(), Some("+2"));
-        assert_eq!(wide.detail.as_deref(), Some("8 KB · [0, 8192)"));
+        assert_eq!(wide.badge, Some("+2"));
+        assert_eq!(wide.detail, Some("8 KB · [0, 8192)"));
         let narrow = fit_label(&label, 60.0, 17.0, &px);
         assert_eq!(narrow.detail, None, "one line high: no detail");
         assert_eq!(narrow.name, None, "a name is never cut");
         assert_eq!(narrow.badge, None, "no badge without its name");
-        assert_eq!(fit_label(&label, 60.0, 34.0, &px).detail.as_deref(), Some("8 KB"));
+        assert_eq!(fit_label(&label, 60.0, 34.0, &px).detail, Some("8 KB"));
     }
 }

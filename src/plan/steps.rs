@@ -24,7 +24,7 @@ pub fn drawing_order(plan: &CardPlan, lane: usize) -> Vec<usize> {
 
 /// The labels of the boxes `order` ([`drawing_order`]) of a lane `lane_w` px wide on `axis`: the
 /// one call of the label rule every back end's labels come from.
-pub fn lane_labels(plan: &CardPlan, order: &[usize], axis: &Axis, lane_w: f64) -> Vec<Option<Spot>> {
+pub fn lane_labels<'a>(plan: &'a CardPlan, order: &[usize], axis: &Axis, lane_w: f64) -> Vec<Option<Spot<'a>>> {
     labels_on(plan, order, &lane_rows(plan, order), axis, lane_w)
 }
 
@@ -41,7 +41,13 @@ fn lane_rows(plan: &CardPlan, order: &[usize]) -> LaneRows {
 }
 
 /// [`lane_labels`] with the lane's rows indexed already.
-fn labels_on(plan: &CardPlan, order: &[usize], index: &LaneRows, axis: &Axis, lane_w: f64) -> Vec<Option<Spot>> {
+fn labels_on<'a>(
+    plan: &'a CardPlan,
+    order: &[usize],
+    index: &LaneRows,
+    axis: &Axis,
+    lane_w: f64,
+) -> Vec<Option<Spot<'a>>> {
     let px = px_rules();
     let items: Vec<LabelBox> = order
         .iter()
