@@ -17,11 +17,16 @@ const SMALL: f64 = 10.0;
 
 /// The marks inside a box: a paler stretch where it sits idle (labelled where there is room, below
 /// the box's own two label rows), and a use tick at each line that mentions it after it is bound.
-pub fn box_marks(b: &Block) -> Vec<Mark> {
+///
+/// A mark's words go on the first of their lines where no box drawn `over` the box is drawn (a
+/// view into it, drawn after it): a view at the box's left edge covered the start of its idle
+/// note. Where every such line is covered, they go on the first.
+pub fn box_marks(b: &Block, over: &[&Block]) -> Vec<Mark> {
     let t = &b.tile;
     let mut out = Vec::new();
     if let Some(idle) = b.idle {
-        let label_line = idle.from.max(t.start + 2);
+        let first = idle.from.max(t.start + 2);
+        let label_line = clear_line(over, first, idle.to).unwrap_or(first);
         out.push(Mark {
             style: IDLE,
             bytes: None,
@@ -40,7 +45,9 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
             bytes: None,
             lines: Some([from, to]),
             at: Vec::new(),
-            text: text.filter(|_| to > from).map(|s| MarkText::new(s, from + 1)),
+            text: text
+                .filter(|_| to > from)
+                .map(|s| MarkText::new(s, clear_line(over, from + 1, to).unwrap_or(from + 1))),
             // The box's tooltip says why (`held_words`).
             tip: None,
         });
@@ -51,6 +58,53 @@ pub fn box_marks(b: &Block) -> Vec<Mark> {
     }
     out
 }
+
+/// The first line of `from..=to` on which none of `over` is drawn (its first line to its held
+/// end), if any.
+fn clear_line(over: &[&Block], from: u32, to: u32) -> Option<u32> {
+    let mut spans: Vec<(u32, u32)> = over.iter().map(|o| (o.tile.start, o.tile.held())).collect();
+    spans.sort_unstable();
+    let mut line = from;
+    for (start, end) in spans {
+        if start > line {
+            break;
+        }
+        line = line.max(end.saturating_add(1));
+    }
+    (line <= to).then_some(line)
+}
+
+/// For each box, the boxes of its space and base drawn over it (the lane draws views after the
+/// boxes they look into) that share some of its bytes, where it has words among its marks (an idle
+/// note, a holding loop); none for the others. A base of more than [`MOST_OVER`] boxes is left
+/// out: its words stay on their first line rather than the work growing with the square of its
+/// boxes.
+pub fn drawn_over(blocks: &[Block]) -> Vec<Vec<&Block>> {
+    let worded = |b: &Block| b.idle.is_some() || super::held_words(&b.tile).is_some();
+    let mut out = vec![Vec::new(); blocks.len()];
+    if !blocks.iter().any(worded) {
+        return out;
+    }
+    let mut bases: std::collections::HashMap<(&str, &str), Vec<usize>> = std::collections::HashMap::new();
+    for (i, b) in blocks.iter().enumerate() {
+        bases.entry((b.tile.space.as_str(), b.tile.base.as_str())).or_default().push(i);
+    }
+    for (i, b) in blocks.iter().enumerate().filter(|(_, b)| worded(b)) {
+        let group = &bases[&(b.tile.space.as_str(), b.tile.base.as_str())];
+        if group.len() <= MOST_OVER {
+            out[i] = group
+                .iter()
+                .filter(|&&j| (blocks[j].view, j) > (b.view, i))
+                .map(|&j| &blocks[j])
+                .filter(|o| o.tile.offset < b.tile.stop() && b.tile.offset < o.tile.stop())
+                .collect();
+        }
+    }
+    out
+}
+
+/// Most boxes of one base [`drawn_over`] compares.
+const MOST_OVER: usize = 256;
 
 /// A space's live bytes per line (the union of the live boxes' ranges, computed by `analyze`), as
 /// runs of equal values, `full` bytes filling the column (the card's largest peak, so that every
@@ -345,6 +399,36 @@ mod tests {
         // A name longer than the room keeps a piece of its own, whole.
         let long = format!("idle: {} holds 8 KB", "x".repeat(50));
         assert_eq!(wrap(&long, 20), ["idle:", &format!("  {}", "x".repeat(50)), "  holds 8 KB"]);
+    }
+
+    #[test]
+    fn an_idle_note_goes_below_the_views_drawn_over_its_box() {
+        // A base live on lines 10-40, idle on 20-30; a view at its left edge on lines 18-22, another
+        // on 23-24, and a box of another base over the same bytes (not drawn over it by this rule).
+        let mut base = Block::sample("b".into(), "Vec", "mem_vec_1", 0, 4096, 10, 40);
+        base.idle = Some(crate::model::Idle { lines: 11, from: 20, to: 30 });
+        let mut views = [(0, 18, 22), (256, 23, 24)].map(|(offset, start, end)| {
+            let mut v = Block::sample(format!("v{start}"), "Vec", "mem_vec_1", offset, 256, start, end);
+            v.view = true;
+            v
+        });
+        views[1].tile.offset = 4000; // within the base's bytes, at its right: still drawn over it
+        let other = Block::sample("o".into(), "Vec", "mem_vec_2", 0, 64, 20, 20);
+        let far = Block::sample("f".into(), "Vec", "mem_vec_1", 8192, 64, 20, 20);
+        let blocks = vec![base, views[0].clone(), views[1].clone(), other, far];
+        let over = drawn_over(&blocks);
+        let names = |i: usize| over[i].iter().map(|b| b.tile.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(0), ["v18", "v23"], "the views, not another base's box nor bytes past its end");
+        assert!((1..5).all(|i| over[i].is_empty()), "only a box with words has boxes over it");
+        let line = |over: &[&Block]| box_marks(&blocks[0], over)[0].text.as_ref().map(|t| t.line);
+        assert_eq!(line(&over[0]), Some(25), "below both views");
+        assert_eq!(line(&[]), Some(20), "nothing over it: its first idle line");
+        // Views over every idle line: the first, as before.
+        let mut tall = views[0].clone();
+        tall.tile.end = 35;
+        assert_eq!(line(&[&tall]), Some(20));
+        assert_eq!(clear_line(&[&blocks[1]], 18, 22), None);
+        assert_eq!(clear_line(&[&blocks[1]], 18, 23), Some(23));
     }
 
     #[test]

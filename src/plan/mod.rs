@@ -321,11 +321,15 @@ fn plan_card(f: &FunctionMap, view: &ViewOptions, tips: Tips) -> CardPlan {
     let inset_lanes = inset_table(&lanes, &factors, (view.width, f.src_end), view.scale_mode);
     let legend = card_legend(&lanes);
     let readable = readable_steps(&lanes, &factors, &inset_lanes);
+    let over = marks::drawn_over(&f.blocks);
     let mut boxes: Vec<BoxPlan> = f
         .blocks
         .iter()
         .enumerate()
-        .map(|(i, b)| box_plan(i, f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0), b, tips))
+        .map(|(i, b)| {
+            let lane = f.spaces.iter().position(|s| s.space == b.tile.space).unwrap_or(0);
+            box_plan((i, lane), (b, &over[i]), tips)
+        })
         .collect();
     number_in_reading_order(&mut boxes);
     mark_partners(f, &mut boxes);
@@ -441,7 +445,8 @@ fn lane_plan(f: &FunctionMap, s: &SpaceUsage, mode: ScaleMode, full: i64) -> Lan
     }
 }
 
-fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
+/// The plan of box `index` of `lane`, drawn from block `b`, under the boxes drawn `over` it.
+fn box_plan((index, lane): (usize, usize), (b, over): (&Block, &[&Block]), tips: Tips) -> BoxPlan {
     let t = &b.tile;
     // Written four times a box (two details, the key, the tooltip): formatted once.
     let size = fmt_bytes(t.size);
@@ -461,7 +466,7 @@ fn box_plan(index: usize, lane: usize, b: &Block, tips: Tips) -> BoxPlan {
             vec![format!("{size} · [{}, {})", t.offset, t.stop()), size.clone()],
         ),
         tip: if tips == Tips::Written { tooltip(b, &size) } else { Vec::new() },
-        marks: marks::box_marks(b),
+        marks: marks::box_marks(b, over),
         n: 0, // numbered once every box is planned
         key: key_entry(b, &size),
         partners: Vec::new(), // found once every box is planned
