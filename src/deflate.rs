@@ -162,6 +162,11 @@ impl Run {
     fn parts(&self) -> Vec<&[u8]> {
         self.parts.iter().map(Vec::as_slice).collect()
     }
+
+    /// The run left open after the last parts, if it holds any.
+    fn left(self) -> Option<Run> {
+        (!self.parts.is_empty()).then_some(self)
+    }
 }
 
 /// The runs of [`RUN_BYTES`] or more that `parts` close, added to the `open` run in turn: what is
@@ -196,7 +201,7 @@ fn pack_runs(before: &[&[u8]], runs: &[Run]) -> Vec<Option<GzipPiece>> {
 pub fn pack_all(parts: impl IntoIterator<Item = Vec<u8>>) -> Vec<Option<GzipPiece>> {
     let mut open = Run::default();
     let mut runs = runs_of(parts, &mut open);
-    runs.extend((!open.parts.is_empty()).then_some(open));
+    runs.extend(open.left());
     pack_runs(&[], &runs)
 }
 
@@ -209,7 +214,7 @@ pub fn gzip_batches(batches: impl Iterator<Item = Vec<Vec<u8>>>, out: &mut dyn s
         let runs = match batch {
             Some(parts) => runs_of(parts, &mut open),
             // The run left open after the last batch.
-            None => Some(std::mem::take(&mut open)).filter(|run| !run.parts.is_empty()).into_iter().collect(),
+            None => std::mem::take(&mut open).left().into_iter().collect(),
         };
         let pieces = pack_runs(&last.parts(), &runs);
         if let Some(run) = runs.into_iter().last() {

@@ -9,7 +9,6 @@ use serde::Serialize;
 use super::ViewOptions;
 use super::overview::{Overview, findings_of};
 use super::width::visible_spaces;
-
 use crate::model::{
     Addresses, BackendChoice, FitAnswer, FunctionMap, Gap, MemoryMap, PeerBuffer, Reserved, Severity, Source,
     SpaceUsage, Unresolved,
