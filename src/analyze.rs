@@ -5,7 +5,7 @@
 //! (`dump::flow`): past a loop's back edge where the loop reads it again. What is live at a line is
 //! what `[start, live_end]` holds.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 pub mod handovers;
@@ -18,6 +18,7 @@ pub use holders::{held_overlaps, holders, holders_of, reserved_blocks, slot_allo
 use crate::backend::Backends;
 use crate::dump::{self, Dump, ParsedFunction};
 use crate::error::{Detail, Empty, Error, ErrorKind, Misuse, Named, Result};
+use crate::hashed::HashMap;
 use crate::model::{
     Addresses, BackendChoice, Block, FitAnswer, FunctionMap, Gap, Idle, LiveTile, MemoryMap, Peak, Reserved, Source,
     SpaceUsage, Tile, space_rank,
@@ -99,7 +100,7 @@ fn unassigned_function(f: &ParsedFunction) -> bool {
     if f.tiles.is_empty() || f.tiles.iter().any(|t| base_offset(t) != 0) {
         return false;
     }
-    let mut bases: HashMap<&str, &str> = HashMap::new();
+    let mut bases: HashMap<&str, &str> = HashMap::default();
     f.tiles.iter().any(|t| *bases.entry(t.space.as_str()).or_insert(t.base.as_str()) != t.base.as_str())
 }
 
@@ -116,14 +117,14 @@ fn bases_view(f: &mut ParsedFunction) {
     let declared: HashMap<&str, i64> = f.allocs.iter().map(|a| (a.name.as_str(), a.size)).collect();
     let mut order: Vec<usize> = (0..f.tiles.len()).collect();
     order.sort_by_key(|&i| (f.tiles[i].start, i));
-    let mut widths: HashMap<(String, String), i64> = HashMap::new();
+    let mut widths: HashMap<(String, String), i64> = HashMap::default();
     for t in &f.tiles {
         let w = widths.entry((t.space.clone(), t.base.clone())).or_insert(0);
         let whole = t.slots.as_ref().map_or(0, |s| s.alloc_offset.saturating_add(s.alloc_size));
         *w = (*w).max(t.stop()).max(whole).max(declared.get(t.base.as_str()).copied().unwrap_or(0));
     }
-    let mut next: HashMap<String, i64> = HashMap::new();
-    let mut column: HashMap<(String, String), i64> = HashMap::new();
+    let mut next: HashMap<String, i64> = HashMap::default();
+    let mut column: HashMap<(String, String), i64> = HashMap::default();
     for i in order {
         let key = (f.tiles[i].space.clone(), f.tiles[i].base.clone());
         if !column.contains_key(&key) {
@@ -207,7 +208,7 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
     // start. Tiles are not gathered into a list a slot under keys copied from them (3.4 % of the
     // decode case's page, most of it moving tiles and cloning names).
     let slot_of: Vec<usize> = {
-        let mut seen: HashMap<(&str, &str, i64, i64), usize> = HashMap::new();
+        let mut seen: HashMap<(&str, &str, i64, i64), usize> = HashMap::default();
         tiles
             .iter()
             .map(|t| {

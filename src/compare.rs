@@ -4,13 +4,14 @@
 mod align;
 pub mod tree;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
 use serde::Serialize;
 
 pub use align::{Alignment, statement_key};
 
+use crate::hashed::HashMap;
 use crate::model::{Block, FunctionMap, MemoryMap, SpaceUsage, space_rank};
 use crate::units::signed_bytes;
 
@@ -174,7 +175,7 @@ fn bases_placed(old: &MemoryMap, new: &MemoryMap) -> Vec<BasePlaced> {
             break; // the caller's next checkpoint reports it
         }
         let Some(later) = lates.get(f.name.as_str()) else { continue };
-        let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+        let mut seen: crate::hashed::HashSet<(&str, &str)> = crate::hashed::HashSet::default();
         let mut bases: Vec<(&str, &str, i64)> = Vec::new();
         for b in &f.blocks {
             if seen.insert((b.tile.space.as_str(), b.tile.base.as_str())) {
@@ -183,7 +184,7 @@ fn bases_placed(old: &MemoryMap, new: &MemoryMap) -> Vec<BasePlaced> {
         }
         // The bases view's columns are in first-use order: so is this list.
         bases.sort_by_key(|x| (space_rank(x.0), x.2));
-        let mut ranges: HashMap<(&str, &str), (i64, i64)> = HashMap::new();
+        let mut ranges: HashMap<(&str, &str), (i64, i64)> = HashMap::default();
         for b in &later.blocks {
             let r =
                 ranges.entry((b.tile.space.as_str(), b.tile.base.as_str())).or_insert((b.tile.offset, b.tile.stop()));
@@ -331,7 +332,7 @@ fn tile_changes(old: &FunctionMap, new: &FunctionMap, alignment: &Alignment) -> 
     }
 
     // Round 2: a name in common (a box's own name or an alias).
-    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    let mut by_name: HashMap<&str, usize> = HashMap::default();
     for (i, o) in olds.iter().enumerate().filter(|(i, _)| !taken[*i]) {
         for name in o.names() {
             by_name.entry(name).or_insert(i);
@@ -384,7 +385,7 @@ struct Queues<K>(HashMap<K, (Vec<usize>, usize)>);
 
 impl<K> Default for Queues<K> {
     fn default() -> Self {
-        Queues(HashMap::new())
+        Queues(HashMap::default())
     }
 }
 

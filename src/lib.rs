@@ -20,6 +20,7 @@ mod deflate;
 pub mod dump;
 pub mod error;
 pub mod findings;
+mod hashed;
 // Not yet documented field by field; exempt until it is.
 #[allow(missing_docs)]
 pub mod model;

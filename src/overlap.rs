@@ -13,8 +13,7 @@
 //! and `y <= Y`), which a sweep over `x` with a Fenwick tree over `y` answers for every query at once:
 //! O((points + queries) log) time and linear memory.
 
-use std::collections::{HashMap, HashSet};
-
+use crate::hashed::{HashMap, HashSet};
 use crate::model::Block;
 
 /// A block's byte range (half-open) and line range (closed), as signed numbers the counting negates.
@@ -134,7 +133,7 @@ pub struct Overlaps {
 
 /// The blocks of each space, by index; a space's order is the blocks' order.
 fn by_key<'a>(blocks: &'a [Block], key: impl Fn(&'a Block) -> (&'a str, &'a str)) -> Vec<Vec<usize>> {
-    let mut at: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut at: HashMap<(&str, &str), usize> = HashMap::default();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         if Rect::of(b).is_none() {
@@ -251,7 +250,7 @@ pub fn held_overlaps(blocks: &[Block], holders: &[&Block], most: usize) -> Held 
     let none = Rect { x0: 0, x1: 0, y0: 0, y1: 0 };
     let rect = |b: &Block| Rect::of(b).unwrap_or(none);
     // Block and holder indices by space, then by base within the space.
-    let mut spaces: HashMap<&str, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    let mut spaces: HashMap<&str, (Vec<usize>, Vec<usize>)> = HashMap::default();
     for (i, b) in blocks.iter().enumerate() {
         if Rect::of(b).is_some() {
             spaces.entry(b.tile.space.as_str()).or_default().0.push(i);
@@ -279,7 +278,7 @@ pub fn held_overlaps(blocks: &[Block], holders: &[&Block], most: usize) -> Held 
         for (&i, n) in mine.iter().zip(overlapping(&holder_rects, &block_rects)) {
             a[i] = n;
         }
-        let mut by_base: HashMap<&str, (Vec<usize>, Vec<usize>)> = HashMap::new();
+        let mut by_base: HashMap<&str, (Vec<usize>, Vec<usize>)> = HashMap::default();
         for &i in mine {
             by_base.entry(blocks[i].tile.base.as_str()).or_default().0.push(i);
         }
@@ -328,7 +327,7 @@ pub fn held_overlaps(blocks: &[Block], holders: &[&Block], most: usize) -> Held 
         if !fast.is_empty() {
             let fast_rects: Vec<Rect> = fast.iter().map(|&i| rect(&blocks[i])).collect();
             // Less, for each holder, the fast blocks of its own base.
-            let mut own_over: HashMap<usize, u64> = HashMap::new();
+            let mut own_over: HashMap<usize, u64> = HashMap::default();
             for (own, held_by) in by_base.values() {
                 let own_fast: Vec<Rect> =
                     own.iter().filter(|&&i| a[i] > 0 && d[i] == 0).map(|&i| rect(&blocks[i])).collect();
@@ -410,7 +409,7 @@ pub fn held_overlaps(blocks: &[Block], holders: &[&Block], most: usize) -> Held 
 pub fn first_conflicts(blocks: &[Block], conflicts: &[u64], space: &str, most: usize) -> Vec<(usize, usize)> {
     let mine: Vec<usize> = (0..blocks.len()).filter(|&i| blocks[i].tile.space == space).collect();
     let mut listed: Vec<(usize, usize)> = Vec::new();
-    let mut seen: HashSet<(usize, usize)> = HashSet::new();
+    let mut seen: HashSet<(usize, usize)> = HashSet::default();
     for &i in mine.iter().filter(|&&i| conflicts.get(i).is_some_and(|&n| n > 0)) {
         let Some(a) = Rect::of(&blocks[i]) else { continue };
         if crate::budget::expired() {

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// The floor of a top-level module of the crate.
 fn floor(module: &str) -> Option<u8> {
     Some(match module {
-        "units" | "budget" | "error" | "par" | "output" | "deflate" => 0,
+        "units" | "budget" | "error" | "par" | "output" | "deflate" | "hashed" => 0,
         "dump" | "model" | "backend" | "analyze" | "findings" | "overlap" | "compare" | "cases" | "pack" => 1,
         "plan" => 2,
         "scene" => 3,

@@ -10,7 +10,7 @@ use crate::model::{Block, FunctionMap, Reserved, Tile};
 pub fn slot_allocations(blocks: &[&Block]) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::new();
     // Each allocation's index in `out`: a lookup per block, so many slotted tiles stay linear.
-    let mut at: std::collections::HashMap<(&str, i64), usize> = std::collections::HashMap::new();
+    let mut at: crate::hashed::HashMap<(&str, i64), usize> = crate::hashed::HashMap::default();
     for b in blocks {
         let Some(slots) = &b.tile.slots else { continue };
         let key = (b.tile.base.as_str(), slots.alloc_offset);

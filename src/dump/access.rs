@@ -7,12 +7,11 @@
 //! in the statement's annotation. The pipe itself depends on the chip's memory routes, so it is
 //! worked out once the backend is known (`analyze`); here the facts are only gathered.
 
-use std::collections::HashMap;
-
 use ruff_python_ast::{self as ast, Expr};
 
 use super::annotation::{dotted, mem_space};
 use super::flow::is_named;
+use crate::hashed::HashMap;
 use crate::model::{Access, Accesses, Mem, Mems};
 
 /// Ops that PyPTO registers as executing no memory access (declarations and zero-copy views: its

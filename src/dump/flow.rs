@@ -18,11 +18,10 @@
 //! Everything here is linear in the function's statements, tiles and lines (times the nesting
 //! depth, which the dump's guard bounds).
 
-use std::collections::HashMap;
-
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
+use crate::hashed::HashMap;
 use crate::model::{LateRead, Tile};
 
 /// The control flow of one function that lifetimes depend on, recorded while it is walked.
@@ -186,7 +185,7 @@ impl Flow {
             self.iter_args.iter().filter_map(|(a, i)| Some((a.as_str(), i.as_deref()?))).collect();
         let mut order: Vec<&Carry> = self.carries.iter().filter(|c| !index.contains_key(&c.name)).collect();
         order.sort_by_key(|c| (c.scope_end, c.lines.0)); // an inner loop's or if's results first
-        let mut made: HashMap<&str, usize> = HashMap::new();
+        let mut made: HashMap<&str, usize> = HashMap::default();
         let mut out: Vec<(Tile, (u32, u32))> = Vec::new();
         for c in order {
             // The value yielded, else the loop's initial value; an iter_arg passed through stands
@@ -224,7 +223,7 @@ impl Flow {
         // Each credit as one edge, so a chain of results costs its length, not its square: an
         // `if`'s result to the values its branches define, or to a nested `if`'s result that has
         // such values (whose own credits it then passes on); a loop's result to its initial value.
-        let mut credit: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut credit: HashMap<usize, Vec<usize>> = HashMap::default();
         let mut ifs: Vec<&Carry> = self.carries.iter().filter(|c| c.from_loop.is_none()).collect();
         ifs.sort_by_key(|c| (c.scope_end, c.lines.0)); // an inner `if` ends first, wherever it is
         let mut order = Vec::new();

@@ -43,7 +43,7 @@ fn passes_present(path: &Path) -> Vec<String> {
         })
         .collect();
     found.sort();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hashed::HashSet::default();
     found.into_iter().filter(|(_, p)| seen.insert(p.clone())).map(|(_, p)| p).collect()
 }
 

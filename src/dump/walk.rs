@@ -2,8 +2,6 @@
 //! reserved windows and every read of a name. Apart from the parse, which cuts the dump and drives
 //! the walk, and from the annotation reader, which this calls for each binding.
 
-use std::collections::HashMap;
-
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_source_file::LineIndex;
@@ -13,6 +11,7 @@ use super::access::{Calls, carried};
 use super::annotation::{BadNumber, Bound, dotted, int_value, mem_space, tile_from};
 use super::flow::{Flow, is_named};
 use crate::error::Error;
+use crate::hashed::HashMap;
 use crate::model::{MAX_BYTES, PeerBuffer, Reserved, Tile, Unresolved};
 
 /// `name: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 32768, pinned=True)`: an allocation's base, its space
@@ -70,7 +69,7 @@ impl<'t> TileWalk<'t> {
             lines,
             text,
             tiles: Vec::new(),
-            by_name: HashMap::new(),
+            by_name: HashMap::default(),
             bindings: Vec::new(),
             loads: Vec::new(),
             bad_number: None,

@@ -102,7 +102,7 @@ fn overflows(
     // whole is that tile's finding.
     // (A set of the tiles' ranges: 64 000 allocations of one tile each, checked one against the
     // other, were 4 billion comparisons.)
-    let ranges: std::collections::HashSet<(i64, i64)> = tiles.iter().map(|b| (b.tile.offset, b.tile.size)).collect();
+    let ranges: crate::hashed::HashSet<(i64, i64)> = tiles.iter().map(|b| (b.tile.offset, b.tile.size)).collect();
     let whole: Vec<Block> = crate::analyze::slot_allocations(&tiles)
         .into_iter()
         .filter(|a| !ranges.contains(&(a.tile.offset, a.tile.size)))

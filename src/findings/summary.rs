@@ -10,7 +10,7 @@ use crate::model::{Finding, FunctionMap, MemoryMap, Severity};
 /// stays. Every format and count of a map reads this one list.
 pub fn drawn<'a>(map: &'a MemoryMap, only: &[String], hidden: &[String]) -> Vec<&'a Finding> {
     // By name, so a whole model's thousands of findings do not each search its functions.
-    let by_name: std::collections::HashMap<&str, &FunctionMap> =
+    let by_name: crate::hashed::HashMap<&str, &FunctionMap> =
         map.functions.iter().map(|f| (f.name.as_str(), f)).collect();
     map.findings
         .iter()

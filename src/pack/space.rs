@@ -91,7 +91,7 @@ fn units<'a>(boxes: &[&'a Block]) -> Option<Units<'a>> {
     // to write over their inputs (a widening cast, a row reduction, ...) and the dump does not say
     // which op is which. In half lines a unit holds `[2 first, 2 last + 1)`, or from `2 first + 1`
     // where the compiler shared on its first line, which then only touches the other.
-    let mut ending: std::collections::HashMap<u32, Vec<usize>> = std::collections::HashMap::new();
+    let mut ending: crate::hashed::HashMap<u32, Vec<usize>> = crate::hashed::HashMap::default();
     for (k, u) in units.iter().enumerate() {
         ending.entry(u.3).or_default().push(k);
     }
@@ -125,7 +125,7 @@ pub fn instance(boxes: &[&Block]) -> Option<super::csv::Instance> {
         }
     }
     // A comma or newline in a name would break the row; two units may not share an id either.
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hashed::HashSet::default();
     for (k, id) in ids.iter_mut().enumerate() {
         *id = id.replace([',', '\n', '\r'], "_");
         if !seen.insert(id.clone()) {

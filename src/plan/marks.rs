@@ -85,7 +85,7 @@ pub fn drawn_over(blocks: &[Block]) -> Vec<Vec<&Block>> {
     if !blocks.iter().any(worded) {
         return out;
     }
-    let mut bases: std::collections::HashMap<(&str, &str), Vec<usize>> = std::collections::HashMap::new();
+    let mut bases: crate::hashed::HashMap<(&str, &str), Vec<usize>> = crate::hashed::HashMap::default();
     for (i, b) in blocks.iter().enumerate() {
         bases.entry((b.tile.space.as_str(), b.tile.base.as_str())).or_default().push(i);
     }

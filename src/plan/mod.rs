@@ -391,7 +391,7 @@ pub fn lane_marks(f: &FunctionMap, s: &SpaceUsage) -> Vec<Mark> {
 
 /// Gives each box the boxes of its handovers, found by name in its own space.
 fn mark_partners(f: &FunctionMap, boxes: &mut [BoxPlan]) {
-    let mut by_name: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
+    let mut by_name: crate::hashed::HashMap<(&str, &str), usize> = crate::hashed::HashMap::default();
     for (i, b) in f.blocks.iter().enumerate() {
         by_name.entry((b.tile.space.as_str(), b.tile.name.as_str())).or_insert(i);
     }

@@ -3,10 +3,9 @@
 //! severity. The page's table, the PNG's digest, the text report and the tree's index read this one
 //! order and these texts, so no two of them can rank or word a function differently.
 
-use std::collections::HashMap;
-
 use super::pill;
 use crate::findings::counts_text;
+use crate::hashed::HashMap;
 use crate::model::{Finding, FunctionMap, MemoryMap, Severity, space_rank};
 use crate::units::fmt_bytes;
 
@@ -40,7 +39,7 @@ pub fn worst_first(map: &MemoryMap) -> Vec<&FunctionMap> {
 
 /// Errors, warnings and notes about each function, by name.
 fn counts_by_function(map: &MemoryMap) -> HashMap<&str, (usize, usize, usize)> {
-    let mut by_name: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+    let mut by_name: HashMap<&str, (usize, usize, usize)> = HashMap::default();
     for x in &map.findings {
         let Some(name) = x.function.as_deref() else { continue };
         let c = by_name.entry(name).or_default();

@@ -10,8 +10,8 @@
 //! packing's).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
+use crate::hashed::HashMap;
 use crate::model::{FunctionMap, MemoryMap, SpaceUsage};
 
 /// What a packed lane's space is called: the space's name and this.
@@ -52,7 +52,7 @@ fn add_lanes(f: &mut FunctionMap) {
         let Some(p) = &s.packing else { continue };
         let name = format!("{}{PACKED_SUFFIX}", s.space);
         // Boxes by name, each name's offsets in the placement's order (boxes may share a name).
-        let mut offsets: HashMap<&str, std::collections::VecDeque<i64>> = HashMap::new();
+        let mut offsets: HashMap<&str, std::collections::VecDeque<i64>> = HashMap::default();
         for placed in &p.placement {
             offsets.entry(placed.name.as_str()).or_default().push_back(placed.offset);
         }

@@ -37,7 +37,7 @@ struct Lines {
 /// The report for `results`, paths made relative to `cwd` where they lie under it; pretty JSON
 /// with a trailing newline.
 pub fn render(results: &[Result], cwd: Option<&std::path::Path>) -> String {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hashed::HashSet::default();
     let entries: Vec<Entry> =
         results.iter().map(|r| entry(r, cwd)).filter(|e| seen.insert(e.fingerprint.clone())).collect();
     let mut out = serde_json::to_string_pretty(&entries).unwrap_or_default();

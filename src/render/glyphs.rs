@@ -2,13 +2,13 @@
 //! once per thread) and glyph outlines as paths. Apart from the drawing because it is the only part
 //! that reads the font file.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use resvg::tiny_skia::{Path, PathBuilder};
 use skrifa::MetadataProvider;
 use skrifa::raw::TableProvider as _;
 
+use crate::hashed::HashMap;
 use crate::plan::text::FONT;
 
 /// A shaped glyph: its id, its advance and offsets in font units.
@@ -37,7 +37,7 @@ pub(super) fn font() -> &'static Font {
 
 thread_local! {
     /// Glyph outlines in font units, read once per thread.
-    static OUTLINES: std::cell::RefCell<HashMap<u32, Option<Path>>> = std::cell::RefCell::new(HashMap::new());
+    static OUTLINES: std::cell::RefCell<HashMap<u32, Option<Path>>> = std::cell::RefCell::new(HashMap::default());
 }
 
 /// The outline of glyph `id` in font units (none for a blank), read once per thread.

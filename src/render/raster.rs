@@ -22,13 +22,12 @@
 //!   path would. A glyph's edge may so round to the other side of one of tiny-skia's samples (a
 //!   few pixels in a million, by a few levels of 255).
 
-use std::collections::HashMap;
-
 use resvg::tiny_skia::{self, FillRule, Paint, Path, PathBuilder, Transform};
 
 use super::coverage::{blend, boxes, boxes_onto};
 use super::glyphs::{font, glyph_outline, shape};
 use super::svg::alike;
+use crate::hashed::HashMap;
 use crate::plan::style::Color;
 use crate::scene::{Anchor, BlockShape, Card, Lane, Line, Rect, Scene, Shape, Stroke, Text};
 
@@ -225,7 +224,7 @@ struct Ops<'a> {
 
 impl<'a> Ops<'a> {
     fn new(scale: f32) -> Ops<'a> {
-        Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::new() }
+        Ops { ops: Vec::new(), texts: Vec::new(), scale, keys: Vec::new(), masks: HashMap::default() }
     }
 
     fn card(&mut self, card: &'a Card) {
@@ -432,7 +431,7 @@ impl<'a> Ops<'a> {
     /// in the order met (so the masks are numbered as they are first met).
     fn place_texts(&mut self) {
         let font = font();
-        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut index: HashMap<&str, usize> = HashMap::default();
         let mut distinct: Vec<&str> = Vec::new();
         for (_, t) in &self.texts {
             index.entry(t.content.as_str()).or_insert_with(|| {

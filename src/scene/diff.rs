@@ -2,10 +2,9 @@
 //! byte scale (so widths compare across the two), with added, removed and changed tiles outlined.
 //! What is paired, on which scale, and every word are planned in `plan::diff`.
 
-use std::collections::HashSet;
-
 use super::shapes::{Anchor, Card, Rect, Scene, Shape, Stroke, Text};
 use super::{CARD_GAP, PAGE_PAD, Placement, card};
+use crate::hashed::HashSet;
 use crate::plan::diff::{DiffPicture, PairLayout};
 use crate::plan::style::{CRITICAL, Color, GOOD, Palette, WARNING, palette};
 use crate::plan::text;
