@@ -220,7 +220,7 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
     let mut order: Vec<usize> = (0..tiles.len()).collect();
     order.sort_by_key(|&i| (slot_of[i], tiles[i].start));
     let mut tiles: Vec<Option<Tile>> = tiles.into_iter().map(Some).collect();
-    let mut blocks = Vec::new();
+    let mut blocks = Vec::with_capacity(tiles.len());
     let mut order = order.into_iter().peekable();
     while let Some(i) = order.next() {
         let Some(first) = tiles[i].take() else { continue };
@@ -250,12 +250,11 @@ pub fn merge_aliases(tiles: Vec<Tile>) -> Vec<Block> {
         }
         blocks.push(run);
     }
-    blocks.sort_by(|a, b| {
-        (space_rank(&a.tile.space), a.tile.offset, a.tile.start).cmp(&(
-            space_rank(&b.tile.space),
-            b.tile.offset,
-            b.tile.start,
-        ))
+    // Each block's key found once and each block moved once: comparing space names at every step
+    // of a sort of whole blocks was most of this function's time. Stable, as the sort it replaced.
+    blocks.sort_by_cached_key(|b| {
+        let (rank, other) = space_rank(&b.tile.space);
+        (rank, other.to_string(), b.tile.offset, b.tile.start)
     });
     mark_overlaps(&mut blocks);
     for b in &mut blocks {
