@@ -1,9 +1,10 @@
-//! The hash maps and sets of the analysis and the plan, keyed by names from the dump.
+//! The hash maps and sets of the analysis, the plan and the pictures, keyed by names from the dump.
 //!
-//! std's SipHash was some 1.5 % of a page's CPU time, hashing the same short names again and
-//! again. foldhash (already built for actix) is several times faster on short keys and keeps a
-//! random seed per map and per process, so a dump cannot be written to collide in every run; a
-//! name's hash is never shown or stored.
+//! The walk, the lifetimes, the alias merge, the overlaps and the plan look up the same short names
+//! (tiles, bases, spaces) again and again: with std's SipHash that was about 5 % of a map's whole
+//! run, whatever the format (decode case, `docs/benchmarks.md`). foldhash (already built for
+//! actix) keeps a random seed per map and per process, so no dump collides its names in every run,
+//! and a hash is never shown or stored. The service's maps, which live across requests, keep std's.
 
 /// A hash map with [`foldhash`]'s randomly seeded hasher.
 pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
