@@ -9,7 +9,13 @@ test('the page runs inside the sandboxed notebook frame and is cut off from the 
   await withPage('notebook_frame', { wait: false }, async ({ page }) => {
     const iframe = page.locator('iframe');
     assert.equal(await iframe.getAttribute('sandbox'), 'allow-scripts');
-    const frame = page.frames().find((f) => f.url() === 'about:srcdoc');
+    // The frame's move from about:blank to its srcdoc may reach Playwright after the notebook's
+    // load event (once in a CI run on a busy machine): wait for it rather than look once.
+    let frame;
+    for (const end = Date.now() + 5000; !frame && Date.now() < end; ) {
+      frame = page.frames().find((f) => f.url() === 'about:srcdoc');
+      if (!frame) await page.waitForTimeout(20);
+    }
     assert.ok(frame, 'the srcdoc frame is loaded');
     await frame.waitForFunction(() => document.documentElement.dataset.ready === '1');
     // Opaque origin: no way up into the notebook's document, no storage of its origin.
